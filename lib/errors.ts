@@ -1,0 +1,127 @@
+/**
+ * One error family for the whole service. Every error carries a stable string `code` that clients switch on,
+ * an HTTP `status`, and `expose` (only messages of exposed errors reach a client; 5xx bodies never leak internals).
+ */
+export type ErrorCode =
+  | 'UNAUTHORIZED'
+  | 'token_expired'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'INVALID_ARGUMENT'
+  | 'FAILED_PRECONDITION'
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'UPSTREAM_DISCONNECTED'
+  | 'UPSTREAM_TIMEOUT'
+  | 'TIMEOUT'
+  | 'INTERNAL'
+  | 'CONFIG_INVALID'
+  | 'SCHEMA_MISMATCH';
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; field?: string; details?: Record<string, unknown> };
+}
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly expose: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    status: number,
+    message: string,
+    options?: { cause?: unknown; details?: Record<string, unknown>; expose?: boolean },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+    this.expose = options?.expose ?? status < 500;
+    this.details = options?.details;
+  }
+
+  toBody(): ErrorBody {
+    if (!this.expose) return { error: { code: this.code, message: 'internal error' } };
+    const body: ErrorBody = { error: { code: this.code, message: this.message } };
+    if (this.details) body.error.details = this.details;
+    return body;
+  }
+}
+
+/** 400: a parameter or body field is invalid. `field` names it. */
+export class InvalidArgumentError extends ServiceError {
+  readonly field: string;
+  constructor(field: string, message: string, options?: { cause?: unknown }) {
+    super('INVALID_ARGUMENT', 400, `${field}: ${message}`, options);
+    this.field = field;
+  }
+  override toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, field: this.field } };
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  constructor(message = 'missing or invalid token', options?: { cause?: unknown }) {
+    super('UNAUTHORIZED', 401, message, options);
+  }
+}
+
+export class TokenExpiredError extends ServiceError {
+  constructor(message = 'token expired', options?: { cause?: unknown }) {
+    super('token_expired', 401, message, options);
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(what: string, id?: string) {
+    super('NOT_FOUND', 404, id === undefined ? `${what} not found` : `${what} ${id} not found`);
+  }
+}
+
+export class ConflictError extends ServiceError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('CONFLICT', 409, message, details ? { details } : undefined);
+  }
+}
+
+/** 409/422-style refusal: the resource exists but its state forbids the operation (e.g. cleaning a running sync). */
+export class FailedPreconditionError extends ServiceError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('FAILED_PRECONDITION', 409, message, details ? { details } : undefined);
+  }
+}
+
+export class UpstreamError extends ServiceError {
+  constructor(code: 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_DISCONNECTED' | 'UPSTREAM_TIMEOUT', message: string, options?: { cause?: unknown }) {
+    const status = code === 'UPSTREAM_UNAVAILABLE' ? 503 : code === 'UPSTREAM_DISCONNECTED' ? 502 : 504;
+    super(code, status, message, { ...options, expose: true });
+  }
+}
+
+export class TimeoutError extends ServiceError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('TIMEOUT', 504, message, { ...options, expose: true });
+  }
+}
+
+/** Start-up refusal: a bad environment variable. The message names the variable. */
+export class ConfigError extends ServiceError {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super('CONFIG_INVALID', 500, `${variable}: ${message}`, { expose: false });
+    this.variable = variable;
+  }
+}
+
+export class SchemaMismatchError extends ServiceError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('SCHEMA_MISMATCH', 500, message, { expose: false, ...(details ? { details } : {}) });
+  }
+}
+
+/** Normalises anything thrown into a ServiceError (unknown errors become INTERNAL, not exposed). */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  return new ServiceError('INTERNAL', 500, err instanceof Error ? err.message : String(err), { cause: err, expose: false });
+}
