@@ -13,12 +13,32 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: { ...globals.node },
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
-      '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
+      ],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { prefer: 'type-imports', fixStyle: 'separate-type-imports' },
+      ],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/only-throw-error': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
     },
@@ -30,10 +50,29 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must not use Node built-ins (deterministic sandbox).' })),
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'Workflow code must not use Node built-ins (deterministic sandbox).',
+          })),
           patterns: [
-            { group: ['pg', 'pg-*', 'koa', '@koa/*', 'tree-sitter*', '@temporalio/worker', '@temporalio/client', '@temporalio/activity'], message: 'Workflow code must not import I/O or worker-side modules.' },
-            { group: ['../activities/*', '../activities/**', '../lib/*'], allowTypeImports: true, message: 'Import activities and shared code as types only from workflows.' },
+            {
+              group: [
+                'pg',
+                'pg-*',
+                'koa',
+                '@koa/*',
+                'tree-sitter*',
+                '@temporalio/worker',
+                '@temporalio/client',
+                '@temporalio/activity',
+              ],
+              message: 'Workflow code must not import I/O or worker-side modules.',
+            },
+            {
+              group: ['../activities/*', '../activities/**', '../lib/*'],
+              allowTypeImports: true,
+              message: 'Import activities and shared code as types only from workflows.',
+            },
           ],
         },
       ],

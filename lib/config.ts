@@ -75,7 +75,8 @@ function parseOne(name: string, spec: VarSpec, raw: string): unknown {
       return parsed;
     }
     case 'enum':
-      if (!spec.values.includes(raw)) throw new ConfigError(name, `must be one of ${spec.values.join(', ')}, got ${shown}`);
+      if (!spec.values.includes(raw))
+        throw new ConfigError(name, `must be one of ${spec.values.join(', ')}, got ${shown}`);
       return raw;
   }
 }

@@ -93,7 +93,11 @@ export class FailedPreconditionError extends ServiceError {
 }
 
 export class UpstreamError extends ServiceError {
-  constructor(code: 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_DISCONNECTED' | 'UPSTREAM_TIMEOUT', message: string, options?: { cause?: unknown }) {
+  constructor(
+    code: 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_DISCONNECTED' | 'UPSTREAM_TIMEOUT',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     const status = code === 'UPSTREAM_UNAVAILABLE' ? 503 : code === 'UPSTREAM_DISCONNECTED' ? 502 : 504;
     super(code, status, message, { ...options, expose: true });
   }
@@ -123,5 +127,8 @@ export class SchemaMismatchError extends ServiceError {
 /** Normalises anything thrown into a ServiceError (unknown errors become INTERNAL, not exposed). */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
-  return new ServiceError('INTERNAL', 500, err instanceof Error ? err.message : String(err), { cause: err, expose: false });
+  return new ServiceError('INTERNAL', 500, err instanceof Error ? err.message : String(err), {
+    cause: err,
+    expose: false,
+  });
 }

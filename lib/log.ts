@@ -27,7 +27,11 @@ export interface LoggerOptions {
 function redact(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, ...('code' in value ? { code: (value as { code: unknown }).code } : {}) };
+    return {
+      name: value.name,
+      message: value.message,
+      ...('code' in value ? { code: (value as { code: unknown }).code } : {}),
+    };
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
