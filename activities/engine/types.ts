@@ -1,0 +1,113 @@
+/**
+ * The contract between the parse-and-chunk engine and its callers (the sync pipeline, benchmarks, tests).
+ * The engine knows nothing of Temporal, HTTP or the database: it turns a checked-out tree into per-file analyses.
+ */
+
+export type FileType = 'source' | 'test' | 'config' | 'script' | 'doc' | 'data' | 'asset' | 'service';
+
+export type ChunkType =
+  | 'function'
+  | 'method'
+  | 'class'
+  | 'interface'
+  | 'struct'
+  | 'enum'
+  | 'impl'
+  | 'trait'
+  | 'module'
+  | 'namespace'
+  | 'heading'
+  | 'paragraph'
+  | 'line'
+  | 'block';
+
+export type SymbolKind = 'function' | 'class' | 'method';
+
+export type IssueLevel = 'info' | 'warning' | 'error';
+
+/** A problem found while analysing; the caller records it as a sync issue. */
+export interface EngineIssue {
+  level: IssueLevel;
+  /** 'discovery' | 'parsing' | 'chunking' (the caller may add its own phases). */
+  phase: string;
+  /** Stable machine code, e.g. file_too_large, invalid_utf8, symlink_outside_tree, parse_error. */
+  code: string;
+  message: string;
+  file_path?: string;
+  context?: Record<string, unknown>;
+}
+
+export interface SymbolInfo {
+  name: string;
+  kind: SymbolKind;
+  /** 1-based line of the definition. */
+  line: number;
+}
+
+export interface ChunkInfo {
+  /** 0-based, source order. */
+  chunk_index: number;
+  /** `# file: <path>\n# in: <ancestor chain>\n\n<body>` */
+  content: string;
+  /** 1-based, inclusive. */
+  start_line: number;
+  end_line: number;
+  /** words x 1.3 (rounded up), breadcrumb included. */
+  token_count: number;
+  language: string;
+  chunk_type: ChunkType;
+  symbols: string[];
+}
+
+/** A resolved import: an edge depends_on from the analysed file to another file of the same tree. */
+export interface Dependency {
+  /** Repository-relative path of the target file ('/' separators). */
+  target_path: string;
+  /** See docs/engine.md for the definition of the weight. */
+  weight: number;
+}
+
+export interface FileAnalysis {
+  /** Repository-relative path with '/' separators. */
+  file_path: string;
+  /** Display name (the base name). */
+  name: string;
+  type: FileType;
+  /** One of the 15 programming languages, or 'markdown', 'text', or ''. */
+  language: string;
+  domain: string;
+  size_bytes: number;
+  line_count: number;
+  /** SHA-256 hex of the raw bytes, 64 characters. */
+  content_hash: string;
+  imports_count: number;
+  exports: string[];
+  /** True for binary files: recorded, never chunked. */
+  binary: boolean;
+  symbols: SymbolInfo[];
+  chunks: ChunkInfo[];
+  dependencies: Dependency[];
+  /** Imports that point outside the repository (counted, not turned into edges). */
+  external_imports: number;
+  /** The file-level embedding input, already prefixed with `search_document: ` and truncated to 1400 characters. */
+  embedding_text: string;
+  issues: EngineIssue[];
+}
+
+export interface AnalyzeOptions {
+  /** Limits the walk to these repository-relative paths (files or folders); all files when absent or empty. */
+  includePaths?: string[];
+  /** Files above this many bytes are recorded without content analysis, with an issue. */
+  maxFileBytes?: number;
+  /** Worker threads for parsing; defaults to the number of cores. */
+  threads?: number;
+  /** Tree-level issues that belong to no recorded file (e.g. a symlink pointing out of the tree). */
+  onIssue?: (issue: EngineIssue) => void;
+}
+
+export interface Engine {
+  /** Streams one analysis per recorded file; order is not guaranteed. Never throws for a bad file. */
+  analyzeTree(root: string, options?: AnalyzeOptions): AsyncIterable<FileAnalysis>;
+  /** Stops the worker threads. */
+  close(): Promise<void>;
+}
