@@ -1,0 +1,75 @@
+/**
+ * The database pool. Every connection is prepared for Apache AGE (LOAD 'age', ag_catalog on the search path after
+ * public) so that both plain SQL and cypher() calls work on any client taken from the pool.
+ */
+import pg from 'pg';
+import type { Logger } from './log.ts';
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
+
+export const AGE_SESSION_SQL = `LOAD 'age'; SET search_path = public, ag_catalog;`;
+
+export interface PoolOptions {
+  max?: number;
+  applicationName?: string;
+  /** Run the AGE session set-up on each new connection (default true). */
+  age?: boolean;
+  /** statement_timeout in ms for every query of this pool (0 = none). */
+  statementTimeoutMs?: number;
+  log?: Logger;
+}
+
+export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'ckg',
+    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+  });
+  if (options.age ?? true) {
+    pool.on('connect', (client) => {
+      // Queries on a client run in order, so this set-up completes before any query the caller sends.
+      client.query(AGE_SESSION_SQL).catch((err: unknown) => {
+        options.log?.error('db_session_setup_failed', { error: err });
+      });
+    });
+  }
+  // An idle client that loses its connection emits 'error' on the pool; without a listener Node would crash.
+  pool.on('error', (err) => options.log?.warning('db_idle_client_error', { error: err }));
+  return pool;
+}
+
+/** Runs fn inside BEGIN/COMMIT on one client; rolls back and rethrows on error. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Quotes a value as an agtype string literal for SQL on AGE label tables, e.g. '"<uuid>"'. */
+export function agString(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** pgvector's text form: '[0.1,0.2,...]'. */
+export function toVectorLiteral(values: ArrayLike<number>): string {
+  return '[' + Array.prototype.join.call(values, ',') + ']';
+}
+
+/** Unique-violation check, e.g. for the one-active-sync index. */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; constraint?: unknown };
+  return e.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}

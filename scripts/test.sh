@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `npm test`: the whole test suite on a fresh machine. Installs dependencies when missing, starts the local stack
+# (PostgreSQL + AGE + pgvector, Temporal), then runs lint, typecheck and every test against the real parts.
+# Arguments filter test files by substring: `npm test -- gateway`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "[test] installing dependencies (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+
+bash scripts/stack.sh infra
+set -a
+# shellcheck disable=SC1091
+source .stack/env
+set +a
+
+if [[ $# -eq 0 ]]; then
+  echo "[test] lint"
+  npx eslint .
+  echo "[test] typecheck"
+  npx tsc --noEmit -p tsconfig.json
+fi
+echo "[test] tests"
+node scripts/run-tests.mjs "$@"

@@ -1,0 +1,151 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { checkEmbeddingDimension, loadMigrations, migrate } from '../../schema/migrate.ts';
+import { SchemaMismatchError } from '../../lib/errors.ts';
+import { createEmptyDatabase, databaseUrl, dropDatabase } from '../support/db.ts';
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+describe('migrations', () => {
+  const created: string[] = [];
+  after(async () => {
+    for (const name of created) await dropDatabase(name);
+  });
+
+  it('are numbered V1..V11 without gaps', () => {
+    const versions = loadMigrations().map((m) => m.version);
+    assert.deepEqual(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  it('apply on an empty database, and a second run is a no-op', async () => {
+    const name = await createEmptyDatabase();
+    created.push(name);
+    const url = databaseUrl(name);
+    const first = await migrate(url);
+    assert.deepEqual(first.applied, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert.equal(first.current, 11);
+    const second = await migrate(url);
+    assert.deepEqual(second.applied, []);
+    const rows = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM schema_migrations');
+    assert.equal(rows[0]?.n, '11');
+    const tables = await query<{ t: string }>(
+      url,
+      `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
+    );
+    for (const t of [
+      'content_chunks',
+      'events',
+      'file_records',
+      'schedules',
+      'source_secrets',
+      'sources',
+      'sync_issues',
+      'sync_runs',
+    ]) {
+      assert.ok(
+        tables.some((r) => r.t === t),
+        `table ${t} exists`,
+      );
+    }
+    const labels = await query<{ name: string; kind: string }>(
+      url,
+      `SELECT l.name, l.kind FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph
+        WHERE g.name = 'service' AND l.name NOT LIKE '\\_ag%' ORDER BY 1`,
+    );
+    assert.deepEqual(labels, [
+      { name: 'File', kind: 'v' },
+      { name: 'Symbol', kind: 'v' },
+      { name: 'defines', kind: 'e' },
+      { name: 'depends_on', kind: 'e' },
+    ]);
+  });
+
+  it('two runners started at once both succeed and apply each migration once', async () => {
+    const name = await createEmptyDatabase();
+    created.push(name);
+    const url = databaseUrl(name);
+    const [a, b] = await Promise.all([migrate(url), migrate(url)]);
+    const all = [...a.applied, ...b.applied].sort((x, y) => x - y);
+    assert.deepEqual(all, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 'every migration applied exactly once across both');
+    assert.ok(a.applied.length === 0 || b.applied.length === 0, 'one runner did all the work, the other waited');
+    const rows = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM schema_migrations');
+    assert.equal(rows[0]?.n, '11');
+  });
+
+  it('refuses to run when an applied migration was edited', async () => {
+    const name = await createEmptyDatabase();
+    created.push(name);
+    const url = databaseUrl(name);
+    await migrate(url);
+    await query(url, `UPDATE schema_migrations SET checksum = 'x' WHERE version = 3`);
+    await assert.rejects(
+      migrate(url),
+      (err: unknown) => err instanceof SchemaMismatchError && /V3__schedules/.test(err.message),
+    );
+  });
+
+  describe('embedding dimension check', () => {
+    let url = '';
+    before(async () => {
+      const name = await createEmptyDatabase();
+      created.push(name);
+      url = databaseUrl(name);
+      await migrate(url);
+    });
+
+    it('accepts a match: the last migration leaves both columns at 896', async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const cols = await checkEmbeddingDimension(c, 896);
+        assert.deepEqual(cols, [
+          { table: 'content_chunks', column: 'embedding', declared: 896 },
+          { table: 'file_records', column: 'embedding', declared: 896 },
+        ]);
+      } finally {
+        await c.end();
+      }
+    });
+
+    it('refuses EMBEDDING_DIM that differs from the schema', async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await assert.rejects(
+          checkEmbeddingDimension(c, 768),
+          (err: unknown) =>
+            err instanceof SchemaMismatchError &&
+            /EMBEDDING_DIM=768/.test(err.message) &&
+            /vector\(896\)/.test(err.message),
+        );
+      } finally {
+        await c.end();
+      }
+    });
+
+    it('refuses a schema whose column was changed to another dimension', async () => {
+      await query(url, 'DROP INDEX file_records_embedding_hnsw');
+      await query(url, 'ALTER TABLE file_records ALTER COLUMN embedding TYPE vector(768)');
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await assert.rejects(
+          checkEmbeddingDimension(c, 896),
+          (err: unknown) =>
+            err instanceof SchemaMismatchError && /file_records\.embedding is vector\(768\)/.test(err.message),
+        );
+      } finally {
+        await c.end();
+      }
+    });
+  });
+});

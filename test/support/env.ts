@@ -1,0 +1,22 @@
+/**
+ * Where the tests find the real stack. `npm test` (scripts/test.sh) starts it and exports these; a developer can
+ * also point them at their own servers.
+ */
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v)
+    throw new Error(`${name} is not set: run the tests with \`npm test\` (which starts the local stack) or export it`);
+  return v;
+}
+
+export const testEnv = {
+  get databaseUrl(): string {
+    return required('DATABASE_URL');
+  },
+  get temporalAddress(): string {
+    return required('TEMPORAL_ADDRESS');
+  },
+  get temporalNamespace(): string {
+    return process.env.TEMPORAL_NAMESPACE ?? 'default';
+  },
+};

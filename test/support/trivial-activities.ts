@@ -1,0 +1,3 @@
+export function shout(name: string): Promise<string> {
+  return Promise.resolve(`hello ${name.toUpperCase()}`);
+}
