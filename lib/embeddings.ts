@@ -148,7 +148,7 @@ export class EmbeddingClient {
           false,
         );
       }
-      out[d.index ?? i] = v as number[];
+      out[d.index ?? i] = v;
     });
     return out;
   }
