@@ -39,7 +39,7 @@ export function createOpenApi(options: OpenApiOptions): OpenApiService {
       if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('not a JSON object');
       lastGood.set(source.name, doc as OpenApiDoc);
     } catch (err) {
-      options.log.warning('openapi_fetch_failed', { component: source.name, url: source.url, error: err });
+      options.log.warning('openapi_fetch_failed', { upstream: source.name, url: source.url, error: err });
     }
   }
 
