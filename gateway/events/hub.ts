@@ -157,6 +157,8 @@ export class EventHub {
         const expected = this.#lastId! + 1;
         if (row.id > expected) {
           const now = Date.now();
+          if (this.#holeSince === undefined)
+            this.#opts.log.debug('sse_gap_seen', { last_id: this.#lastId, next_id: row.id });
           this.#holeSince ??= now;
           const waited = now - this.#holeSince;
           if (waited < this.#opts.gapWaitMs) {

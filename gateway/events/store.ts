@@ -18,6 +18,7 @@ interface Row {
   data: string;
 }
 
+// Note: ORDER BY must name events.id; a bare `id` would sort by the text output column of the same name.
 const COLUMNS = `id::text AS id, type,
   json_build_object('id', id, 'type', type, 'sync_id', sync_id, 'source_id', source_id,
                     'payload', payload, 'created_at', created_at)::text AS data`;
@@ -43,7 +44,7 @@ export async function headId(db: pg.Pool | pg.Client): Promise<number> {
 /** Rows with after < id <= upTo (upTo omitted: no upper bound), in id order, at most `limit`. */
 export async function rowsAfter(db: pg.Pool, after: number, limit: number, upTo?: number): Promise<EventRecord[]> {
   const r = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM events WHERE id > $1 AND ($2::bigint IS NULL OR id <= $2) ORDER BY id LIMIT $3`,
+    `SELECT ${COLUMNS} FROM events WHERE id > $1 AND ($2::bigint IS NULL OR id <= $2) ORDER BY events.id LIMIT $3`,
     [after, upTo ?? null, limit],
   );
   return r.rows.map(toRecord);
@@ -51,6 +52,6 @@ export async function rowsAfter(db: pg.Pool, after: number, limit: number, upTo?
 
 /** The rows among `ids` that exist now, in id order. */
 export async function rowsById(db: pg.Pool, ids: number[]): Promise<EventRecord[]> {
-  const r = await db.query<Row>(`SELECT ${COLUMNS} FROM events WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
+  const r = await db.query<Row>(`SELECT ${COLUMNS} FROM events WHERE id = ANY($1::bigint[]) ORDER BY events.id`, [ids]);
   return r.rows.map(toRecord);
 }

@@ -63,7 +63,7 @@ export async function startTestIdp(realm = 'test'): Promise<TestIdp> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${url}/realms/${realm}`;
-  return Object.assign(idp, {
+  const methods: Omit<TestIdp, 'fetches' | 'delayMs' | 'keys'> = {
     url,
     realm,
     issuer,
@@ -81,5 +81,6 @@ export async function startTestIdp(realm = 'test'): Promise<TestIdp> {
         server.closeAllConnections();
         server.close(() => r());
       }),
-  }) as TestIdp;
+  };
+  return Object.assign(idp, methods);
 }
