@@ -62,6 +62,17 @@ export class KeySet {
     return loaded.keys.get(kid);
   }
 
+  /**
+   * Whether the current set holds `kid`, without waiting (a stale set starts its background refresh). Used to
+   * re-admit an already verified token: a kid the provider dropped stops admitting it after the next refresh.
+   */
+  holds(kid: string): boolean {
+    const loaded = this.#loaded;
+    if (!loaded) return false;
+    if (this.#opts.now() - loaded.fetchedAt >= this.#opts.ttlMs) this.#background('expired');
+    return loaded.keys.has(kid);
+  }
+
   /** Loads the set now (start-up warm-up); failures are logged, not thrown. */
   async warm(): Promise<void> {
     try {

@@ -160,6 +160,14 @@ describe('gateway authentication', () => {
     assert.equal(r.body.error?.code, 'NOT_FOUND');
   });
 
+  it('a token already verified (remembered) is still refused once it expires', async () => {
+    const token = await idp.sign({}, { expiresIn: 5 });
+    assert.equal((await call(token)).status, 200);
+    assert.equal((await call(token)).status, 200);
+    clock.t += 10_000;
+    await rejected(token, 'token_expired');
+  });
+
   it('an unknown kid causes at most one refresh per interval', async () => {
     const before = idp.fetches;
     const stranger = await newKey('stranger');
