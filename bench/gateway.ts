@@ -80,7 +80,7 @@ async function freePort(): Promise<number> {
 async function startGatewayProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warning' },
+    env: { ...process.env, ...env, APP_PORT: String(port), APP_HOST: '127.0.0.1', LOG_LEVEL: 'warning' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

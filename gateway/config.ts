@@ -4,8 +4,8 @@
 import { databaseVars, loadConfig, type ConfigOf, type VarSpec } from '../lib/config.ts';
 
 export const gatewayVars = {
-  PORT: { type: 'int', default: 8080, min: 0, max: 65535 },
-  HOST: { type: 'string', default: '0.0.0.0' },
+  APP_PORT: { type: 'int', default: 8080, min: 0, max: 65535 },
+  APP_HOST: { type: 'string', default: '0.0.0.0' },
   KEYCLOAK_URL: { type: 'url', default: 'http://127.0.0.1:8180' },
   KEYCLOAK_REALM: { type: 'string', default: 'service' },
   KEYCLOAK_ISSUER: { type: 'string', default: '' },

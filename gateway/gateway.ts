@@ -120,13 +120,13 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => {
+    server.listen(config.APP_PORT, config.APP_HOST, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const host = config.APP_HOST === '0.0.0.0' || config.APP_HOST === '::' ? '127.0.0.1' : config.APP_HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   log.info('gateway_started', {
     url,
