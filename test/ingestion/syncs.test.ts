@@ -160,7 +160,7 @@ describe('ingestion: sync commands', () => {
         [err.details.sync_id],
       );
       assert.equal(row.rows[0]?.status, 'failed');
-      assert.match(row.rows[0]!.error, /still running/);
+      assert.match(row.rows[0].error, /still running/);
       assert.deepEqual(await lifecycle(h, err.details.sync_id), ['pending', 'failed']);
       // The source is free again.
       assert.equal(
