@@ -112,7 +112,7 @@ describe('ingestion: schedules as Temporal Schedules', () => {
     assert.match(String(d.memo?.source), /^acme\/repo-/);
     assert.equal(s.next_run_at, d.info.nextActionTimes[0]?.toISOString());
     // Interval schedules tick on multiples of the interval since the epoch.
-    assert.equal(Date.parse(s.next_run_at!) % (5 * 60_000), 0);
+    assert.equal(Date.parse(s.next_run_at) % (5 * 60_000), 0);
 
     const ev = (await events(h, 'schedule_changed')).filter((e) => e.payload.schedule_id === s.id);
     assert.deepEqual(
