@@ -31,7 +31,7 @@ class AgeClient extends pg.Client {
   override connect(callback?: (err: Error | null, client?: pg.Client) => void): Promise<pg.Client> | void {
     const ready = super.connect().then(async () => {
       await this.query(AGE_SESSION_SQL);
-      return this as pg.Client;
+      return this;
     });
     if (!callback) return ready;
     ready.then(
