@@ -104,7 +104,8 @@ function extract(
   const imports: ImportRef[] = [];
   const explicitExports: string[] = [];
   let sawExportCapture = false;
-  const readImport = plugin.readImport ?? defaultReadImport;
+  const readImport = (views: CaptureView[]): ImportRef[] =>
+    plugin.readImport ? plugin.readImport(views) : defaultReadImport(views);
   for (const match of query.matches(tree.rootNode)) {
     let defCap: Parser.QueryCapture | undefined;
     let nameCap: Parser.QueryCapture | undefined;

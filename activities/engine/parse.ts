@@ -34,10 +34,11 @@ export const PARSE_TIMEOUT_MS = 10_000;
 export function parseText(lang: LoadedLanguage, text: string, timeoutMs = PARSE_TIMEOUT_MS): Parser.Tree | null {
   const deadline = Date.now() + timeoutMs;
   let calls = 0;
-  const tree = lang.parser.parse(text, null, {
+  // The typings say Tree, but a parse halted by the progress callback returns null.
+  const tree: Parser.Tree | null = lang.parser.parse(text, null, {
     // Strings of 32 KiB or more need an explicit buffer size; one buffer for the whole text reads it in one go.
     bufferSize: Math.max(text.length + 1, 1024),
     progressCallback: () => (++calls & 1023) === 0 && Date.now() > deadline,
   });
-  return (tree as Parser.Tree | null | undefined) ?? null;
+  return tree ?? null;
 }

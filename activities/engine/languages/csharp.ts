@@ -1,4 +1,5 @@
 import type { ImportRef, LanguagePlugin } from './plugin.ts';
+import { hasModifierBeforeName } from './plugin.ts';
 import type { RepoIndex } from '../resolve/repo-index.ts';
 import { dirsEndingWith, filesEndingWith } from '../resolve/repo-index.ts';
 import { representative, shortest } from '../resolve/common.ts';
@@ -36,6 +37,6 @@ export const csharp: LanguagePlugin = {
   queryFile: 'csharp.scm',
   // The grammar's binding uses top-level await, so it must be loaded with import(), not require().
   grammar: async () => ((await import(GRAMMAR)) as { default: unknown }).default,
-  isExported: (def) => !/\b(private|internal)\b/.test(def.firstLine),
+  isExported: (def) => !hasModifierBeforeName(def, ['private', 'internal']),
   resolve,
 };

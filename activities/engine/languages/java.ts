@@ -1,4 +1,5 @@
 import type { CaptureView, ImportRef, LanguagePlugin } from './plugin.ts';
+import { hasModifierBeforeName } from './plugin.ts';
 import { requireGrammar } from './load.ts';
 import { resolveQualified } from '../resolve/common.ts';
 
@@ -9,14 +10,12 @@ function readImport(captures: CaptureView[]): ImportRef[] {
   return [{ spec: source.text.replace(/\s+/g, ''), line: source.row + 1, ...(wildcard ? { kind: 'wildcard' } : {}) }];
 }
 
-const notPrivate = (def: { firstLine: string }): boolean => !/\bprivate\b/.test(def.firstLine);
-
 export const java: LanguagePlugin = {
   id: 'java',
   extensions: ['.java'],
   queryFile: 'java.scm',
   grammar: () => Promise.resolve(requireGrammar('tree-sitter-java')),
   readImport,
-  isExported: notPrivate,
+  isExported: (def) => !hasModifierBeforeName(def, ['private']),
   resolve: (ref, _from, repo) => resolveQualified(repo, ref.spec, ['.java'], ref.kind === 'wildcard'),
 };

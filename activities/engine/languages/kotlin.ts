@@ -1,4 +1,5 @@
 import type { CaptureView, ImportRef, LanguagePlugin } from './plugin.ts';
+import { hasModifierBeforeName } from './plugin.ts';
 import { requireGrammar } from './load.ts';
 import { resolveQualified } from '../resolve/common.ts';
 
@@ -16,6 +17,6 @@ export const kotlin: LanguagePlugin = {
   queryFile: 'kotlin.scm',
   grammar: () => Promise.resolve(requireGrammar('@tree-sitter-grammars/tree-sitter-kotlin')),
   readImport,
-  isExported: (def) => !/\b(private|internal)\b/.test(def.firstLine),
+  isExported: (def) => !hasModifierBeforeName(def, ['private', 'internal']),
   resolve: (ref, _from, repo) => resolveQualified(repo, ref.spec, ['.kt', '.kts'], ref.kind === 'wildcard'),
 };

@@ -67,6 +67,13 @@ export function unquote(text: string): string {
   return t;
 }
 
+/** Whether one of `modifiers` appears on the definition's first line before its name (e.g. `private class X`). */
+export function hasModifierBeforeName(def: DefinitionView, modifiers: readonly string[]): boolean {
+  const at = def.firstLine.indexOf(def.name);
+  const head = at === -1 ? def.firstLine : def.firstLine.slice(0, at);
+  return modifiers.some((m) => new RegExp(`\\b${m}\\b`).test(head));
+}
+
 export function defaultReadImport(captures: CaptureView[]): ImportRef[] {
   return captures
     .filter((c) => c.name === 'import.source')

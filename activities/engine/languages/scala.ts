@@ -1,4 +1,5 @@
 import type { CaptureView, ImportRef, LanguagePlugin } from './plugin.ts';
+import { hasModifierBeforeName } from './plugin.ts';
 import { requireGrammar } from './load.ts';
 import { resolveQualified } from '../resolve/common.ts';
 
@@ -30,6 +31,6 @@ export const scala: LanguagePlugin = {
   queryFile: 'scala.scm',
   grammar: () => Promise.resolve(requireGrammar('tree-sitter-scala')),
   readImport,
-  isExported: (def) => !/\bprivate\b/.test(def.firstLine),
+  isExported: (def) => !hasModifierBeforeName(def, ['private']),
   resolve: (ref, _from, repo) => resolveQualified(repo, ref.spec, ['.scala', '.sc'], ref.kind === 'wildcard'),
 };

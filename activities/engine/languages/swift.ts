@@ -1,4 +1,5 @@
 import type { ImportRef, LanguagePlugin } from './plugin.ts';
+import { hasModifierBeforeName } from './plugin.ts';
 import type { RepoIndex } from '../resolve/repo-index.ts';
 import { requireGrammar } from './load.ts';
 import { dirsEndingWith } from '../resolve/repo-index.ts';
@@ -20,6 +21,6 @@ export const swift: LanguagePlugin = {
   interpreters: ['swift'],
   queryFile: 'swift.scm',
   grammar: () => Promise.resolve(requireGrammar('tree-sitter-swift')),
-  isExported: (def) => !/\b(private|fileprivate)\b/.test(def.firstLine),
+  isExported: (def) => !hasModifierBeforeName(def, ['private', 'fileprivate']),
   resolve,
 };

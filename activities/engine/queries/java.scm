@@ -6,5 +6,4 @@
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 
-(import_declaration (scoped_identifier) @import.source) @import
-(import_declaration (scoped_identifier) @import.source (asterisk) @import.wildcard) @import
+(import_declaration (scoped_identifier) @import.source (asterisk)? @import.wildcard) @import

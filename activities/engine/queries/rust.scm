@@ -11,11 +11,12 @@
 (mod_item !body name: (identifier) @import.mod) @import
 (extern_crate_declaration name: (identifier) @import.crate) @import
 
-(function_item (visibility_modifier) name: (identifier) @export.name)
-(struct_item (visibility_modifier) name: (type_identifier) @export.name)
-(enum_item (visibility_modifier) name: (type_identifier) @export.name)
-(trait_item (visibility_modifier) name: (type_identifier) @export.name)
-(type_item (visibility_modifier) name: (type_identifier) @export.name)
-(const_item (visibility_modifier) name: (identifier) @export.name)
-(static_item (visibility_modifier) name: (identifier) @export.name)
-(mod_item (visibility_modifier) name: (identifier) @export.name)
+; Exports: pub items at the top of the file.
+(source_file (function_item (visibility_modifier) name: (identifier) @export.name))
+(source_file (struct_item (visibility_modifier) name: (type_identifier) @export.name))
+(source_file (enum_item (visibility_modifier) name: (type_identifier) @export.name))
+(source_file (trait_item (visibility_modifier) name: (type_identifier) @export.name))
+(source_file (type_item (visibility_modifier) name: (type_identifier) @export.name))
+(source_file (const_item (visibility_modifier) name: (identifier) @export.name))
+(source_file (static_item (visibility_modifier) name: (identifier) @export.name))
+(source_file (mod_item (visibility_modifier) name: (identifier) @export.name))
