@@ -94,7 +94,10 @@ function goResolution(
       }
     }
     found.delete(p.ImportPath);
-    for (const f of found) truth.has(f) ? tp++ : fp++;
+    for (const f of found) {
+      if (truth.has(f)) tp++;
+      else fp++;
+    }
     for (const t of truth) if (!found.has(t)) fn++;
   }
   return { precision: tp / (tp + fp), recall: tp / (tp + fn), tp, fp, fn };
