@@ -56,8 +56,11 @@ function redirectAllowed(allowed: readonly string[], value: string): boolean {
 function originsOf(uris: readonly string[]): Set<string> {
   const out = new Set<string>();
   for (const u of uris) {
-    const parsed = URL.parse(u.replace(/\*$/, ''));
-    if (parsed) out.add(parsed.origin);
+    try {
+      out.add(new URL(u.replace(/\*$/, '')).origin);
+    } catch {
+      // not a URL: contributes no origin
+    }
   }
   return out;
 }
