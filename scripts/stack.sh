@@ -5,6 +5,7 @@
 source "$(dirname "$0")/stack/common.sh"
 source "$(dirname "$0")/stack/pg.sh"
 source "$(dirname "$0")/stack/temporal.sh"
+source "$(dirname "$0")/stack/services.sh"
 
 usage() {
   cat <<USAGE
@@ -44,14 +45,18 @@ case $cmd in
   infra) infra_up ;;
   up)
     infra_up
+    services_up
+    (cd "$REPO_ROOT" && set -a && source "$STATE_DIR/env" && set +a && node --import tsx scripts/demo.ts)
     ;;
   down)
+    services_down
     temporal_down
     pg_down
     ;;
   status)
     pg_status
     temporal_status
+    services_status
     ;;
   *) usage; [[ -z $cmd ]] && exit 2 || exit 2 ;;
 esac
