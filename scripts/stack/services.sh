@@ -77,7 +77,7 @@ services_up() {
   )
   if [[ -z ${EMBEDDING_URL:-} ]]; then
     start_service model-host standins/model-host/main.ts "http://127.0.0.1:$EMBED_PORT/health" \
-      "MODEL_HOST_EMBEDDING_PORT=$EMBED_PORT" "MODEL_HOST_CHAT_PORT=$CHAT_PORT" "LLM_API_KEY=${LLM_API_KEY:-}"
+      "MODEL_HOST_EMBEDDINGS_PORT=$EMBED_PORT" "MODEL_HOST_CHAT_PORT=$CHAT_PORT" "LLM_API_KEY=${LLM_API_KEY:-}"
   fi
   if [[ -z ${KEYCLOAK_URL:-} ]]; then
     start_service idp standins/idp/main.ts "http://127.0.0.1:$IDP_PORT_LOCAL/health" \

@@ -22,8 +22,8 @@ export const idpVars = {
   IDP_FRONTEND_REDIRECT_URIS: {
     type: 'json-string-list',
     default: [
-      'http://localhost:5173/*',
-      'http://127.0.0.1:5173/*',
+      'http://localhost:3000/*',
+      'http://127.0.0.1:3000/*',
       'http://localhost:8080/*',
       'http://127.0.0.1:8080/*',
     ],

@@ -13,6 +13,7 @@ import { defaultIdpConfig, issuerFor, type IdpConfig } from './config.ts';
 import { KEYS_FILE, currentKey, loadKeys, nextExpiry, persistedSecret, signingOrder, type KeyFile } from './keys.ts';
 import { buildProvider, KEYCLOAK_ROUTES } from './provider.ts';
 import { handleLogin } from './login.ts';
+import { handleUserinfo } from './userinfo.ts';
 
 export const GATEWAY_SECRET_FILE = 'gateway-client-secret';
 const COOKIE_KEY_FILE = 'cookie-key';
@@ -138,6 +139,23 @@ export async function startIdp(options: IdpOptions, logger: Logger = createLogge
           if (!res.headersSent) sendJson(res, 500, { error: 'server_error' });
         },
       );
+      return;
+    }
+    if (rest.split('?')[0] === KEYCLOAK_ROUTES.userinfo) {
+      const jwks = () => ({
+        keys: signingOrder(keyFile).map(({ jwk }) => ({
+          kty: jwk.kty,
+          kid: jwk.kid,
+          alg: jwk.alg,
+          use: jwk.use,
+          n: jwk.n,
+          e: jwk.e,
+        })),
+      });
+      handleUserinfo({ issuer, realm: config.realm, jwks, users: config.users }, req, res).catch((err: unknown) => {
+        logger.error('idp_userinfo_failed', { err });
+        if (!res.headersSent) sendJson(res, 500, { error: 'server_error' });
+      });
       return;
     }
     // Mount the provider at `mountPath` the way Express does: originalUrl keeps the prefix, url drops it.

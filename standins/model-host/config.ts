@@ -3,7 +3,7 @@ import { loadConfig, type VarSpec } from '../../lib/config.ts';
 
 export const modelHostVars = {
   MODEL_HOST_BIND: { type: 'string', default: '127.0.0.1' },
-  MODEL_HOST_EMBEDDING_PORT: { type: 'int', default: 8101, min: 0, max: 65535 },
+  MODEL_HOST_EMBEDDINGS_PORT: { type: 'int', default: 8101, min: 0, max: 65535 },
   MODEL_HOST_CHAT_PORT: { type: 'int', default: 8102, min: 0, max: 65535 },
   EMBEDDING_DIM: { type: 'int', default: 896, min: 8, max: 16000 },
   /** Per-input limit of the embedding model, in estimated tokens (4 characters each). */
@@ -60,7 +60,7 @@ export function modelHostConfigFromEnv(env: Record<string, string | undefined> =
   const c = loadConfig(modelHostVars, env);
   return {
     host: c.MODEL_HOST_BIND,
-    embeddingPort: c.MODEL_HOST_EMBEDDING_PORT,
+    embeddingPort: c.MODEL_HOST_EMBEDDINGS_PORT,
     chatPort: c.MODEL_HOST_CHAT_PORT,
     dim: c.EMBEDDING_DIM,
     embeddingContextTokens: c.MODEL_HOST_EMBEDDING_CONTEXT_TOKENS,

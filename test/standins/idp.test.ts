@@ -282,6 +282,36 @@ describe('idp stand-in', () => {
     assert.equal(claims.email, 'alice@example.invalid');
     assert.match(String(claims.sub), UUID);
     assert.deepEqual(String(claims.scope).split(' ').sort(), ['email', 'openid', 'profile']);
+
+    // Userinfo accepts the access token, as Keycloak's does.
+    const info = await fetch(`${idp.issuer}/protocol/openid-connect/userinfo`, {
+      headers: { authorization: `Bearer ${access}` },
+    });
+    assert.equal(info.status, 200);
+    const person = (await info.json()) as Record<string, unknown>;
+    assert.equal(person.sub, claims.sub);
+    assert.equal(person.preferred_username, 'alice');
+
+    // The refresh token gives a new access token.
+    const refreshed = await form(idp.tokenUrl, {
+      grant_type: 'refresh_token',
+      client_id: 'service-frontend',
+      refresh_token: String(tokens.body.refresh_token),
+    });
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    const again2 = await verify(idp, String(refreshed.body.access_token));
+    assert.equal(again2.preferred_username, 'alice');
+    assert.notEqual(refreshed.body.access_token, access);
+  });
+
+  it('refuses userinfo without a person token', async () => {
+    const userinfo = `${idp.issuer}/protocol/openid-connect/userinfo`;
+    assert.equal((await fetch(userinfo)).status, 401);
+    const bad = await fetch(userinfo, { headers: { authorization: 'Bearer not.a.jwt' } });
+    assert.equal(bad.status, 401);
+    const service = String((await clientCredentials(idp)).body.access_token);
+    const svc = await fetch(userinfo, { headers: { authorization: `Bearer ${service}` } });
+    assert.equal(svc.status, 401);
   });
 
   it('requires PKCE from the public client', async () => {

@@ -36,7 +36,7 @@ describe('Keycloak realm file (real Keycloak)', { timeout: 420_000 }, () => {
     kc = await startKeycloak([join(repoRoot, 'deploy/keycloak/realm.json')], REALM, {
       KEYCLOAK_REALM: REALM,
       KC_GATEWAY_CLIENT_SECRET: SECRET,
-      KC_FRONTEND_URL: FRONTEND,
+      FRONTEND_URL: FRONTEND,
     });
     issuer = `${kc.baseUrl}/realms/${REALM}`;
   });

@@ -161,7 +161,7 @@ describe('model host: fault knobs and counters', () => {
 describe('model host: entry point', () => {
   it('starts from environment variables, logs its URLs, serves, and exits 0 on SIGTERM', async () => {
     const proc = runEntry('standins/model-host/main.ts', {
-      MODEL_HOST_EMBEDDING_PORT: '0',
+      MODEL_HOST_EMBEDDINGS_PORT: '0',
       MODEL_HOST_CHAT_PORT: '0',
       EMBEDDING_DIM: '32',
       LLM_API_KEY: 'very-secret-key',
@@ -183,7 +183,7 @@ describe('model host: entry point', () => {
   });
 
   it('refuses to start on a bad variable and names it', async () => {
-    const proc = runEntry('standins/model-host/main.ts', { MODEL_HOST_EMBEDDING_PORT: '0', EMBEDDING_DIM: 'lots' });
+    const proc = runEntry('standins/model-host/main.ts', { MODEL_HOST_EMBEDDINGS_PORT: '0', EMBEDDING_DIM: 'lots' });
     const code = await proc.exited;
     assert.notEqual(code, 0);
     const failed = proc.lines.find((l) => l.event === 'model_host_start_failed');
