@@ -1,0 +1,3 @@
+/** Every workflow the worker runs (the worker's workflowsPath). */
+// ingestion (schedules' trigger workflow):
+export { scheduledSyncWorkflow } from './scheduled-sync.ts';
