@@ -193,21 +193,18 @@ async function main(): Promise<void> {
     if (!clients.every((c) => c.status === 200)) throw new Error('an SSE client was refused');
     await new Promise((r) => setTimeout(r, 500));
     const latencies: number[] = [];
-    const emitted = new Map<string, number>();
+    const emitted: number[] = [];
     for (const c of clients) {
       c.onFrame = (f) => {
-        const t = f.id === undefined ? undefined : emitted.get(f.id);
+        if (f.event !== 'sync_progress' || f.data === undefined) return;
+        const t = emitted[(JSON.parse(f.data) as { payload: { i: number } }).payload.i];
         if (t !== undefined) latencies.push(performance.now() - t);
       };
     }
     const EVENTS = 30;
     for (let i = 0; i < EVENTS; i++) {
-      const t0 = performance.now();
-      const id = await writeEvent(db.pool, {
-        type: 'sync_progress',
-        payload: { i, progress_done: i, progress_total: EVENTS },
-      });
-      emitted.set(id, t0);
+      emitted[i] = performance.now(); // before the insert: a frame may arrive before writeEvent resolves
+      await writeEvent(db.pool, { type: 'sync_progress', payload: { i, progress_done: i, progress_total: EVENTS } });
       await new Promise((r) => setTimeout(r, 100));
     }
     await new Promise((r) => setTimeout(r, 1000));

@@ -21,6 +21,7 @@ export interface SseClient {
   /** Resolves when `n` event frames have arrived. */
   waitForEvents(n: number, ms?: number): Promise<Frame[]>;
   waitForEnd(ms?: number): Promise<void>;
+  /** The body of a non-200 response. */
   body: string;
 }
 
@@ -43,28 +44,22 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
           poll(() => client.events.length >= n, ms, `${n} events`).then(() => client.events),
         waitForEnd: (ms = 10000) => poll(() => client.ended, ms, 'end of stream'),
       };
+      // Linear parsing: frames are cut out of the buffer by index, the remainder is kept once per chunk.
       res.on('data', (chunk: string) => {
-        client.body += chunk;
-        if (client.status !== 200) return;
+        if (client.status !== 200) {
+          client.body += chunk;
+          return;
+        }
         buf += chunk;
+        let start = 0;
         let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const f: Frame = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) f.comment = line.slice(1).trim();
-            else {
-              const c = line.indexOf(':');
-              const k = line.slice(0, c);
-              const v = line.slice(c + 1).replace(/^ /, '');
-              if (k === 'data') f.data = f.data === undefined ? v : f.data + '\n' + v;
-              else if (k === 'id' || k === 'event' || k === 'retry') f[k] = v;
-            }
-          }
+        while ((i = buf.indexOf('\n\n', start)) >= 0) {
+          const f = parseFrame(buf.slice(start, i));
+          start = i + 2;
           client.frames.push(f);
           client.onFrame?.(f);
         }
+        buf = buf.slice(start);
       });
       const end = () => (client.ended = true);
       res.on('end', end);
@@ -74,6 +69,21 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
     });
     req.on('error', reject);
   });
+}
+
+function parseFrame(block: string): Frame {
+  const f: Frame = {};
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) f.comment = line.slice(1).trim();
+    else {
+      const c = line.indexOf(':');
+      const k = line.slice(0, c);
+      const v = line.slice(c + 1).replace(/^ /, '');
+      if (k === 'data') f.data = f.data === undefined ? v : f.data + '\n' + v;
+      else if (k === 'id' || k === 'event' || k === 'retry') f[k] = v;
+    }
+  }
+  return f;
 }
 
 async function poll(check: () => boolean, ms: number, what: string): Promise<void> {
