@@ -51,6 +51,8 @@ export class EventHub {
   #timer: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #closed = false;
+  /** When the oldest notification not yet answered by a fan-out arrived (for the sse_fanout debug log). */
+  #notifiedAt: number | undefined;
 
   constructor(options: HubOptions) {
     this.#opts = { lateWatchMs: 300_000, ...options };
@@ -58,7 +60,10 @@ export class EventHub {
       options.databaseUrl,
       {
         onConnected: (client, reconnect) => this.#onConnected(client, reconnect),
-        onNotify: () => this.pump(),
+        onNotify: () => {
+          this.#notifiedAt ??= performance.now();
+          this.pump();
+        },
       },
       options.log,
     );
@@ -149,6 +154,23 @@ export class EventHub {
   }
 
   async #drain(): Promise<void> {
+    const notifiedAt = this.#notifiedAt;
+    this.#notifiedAt = undefined;
+    let delivered = 0;
+    try {
+      await this.#drainRows((n) => (delivered += n));
+    } finally {
+      if (delivered > 0 && notifiedAt !== undefined) {
+        this.#opts.log.debug('sse_fanout', {
+          rows: delivered,
+          clients: this.#clients.size,
+          ms: Math.round((performance.now() - notifiedAt) * 100) / 100,
+        });
+      }
+    }
+  }
+
+  async #drainRows(count: (n: number) => void): Promise<void> {
     if (this.#watched.size > 0) await this.#deliverLate();
     for (;;) {
       const from = this.#lastId!;
@@ -171,6 +193,7 @@ export class EventHub {
         this.#holeSince = undefined;
         const frame = eventFrame(row);
         for (const c of this.#clients) c.deliver(row, frame);
+        count(1);
       }
       if (rows.length < PAGE) return;
     }
