@@ -166,6 +166,7 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
 
     const started = now();
     const subject = typeof claims.sub === 'string' ? claims.sub : undefined;
+    const remote = `${res.socket?.remoteAddress ?? ''}:${res.socket?.remotePort ?? ''}`;
     let expiry: NodeJS.Timeout | undefined;
     let resolveDone!: () => void;
     const done = new Promise<void>((r) => (resolveDone = r));
@@ -175,6 +176,7 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
       if (expiry) clearTimeout(expiry);
       log.info('sse_client_disconnected', {
         subject,
+        remote,
         reason,
         frames_sent: conn.sent,
         last_id: conn.sentMax,
@@ -187,6 +189,7 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
     hub.add(conn);
     log.info('sse_client_connected', {
       subject,
+      remote,
       resume_after: resumeAfter ?? null,
       hub_last_id: registeredAt,
       clients: hub.clientCount,

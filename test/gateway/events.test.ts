@@ -100,8 +100,8 @@ describe('gateway event stream', () => {
   });
 
   it('without a resume id the stream starts live, with no catch-up', async () => {
-    await emit();
-    await waitFor(() => gw.hub.lastId !== undefined);
+    const before = await emit();
+    await waitFor(() => gw.hub.lastId === before, 3000, 'hub past the earlier row');
     const c = await connect();
     await waitFor(() => c.frames.some((f) => f.comment === 'heartbeat'), 2000, 'first heartbeat');
     assert.equal(c.events.length, 0);
@@ -271,6 +271,7 @@ describe('gateway event stream', () => {
 
   it('200 concurrent clients each receive every frame, in order', async () => {
     const before = connectedCount();
+    const openBefore = gw.hub.clientCount;
     const clients = await Promise.all(Array.from({ length: 200 }, () => connect()));
     assert.ok(clients.every((c) => c.status === 200));
     await waitFor(() => connectedCount() - before === 200, 5000, '200 connected');
@@ -279,7 +280,7 @@ describe('gateway event stream', () => {
     await Promise.all(clients.map((c) => c.waitForEvents(20)));
     for (const c of clients) assert.deepEqual(ids(c.events), sent);
     for (const c of clients) c.close();
-    await waitFor(() => gw.hub.clientCount === 0, 5000, 'all disconnected');
+    await waitFor(() => gw.hub.clientCount === openBefore, 5000, 'all 200 disconnected');
   });
 
   it('a client that stops reading is dropped without holding up the others', async () => {
@@ -294,19 +295,25 @@ describe('gateway event stream', () => {
     );
     stalled.on('error', () => undefined);
     await waitFor(() => stalledRes, 3000, 'stalled client connected');
+    const stalledPort = stalled.socket!.localPort;
     const healthy = await connect();
     await waitFor(() => gw.hub.clientCount >= 2, 3000);
     const big = 'x'.repeat(20_000);
     let n = 0;
     const t0 = performance.now();
-    while (!gw.events('sse_client_disconnected').some((l) => l.reason === 'slow_client')) {
+    const dropped = () => gw.events('sse_client_disconnected').filter((l) => l.reason === 'slow_client');
+    while (dropped().length === 0) {
       await emit('sync_progress', { big, n: n++ });
       if (performance.now() - t0 > 20000) assert.fail('the stalled client was never dropped');
     }
+    assert.deepEqual(
+      dropped().map((l) => String(l.remote).split(':').pop()),
+      [String(stalledPort)],
+      'the stalled client was the one dropped',
+    );
     await healthy.waitForEvents(n, 10000);
     assert.equal(healthy.events.length, n, 'the reading client got every frame');
     assert.equal(healthy.ended, false, 'and is still connected');
-    assert.equal(gw.events('sse_client_disconnected').filter((l) => l.reason === 'slow_client').length, 1);
     stalled.destroy();
     healthy.close();
   });
