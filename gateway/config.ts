@@ -15,6 +15,8 @@ export const gatewayVars = {
   DATABASE_URL: databaseVars.DATABASE_URL,
   AUTH_DISABLED: { type: 'bool', default: false },
   CORS_ORIGINS: { type: 'json-string-list', default: [] },
+  /** The gateway sits behind a proxy of ours: keep the caller's X-Forwarded-Host/Proto/For (extended). */
+  TRUST_FORWARDED_HEADERS: { type: 'bool', default: false },
   /** Key-set cache lifetime (spec: 5 minutes). */
   JWKS_CACHE_SECONDS: { type: 'number', default: 300, min: 0 },
   /** At most one refresh for an unknown kid per this interval. */

@@ -88,6 +88,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     timeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000,
     attempts: config.UPSTREAM_RETRY_ATTEMPTS,
     retryBaseMs: config.UPSTREAM_RETRY_BASE_MS,
+    trustForwarded: config.TRUST_FORWARDED_HEADERS,
     log,
   });
   const upstreams = {

@@ -35,6 +35,8 @@ export interface ProxyOptions {
   timeoutMs: number;
   attempts: number;
   retryBaseMs: number;
+  /** Keep the caller's X-Forwarded-* (TRUST_FORWARDED_HEADERS). */
+  trustForwarded: boolean;
   log: Logger;
 }
 
@@ -64,17 +66,20 @@ export function upstreamPath(base: URL, requestUrl: string, stripPrefix = ''): s
   return joined.startsWith('/') ? joined : '/' + joined;
 }
 
-function forwardedHeaders(ctx: Koa.Context, upstream: Upstream): string[] {
-  const raw = endToEnd(ctx.req.rawHeaders, new Set(['host', 'x-forwarded-host']));
-  const prior = ctx.get('x-forwarded-for');
+const FORWARDED = new Set(['host', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'forwarded']);
+
+/**
+ * The request's end-to-end headers with Host set to the upstream's and X-Forwarded-Host/Proto/For describing the
+ * client's request. The caller's own X-Forwarded-* are kept (extended) only when `trustForwarded` (the gateway sits
+ * behind a proxy of ours); otherwise a client could make the identity provider build URLs for a host it chose.
+ */
+function forwardedHeaders(ctx: Koa.Context, upstream: Upstream, trustForwarded: boolean): string[] {
+  const out = endToEnd(ctx.req.rawHeaders, FORWARDED);
   const remote = ctx.req.socket.remoteAddress ?? '';
-  const out = raw.filter((_, i) => {
-    const name = raw[i - (i % 2)]!.toLowerCase();
-    return name !== 'x-forwarded-for' && name !== 'x-forwarded-proto';
-  });
+  const prior = trustForwarded ? ctx.get('x-forwarded-for') : '';
   out.push('Host', upstream.base.host);
-  out.push('X-Forwarded-Host', ctx.get('x-forwarded-host') || ctx.get('host'));
-  out.push('X-Forwarded-Proto', ctx.get('x-forwarded-proto') || ctx.protocol);
+  out.push('X-Forwarded-Host', (trustForwarded && ctx.get('x-forwarded-host')) || ctx.get('host'));
+  out.push('X-Forwarded-Proto', (trustForwarded && ctx.get('x-forwarded-proto')) || ctx.protocol);
   out.push('X-Forwarded-For', prior ? `${prior}, ${remote}` : remote);
   return out;
 }
@@ -154,7 +159,7 @@ export function createForward(options: ProxyOptions): Forward {
 
   return async (ctx, upstream, path) => {
     const started = performance.now();
-    const headers = forwardedHeaders(ctx, upstream);
+    const headers = forwardedHeaders(ctx, upstream, options.trustForwarded);
     const retryable = IDEMPOTENT.has(ctx.method);
     for (let n = 1; ; n++) {
       let out: { req: http.ClientRequest; res: http.IncomingMessage };

@@ -113,7 +113,40 @@ describe('gateway proxy', () => {
     for (const hop of ['x-drop-me', 'keep-alive', 'te', 'proxy-authorization']) {
       assert.equal(got.headers[hop], undefined, `${hop} dropped`);
     }
-    assert.ok(got.headers['x-forwarded-for']);
+    assert.equal(got.headers['x-forwarded-for'], '127.0.0.1');
+    assert.equal(got.headers.host, new URL(graph.url).host, 'Host is the upstream');
+    assert.equal(got.headers['x-forwarded-host'], new URL(gw.url).host, 'the client-facing host');
+    assert.equal(got.headers['x-forwarded-proto'], 'http');
+  });
+
+  it("a caller's own X-Forwarded-* are not trusted (TRUST_FORWARDED_HEADERS=false)", async () => {
+    await send(gw.url, 'GET', '/api/graph/stats', {
+      headers: { 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '6.6.6.6' },
+    });
+    const got = graph.received.at(-1)!;
+    assert.equal(got.headers['x-forwarded-host'], new URL(gw.url).host);
+    assert.equal(got.headers['x-forwarded-proto'], 'http');
+    assert.equal(got.headers['x-forwarded-for'], '127.0.0.1');
+  });
+
+  it('behind a proxy of ours (TRUST_FORWARDED_HEADERS=true) they are kept and extended', async () => {
+    const trusting = await startGateway({
+      DATABASE_URL: db.url,
+      GRAPH_SERVICE_URL: graph.url,
+      AUTH_DISABLED: 'true',
+      TRUST_FORWARDED_HEADERS: 'true',
+    });
+    try {
+      await send(trusting.url, 'GET', '/api/graph/stats', {
+        headers: { 'X-Forwarded-Host': 'api.example', 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '10.0.0.9' },
+      });
+      const got = graph.received.at(-1)!;
+      assert.equal(got.headers['x-forwarded-host'], 'api.example');
+      assert.equal(got.headers['x-forwarded-proto'], 'https');
+      assert.equal(got.headers['x-forwarded-for'], '10.0.0.9, 127.0.0.1');
+    } finally {
+      await trusting.close();
+    }
   });
 
   it('a chunked request body streams through', async () => {
