@@ -25,14 +25,20 @@ const COLUMNS = `id::text AS id, type,
 
 const toRecord = (r: Row): EventRecord => ({ id: Number(r.id), type: r.type, data: r.data });
 
+/**
+ * The gateway's own small pool. Its sessions read `events` by primary-key ranges only, for which walking the index
+ * in order is always the right plan; but with missing or stale statistics (a fresh or fast-growing table: recent
+ * ids lie beyond the histogram) the planner estimates few rows and picks a bitmap scan plus a sort of the whole
+ * range, making every page of a 100k-row catch-up read the rest of the table. Bitmap scans and sorts are therefore
+ * switched off for these sessions.
+ */
 export function createEventsPool(connectionString: string, max: number): pg.Pool {
-  const pool = new pg.Pool({
+  return new pg.Pool({
     connectionString,
     max,
     application_name: 'ckg-gateway-events',
-    options: '-c TimeZone=UTC',
+    options: '-c TimeZone=UTC -c enable_bitmapscan=off -c enable_sort=off',
   });
-  return pool;
 }
 
 /** The highest event id stored (0 when there is none). */

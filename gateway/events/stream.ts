@@ -21,7 +21,7 @@ import type { Claims } from '../auth/verify.ts';
 import { errorFrame, eventFrame, RETRY_FRAME } from './frames.ts';
 import { SseConnection } from './connection.ts';
 import type { EventHub } from './hub.ts';
-import { rowsAfter } from './store.ts';
+import { rowsAfter, type EventRecord } from './store.ts';
 
 const CATCH_UP_PAGE = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -157,16 +157,20 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
         conn.end(conn.ended ?? 'slow_client');
         return;
       }
+      // The next page is read while the current one drains to the client.
+      let next: { upTo: number; rows: Promise<EventRecord[]> } | undefined;
       for (;;) {
         const upTo = hub.lastId!;
         if (cursor >= upTo) {
           conn.goLive(cursor); // same tick as the check: the hub cannot deliver in between
           break;
         }
-        const page = await rowsAfter(pool, cursor, CATCH_UP_PAGE, upTo);
+        const read = next ?? { upTo, rows: rowsAfter(pool, cursor, CATCH_UP_PAGE, upTo) };
+        next = undefined;
+        const page = await read.rows;
         if (conn.ended) return;
         if (page.length === 0) {
-          cursor = upTo; // only holes the hub gave up on remain below its position
+          cursor = read.upTo; // only holes the hub gave up on remain up to the position this read covered
           continue;
         }
         let chunk = '';
@@ -176,7 +180,12 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
         }
         cursor = page[page.length - 1]!.id;
         rows += page.length;
-        if (!conn.write(chunk, page.length) && !(await drained(conn.res, deps.stallMs))) {
+        const flowing = conn.write(chunk, page.length);
+        if (page.length === CATCH_UP_PAGE) {
+          next = { upTo, rows: rowsAfter(pool, cursor, CATCH_UP_PAGE, upTo) };
+          next.rows.catch(() => undefined); // awaited (its error handled) on the next turn, unless the client left
+        }
+        if (!flowing && !(await drained(conn.res, deps.stallMs))) {
           conn.end(conn.ended ?? 'slow_client');
           return;
         }
