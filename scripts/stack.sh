@@ -18,9 +18,25 @@ Temporal server), CKG_PG_PORT (55432), CKG_TEMPORAL_PORT (7233), CKG_TEMPORAL_UI
 USAGE
 }
 
+ensure_node_modules() {
+  if [[ ! -d $REPO_ROOT/node_modules ]] || [[ $REPO_ROOT/package-lock.json -nt $REPO_ROOT/node_modules/.package-lock.json ]]; then
+    say "installing npm dependencies"
+    # Not `npm ci`: the registry mirror lacks some optional platform packages of @swc/core, which npm ci demands.
+    (cd "$REPO_ROOT" && npm install --no-audit --no-fund >"$STATE_DIR/npm-install.log" 2>&1) \
+      || die "npm install failed; see $STATE_DIR/npm-install.log"
+  fi
+}
+
 infra_up() {
+  ensure_node_modules
   pg_up
   temporal_up
+  # Apply the schema now, so every component (and a person with psql) finds it.
+  set -a
+  source "$STATE_DIR/env"
+  set +a
+  (cd "$REPO_ROOT" && node --import tsx schema/cli.ts >"$STATE_DIR/migrate.log" 2>&1) || die "migrations failed; see $STATE_DIR/migrate.log"
+  say "schema: migrated"
 }
 
 cmd=${1:-}
