@@ -52,7 +52,7 @@ export async function loadSnapshot(
         ).rows;
   const index = new Map<string, number>();
   files.forEach((f, i) => index.set(f.file_path, i));
-  // Edge ends as file paths of the File vertices, looked up once per vertex (not per edge).
+  // An edge belongs to the sync of the File it starts from (V10); ends are read as paths once per vertex.
   const edges =
     files.length === 0
       ? []
@@ -65,11 +65,9 @@ export async function loadSnapshot(
                       = $1::text::ag_catalog.agtype
              )
              SELECT a.p AS s, b.p AS t, (e.properties ->> '"weight"'::ag_catalog.agtype)::float8 AS w
-               FROM service.depends_on e
-               JOIN v a ON a.id = e.start_id
-               JOIN v b ON b.id = e.end_id
-              WHERE ag_catalog.agtype_access_operator(e.properties, '"sync_id"'::ag_catalog.agtype)
-                    = $1::text::ag_catalog.agtype`,
+               FROM v a
+               JOIN service.depends_on e ON e.start_id = a.id
+               JOIN v b ON b.id = e.end_id`,
             [JSON.stringify(sync.id)],
           )
         ).rows;
