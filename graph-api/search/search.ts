@@ -48,7 +48,7 @@ export async function searchFiles(
        SELECT f.source_id, f.file_path, f.name, f.type, f.language, f.description, f.sync_id,
               f.embedding <=> $1::vector AS distance
          FROM file_records f
-        WHERE f.sync_id = ANY($2::uuid[]) AND ($3::text IS NULL OR f.type = $3)
+        WHERE f.sync_id = ANY($2::uuid[]) AND f.embedding IS NOT NULL AND ($3::text IS NULL OR f.type = $3)
         ORDER BY f.embedding <=> $1::vector
         LIMIT $4
      ) r ORDER BY r.distance, r.source_id, r.file_path`,

@@ -79,7 +79,7 @@ export async function listIssues(
         AND ($2::text IS NULL OR level = $2)
         AND ($3::text IS NULL OR phase = $3)
         AND ($4::bigint IS NULL OR id > $4::bigint)
-      ORDER BY id
+      ORDER BY sync_issues.id
       LIMIT $5`,
     [f.syncId, f.level ?? null, f.phase ?? null, f.afterId ?? null, f.limit],
   );
@@ -108,7 +108,7 @@ export async function listSchedules(
        FROM schedules
       WHERE ($1::uuid IS NULL OR source_id = $1)
         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::bigint))
-      ORDER BY created_at DESC, id DESC
+      ORDER BY schedules.created_at DESC, schedules.id DESC
       LIMIT $4`,
     [f.sourceId ?? null, f.after?.t ?? null, f.after?.id ?? null, f.limit],
   );
