@@ -33,7 +33,12 @@ describe('graph component: search (rule 6) and stats (rule 7)', () => {
       app.db.pool,
       src,
       [
-        { path: 'router.ts', embedding: v(0.1, 'a'), deps: [['util.ts', 1]], symbols: [{ name: 'r', kind: 'function', line: 1 }] },
+        {
+          path: 'router.ts',
+          embedding: v(0.1, 'a'),
+          deps: [['util.ts', 1]],
+          symbols: [{ name: 'r', kind: 'function', line: 1 }],
+        },
         { path: 'router.test.ts', type: 'test', embedding: v(0.2, 'b') },
         { path: 'util.ts', embedding: v(0.4, 'c') },
         { path: 'README.md', type: 'doc', language: 'markdown', embedding: v(0.3, 'd') },
@@ -50,7 +55,9 @@ describe('graph component: search (rule 6) and stats (rule 7)', () => {
     app.models.embeddingRequests.length = 0;
     const res = await app.get<SearchBody>(`/api/graph/search?q=${encodeURIComponent('where are requests routed')}`);
     assert.equal(res.status, 200);
-    assert.deepEqual(app.models.embeddingRequests, [{ input: ['search_query: where are requests routed'], model: 'embeddings' }]);
+    assert.deepEqual(app.models.embeddingRequests, [
+      { input: ['search_query: where are requests routed'], model: 'embeddings' },
+    ]);
     assert.deepEqual(
       res.body.results.map((r) => r.id),
       ['router.ts', 'router.test.ts', 'README.md', 'util.ts'].map((p) => `src_${src}:${p}`),
@@ -59,7 +66,13 @@ describe('graph component: search (rule 6) and stats (rule 7)', () => {
     [0.1, 0.2, 0.3, 0.4].forEach((want, i) => assert.ok(Math.abs(d[i]! - want) < 1e-4, `${d[i]} vs ${want}`));
     const first = res.body.results[0]!;
     assert.deepEqual(
-      { name: first.name, type: first.type, language: first.language, description: first.description, sync_id: first.sync_id },
+      {
+        name: first.name,
+        type: first.type,
+        language: first.language,
+        description: first.description,
+        sync_id: first.sync_id,
+      },
       { name: 'router.ts', type: 'source', language: 'typescript', description: null, sync_id: latest },
     );
   });
@@ -67,9 +80,15 @@ describe('graph component: search (rule 6) and stats (rule 7)', () => {
   it('filters by type and honours limit', async () => {
     const q1 = encodeURIComponent('where are requests routed');
     const tests = await app.get<SearchBody>(`/api/graph/search?q=${q1}&type=test`);
-    assert.deepEqual(tests.body.results.map((r) => r.name), ['router.test.ts']);
+    assert.deepEqual(
+      tests.body.results.map((r) => r.name),
+      ['router.test.ts'],
+    );
     const two = await app.get<SearchBody>(`/api/graph/search?q=${q1}&limit=2`);
-    assert.deepEqual(two.body.results.map((r) => r.name), ['router.ts', 'router.test.ts']);
+    assert.deepEqual(
+      two.body.results.map((r) => r.name),
+      ['router.ts', 'router.test.ts'],
+    );
     const none = await app.get<SearchBody>(`/api/graph/search?q=${q1}&type=asset`);
     assert.deepEqual(none.body.results, []);
   });

@@ -24,7 +24,9 @@ describe('graph component: start-up', () => {
       const doc = (await (await fetch(`${handle.url}/openapi.json`)).json()) as { openapi: string; paths: object };
       assert.equal(doc.openapi, '3.1.0');
       assert.ok('/api/graph' in doc.paths);
-      const started = lines.map((l) => JSON.parse(l) as { event: string; port?: number }).find((l) => l.event === 'graph_api_started');
+      const started = lines
+        .map((l) => JSON.parse(l) as { event: string; port?: number })
+        .find((l) => l.event === 'graph_api_started');
       assert.equal(started?.port, handle.port);
       const unknown = await fetch(`${handle.url}/api/nothing`);
       assert.equal(unknown.status, 404);

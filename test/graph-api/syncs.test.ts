@@ -16,7 +16,9 @@ describe('graph component: reads of syncs, issues and schedules', () => {
     let pages = 0;
     do {
       const sep = path.includes('?') ? '&' : '?';
-      const res: Reply<Page<T>> = await app.get<Page<T>>(`${path}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: Reply<Page<T>> = await app.get<Page<T>>(
+        `${path}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       assert.equal(res.status, 200, JSON.stringify(res.body));
       items.push(...res.body.items);
       cursor = res.body.next_cursor;
@@ -43,7 +45,10 @@ describe('graph component: reads of syncs, issues and schedules', () => {
       [syncA],
     );
     for (const minutes of [5, 15, 30, 60]) {
-      await db.query(`INSERT INTO schedules (source_id, interval_minutes) VALUES ($1, $2)`, [minutes === 60 ? b : a, minutes]);
+      await db.query(`INSERT INTO schedules (source_id, interval_minutes) VALUES ($1, $2)`, [
+        minutes === 60 ? b : a,
+        minutes,
+      ]);
     }
   });
   after(() => app.close());
@@ -79,7 +84,15 @@ describe('graph component: reads of syncs, issues and schedules', () => {
     assert.equal(res.body.id, syncA);
     assert.equal(res.body.status, 'running');
     assert.equal(res.body.issues_recorded, 12);
-    for (const key of ['config_snapshot', 'progress_done', 'progress_total', 'stats', 'schedule_id', 'started_at', 'completed_at']) {
+    for (const key of [
+      'config_snapshot',
+      'progress_done',
+      'progress_total',
+      'stats',
+      'schedule_id',
+      'started_at',
+      'completed_at',
+    ]) {
       assert.ok(key in res.body, key);
     }
     assert.equal((await app.get('/api/syncs/3f2c8a4e-1b7d-4c2e-9a6f-0d1e2f3a4b5c')).status, 404);
@@ -109,7 +122,10 @@ describe('graph component: reads of syncs, issues and schedules', () => {
     assert.equal(items.length, 4);
     assert.ok(items.every((s) => typeof s.id === 'number'));
     const ofA = await all<ScheduleBody>(`/api/schedules?source_id=${a}`, 2);
-    assert.deepEqual(ofA.items.map((s) => s.interval_minutes).sort((x, y) => x - y), [5, 15, 30]);
+    assert.deepEqual(
+      ofA.items.map((s) => s.interval_minutes).sort((x, y) => x - y),
+      [5, 15, 30],
+    );
     assert.equal((await app.get('/api/schedules?source_id=1')).body.error.field, 'source_id');
   });
 });
