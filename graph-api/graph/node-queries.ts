@@ -91,9 +91,7 @@ export interface NeighborRow {
  * added later), with the vertex at the other end. Index scans throughout: the File vertex by its file_id expression
  * index, edges by start_id / end_id, the other vertex by id.
  */
-export async function neighbors(db: Db, fileId: string): Promise<NeighborRow[]> {
-  const res = await db.query<NeighborRow>(
-    `WITH me AS (
+export const neighborsSql = `WITH me AS (
        SELECT id FROM service."File"
         WHERE ag_catalog.agtype_access_operator(properties, '"file_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype
      ), e AS (
@@ -118,9 +116,10 @@ export async function neighbors(db: Db, fileId: string): Promise<NeighborRow[]> 
        JOIN service._ag_label_vertex v ON v.id = e.other
        JOIN pg_class rc ON rc.oid = e.rel
        JOIN pg_class vc ON vc.oid = v.tableoid
-      ORDER BY rc.relname, e.direction DESC, name, file_path, line`,
-    [JSON.stringify(fileId)],
-  );
+      ORDER BY rc.relname, e.direction DESC, name, file_path, line`;
+
+export async function neighbors(db: Db, fileId: string): Promise<NeighborRow[]> {
+  const res = await db.query<NeighborRow>(neighborsSql, [JSON.stringify(fileId)]);
   return res.rows;
 }
 
