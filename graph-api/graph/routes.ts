@@ -8,11 +8,12 @@ import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/se
 import { SnapshotCache } from './cache.ts';
 import { mergedGraph } from './merged.ts';
 import { parseSyncIds } from './params.ts';
-import { graphStats } from './stats.ts';
+import { StatsCache } from './stats.ts';
 
 export function graphRoutes(router: Router, deps: GraphAppDeps): void {
   const { pool, graphTimeoutMs } = deps;
   const cache = new SnapshotCache(deps.snapshotCacheBytes ?? 256 * 1024 * 1024);
+  const stats = new StatsCache();
 
   router.get('/api/graph', async (ctx) => {
     const started = performance.now();
@@ -23,7 +24,7 @@ export function graphRoutes(router: Router, deps: GraphAppDeps): void {
   });
 
   router.get('/api/graph/stats', async (ctx) => {
-    ctx.body = await withReadTx(pool, graphTimeoutMs, graphStats);
+    ctx.body = await withReadTx(pool, graphTimeoutMs, (tx) => stats.read(tx));
   });
 
   router.get('/api/graph/search', async (ctx) => {

@@ -139,4 +139,22 @@ describe('graph component: search (rule 6) and stats (rule 7)', () => {
     assert.deepEqual(res.body.edges_by_label, { depends_on: 1, defines: 1 });
     assert.equal(res.body.total_edges, 2);
   });
+
+  it('stats stay exact while counts are cached: a finished, cleaned or purged sync changes them', async () => {
+    const db = app.db.pool;
+    await db.query(`UPDATE sync_runs SET status = 'completed' WHERE status = 'running'`);
+    const s = await insertSource(db);
+    const { syncId } = await writeSyncFiles(db, s, [{ path: 'p.ts', deps: [['q.ts', 1]] }, { path: 'q.ts' }]);
+    const first = (await app.get<StatsBody>('/api/graph/stats')).body;
+    assert.equal(first.total_nodes, 9);
+    assert.equal(first.total_edges, 3);
+    assert.deepEqual((await app.get<StatsBody>('/api/graph/stats')).body, first, 'served again unchanged');
+    await db.query(`UPDATE sync_runs SET status = 'cleaned' WHERE id = $1`, [syncId]);
+    await db.query(`SELECT delete_sync_graph($1)`, [syncId]);
+    const cleaned = (await app.get<StatsBody>('/api/graph/stats')).body;
+    assert.equal(cleaned.total_edges, 2);
+    assert.equal(cleaned.total_nodes, 9, 'cleaning keeps file records');
+    await db.query(`DELETE FROM sync_runs WHERE id = $1`, [syncId]);
+    assert.equal((await app.get<StatsBody>('/api/graph/stats')).body.total_nodes, 7);
+  });
 });
