@@ -13,6 +13,6 @@ export interface GraphAppDeps {
   summaries: SummaryService;
   /** GRAPH_QUERY_TIMEOUT_SECONDS in ms: the wall-clock cap of every graph read. */
   graphTimeoutMs: number;
-  /** Byte budget of the merged graph's per-sync snapshot cache (default 256 MiB). */
+  /** Byte budget of the merged graph's per-sync snapshot cache (default 256 MiB; merged results get half as much). */
   snapshotCacheBytes?: number;
 }

@@ -1,8 +1,9 @@
 /** GET /api/graph: the merged graph of the requested syncs (spec graph rule 1). */
 import { ServiceError } from '../../lib/errors.ts';
 import type { ReadTx } from '../db/read.ts';
+import type { MergedCache } from './cache.ts';
 import { SnapshotCache } from './cache.ts';
-import { mergeSnapshots } from './merge.ts';
+import { mergeSnapshots, type MergedGraph } from './merge.ts';
 import { loadSnapshot, type SyncSnapshot } from './snapshot.ts';
 
 interface RequestedSync {
@@ -15,7 +16,7 @@ interface RequestedSync {
 /** Returns the response body as a JSON string. Unknown sync ids → 404 naming them. */
 export async function mergedGraph(
   tx: ReadTx,
-  cache: SnapshotCache,
+  caches: { snapshots: SnapshotCache; merged: MergedCache },
   syncIds: string[],
   started: number,
 ): Promise<string> {
@@ -33,17 +34,24 @@ export async function mergedGraph(
       details: { unknown_sync_ids: unknown },
     });
   }
-  const snapshots: SyncSnapshot[] = [];
-  for (const sync of rows) {
-    const key = SnapshotCache.key(sync);
-    let snap = key === undefined ? undefined : cache.get(key);
-    if (!snap) {
-      snap = await loadSnapshot(tx, sync);
-      if (key !== undefined) cache.set(key, snap);
+  // When every requested sync is final, the merged result cannot change either: it is cached as a whole.
+  const keys = rows.map((sync) => SnapshotCache.key(sync));
+  const mergedKey = keys.every((k) => k !== undefined) ? keys.join(',') : undefined;
+  let merged: MergedGraph | undefined = mergedKey === undefined ? undefined : caches.merged.get(mergedKey);
+  if (!merged) {
+    const snapshots: SyncSnapshot[] = [];
+    for (const [i, sync] of rows.entries()) {
+      const key = keys[i];
+      let snap = key === undefined ? undefined : caches.snapshots.get(key);
+      if (!snap) {
+        snap = await loadSnapshot(tx, sync);
+        if (key !== undefined) caches.snapshots.set(key, snap);
+      }
+      snapshots.push(snap);
     }
-    snapshots.push(snap);
+    merged = mergeSnapshots(snapshots);
+    if (mergedKey !== undefined) caches.merged.set(mergedKey, merged);
   }
-  const merged = mergeSnapshots(snapshots);
   const meta = {
     node_count: merged.nodeCount,
     edge_count: merged.edgeCount,

@@ -5,20 +5,21 @@ import { queryEnum, queryInt, queryString } from '../../lib/http.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';
-import { SnapshotCache } from './cache.ts';
+import { MergedCache, SnapshotCache } from './cache.ts';
 import { mergedGraph } from './merged.ts';
 import { parseSyncIds } from './params.ts';
 import { StatsCache } from './stats.ts';
 
 export function graphRoutes(router: Router, deps: GraphAppDeps): void {
   const { pool, graphTimeoutMs } = deps;
-  const cache = new SnapshotCache(deps.snapshotCacheBytes ?? 256 * 1024 * 1024);
+  const budget = deps.snapshotCacheBytes ?? 256 * 1024 * 1024;
+  const caches = { snapshots: new SnapshotCache(budget), merged: new MergedCache(budget / 2) };
   const stats = new StatsCache();
 
   router.get('/api/graph', async (ctx) => {
     const started = performance.now();
     const syncIds = parseSyncIds(ctx.query.sync_ids);
-    const body = await withReadTx(pool, graphTimeoutMs, (tx) => mergedGraph(tx, cache, syncIds, started));
+    const body = await withReadTx(pool, graphTimeoutMs, (tx) => mergedGraph(tx, caches, syncIds, started));
     ctx.type = 'application/json';
     ctx.body = body;
   });
