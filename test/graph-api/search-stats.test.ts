@@ -3,29 +3,22 @@ import assert from 'node:assert/strict';
 import { insertSource } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import type { SearchBody, StatsBody } from '../support/graph-api-types.ts';
-import { hashVector } from '../support/model-host.ts';
+import { atDistance, hashVector } from '../support/vectors.ts';
+import { embedText, prepareInput } from '../../standins/model-host/embed.ts';
 import { writeSyncFiles } from '../support/graph-data.ts';
-
-/** A unit vector at a chosen cosine distance d from q (q and r orthonormal-ish, 896-d). */
-function atDistance(q: number[], r: number[], d: number): number[] {
-  const dot = q.reduce((s, x, i) => s + x * r[i]!, 0);
-  const ortho = r.map((x, i) => x - dot * q[i]!);
-  const n = Math.hypot(...ortho);
-  const cos = 1 - d;
-  const sin = Math.sqrt(1 - cos * cos);
-  return q.map((x, i) => cos * x + (sin * ortho[i]!) / n);
-}
 
 describe('graph component: search (rule 6) and stats (rule 7)', () => {
   let app: GraphTestApp;
   let src: string;
   let latest: string;
-  const q = hashVector('query', 896);
+  const query = 'where are requests routed';
+  // What the model-host stand-in answers for the query the spec says is sent (`search_query: <q>`): file vectors at
+  // chosen distances from it give exact expected distances only if that very text reached the model host.
+  const q = embedText(prepareInput(`search_query: ${query}`).text, 896);
   const v = (d: number, seed: string) => atDistance(q, hashVector(seed, 896), d);
 
   before(async () => {
     app = await startGraphTestApp();
-    app.models.setVector('search_query: where are requests routed', q);
     src = await insertSource(app.db.pool);
     // Older completed sync: holds the closest vector of all, but is not searched.
     await writeSyncFiles(app.db.pool, src, [{ path: 'old.ts', embedding: v(0.01, 'old') }], { minutesAgo: 60 });
@@ -52,12 +45,20 @@ describe('graph component: search (rule 6) and stats (rule 7)', () => {
   after(() => app.close());
 
   it('embeds `search_query: <q>` and orders the latest completed sync by ascending cosine distance', async () => {
-    app.models.embeddingRequests.length = 0;
-    const res = await app.get<SearchBody>(`/api/graph/search?q=${encodeURIComponent('where are requests routed')}`);
+    app.models.resetStats();
+    const res = await app.get<SearchBody>(`/api/graph/search?q=${encodeURIComponent(query)}`);
     assert.equal(res.status, 200);
-    assert.deepEqual(app.models.embeddingRequests, [
-      { input: ['search_query: where are requests routed'], model: 'embeddings' },
-    ]);
+    // One embedding request with one input, marked as a query by its `search_query: ` prefix, model `embeddings`.
+    const { embeddings, log } = app.models.stats();
+    assert.deepEqual(
+      { requests: embeddings.requests, inputs: embeddings.inputs, queries: embeddings.queryInputs },
+      { requests: 1, inputs: 1, queries: 1 },
+    );
+    assert.equal(embeddings.unprefixedInputs, 0);
+    assert.deepEqual(
+      log.map((l) => [l.endpoint, l.outcome, l.model]),
+      [['embeddings', 'ok', 'embeddings']],
+    );
     assert.deepEqual(
       res.body.results.map((r) => r.id),
       ['router.ts', 'router.test.ts', 'README.md', 'util.ts'].map((p) => `src_${src}:${p}`),
@@ -78,7 +79,7 @@ describe('graph component: search (rule 6) and stats (rule 7)', () => {
   });
 
   it('filters by type and honours limit', async () => {
-    const q1 = encodeURIComponent('where are requests routed');
+    const q1 = encodeURIComponent(query);
     const tests = await app.get<SearchBody>(`/api/graph/search?q=${q1}&type=test`);
     assert.deepEqual(
       tests.body.results.map((r) => r.name),

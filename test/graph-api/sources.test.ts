@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { graphCounts, insertFile, insertGraph, insertSync } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp, type Reply } from '../support/graph-app.ts';
 import type { Page, SourceBody } from '../support/graph-api-types.ts';
@@ -172,6 +174,16 @@ describe('graph component: sources', () => {
   });
 
   it('DELETE tears down Temporal state first, then cascades runs, issues, files, chunks, schedules and graph', async () => {
+    const ingestion = app.ingestion!;
+    const temporal = ingestion.deps.temporal;
+    const ingest = async <T>(method: string, path: string, body: unknown): Promise<{ status: number; body: T }> => {
+      const res = await fetch(ingestion.url + path, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as T };
+    };
     const c = await app.send<SourceBody>('POST', '/api/sources', {
       owner: 'acme',
       name: 'doomed',
@@ -192,13 +204,36 @@ describe('graph component: sources', () => {
       `INSERT INTO sync_issues (sync_id, level, phase, code, message) VALUES ($1, 'info', 'parsing', 'x', 'y')`,
       [sync],
     );
-    await db.query(`INSERT INTO schedules (source_id, interval_minutes) VALUES ($1, 60)`, [id]);
+    // Temporal state, made through the ingestion component: a schedule (a row and a Temporal Schedule; a yearly
+    // interval, so it never fires during the test) and an active sync (a row and its workflow, id = source id; no
+    // worker polls this test's queue, so it stays running until the teardown ends it).
+    const schedule = await ingest<{ id: number }>('POST', '/api/schedules', {
+      source_id: id,
+      interval_minutes: 525600,
+    });
+    assert.equal(schedule.status, 201);
+    const scheduleHandle = temporal.schedule.getHandle(`${ingestion.scheduleIdPrefix}${schedule.body.id}`);
+    assert.equal((await scheduleHandle.describe()).state.paused, false);
+    const run = await ingest<{ id: string; status: string }>('POST', '/api/syncs', {
+      source_id: id,
+      triggered_by: 't',
+    });
+    assert.equal(run.status, 201);
+    assert.equal((await temporal.workflow.getHandle(id).describe()).status.name, 'RUNNING');
     assert.deepEqual(await graphCounts(db, sync), { File: 2, Symbol: 1, depends_on: 1, defines: 1 });
 
-    app.ingestion.calls.length = 0;
+    ingestion.logs.length = 0;
     const del = await app.send('DELETE', `/api/sources/${id}`);
     assert.equal(del.status, 204);
-    assert.deepEqual(app.ingestion.calls, [`DELETE /ingest/sources/${id}`]);
+    // The ingestion component was asked once, before the rows went, and tore down what it held.
+    const teardowns = ingestion.logs.filter((l) => l.event === 'source_torn_down');
+    assert.deepEqual(
+      teardowns.map((l) => [l.source_id, l.schedules_deleted, l.workflow, l.cancelled_sync_id]),
+      [[id, 1, 'terminated', run.body.id]],
+    );
+    // No Temporal state is left: the schedule is gone, the workflow is closed.
+    await assert.rejects(scheduleHandle.describe(), (err: Error) => err instanceof ScheduleNotFoundError);
+    assert.equal((await temporal.workflow.getHandle(id).describe()).status.name, 'TERMINATED');
     for (const [table, col] of [
       ['sources', 'id'],
       ['source_secrets', 'source_id'],
@@ -213,21 +248,31 @@ describe('graph component: sources', () => {
     assert.equal(await count(`SELECT count(*)::int AS n FROM sync_issues WHERE sync_id = $1`, [sync]), 0);
     assert.deepEqual(await graphCounts(db, sync), { File: 0, Symbol: 0, depends_on: 0, defines: 0 });
     assert.deepEqual(
-      (await events(id)).map((e) => e.payload.change),
+      (await events(id)).filter((e) => e.type === 'source_changed').map((e) => e.payload.change),
       ['created', 'deleted'],
     );
     assert.equal((await app.send('DELETE', `/api/sources/${id}`)).status, 404);
   });
 
   it('DELETE deletes nothing when the ingestion component fails or is unreachable', async () => {
-    const c = await app.send<SourceBody>('POST', '/api/sources', { owner: 'acme', name: 'survivor' });
-    const id = c.body.id;
-    app.ingestion.status = 500;
-    const refused = await app.send('DELETE', `/api/sources/${id}`);
-    app.ingestion.status = 204;
-    assert.equal(refused.status, 502);
-    assert.equal(refused.body.error.code, 'UPSTREAM_DISCONNECTED');
-    assert.equal((await app.get(`/api/sources/${id}`)).status, 200);
+    // An ingestion component whose Temporal namespace does not exist: its teardown answers with an error.
+    const failing = await startGraphTestApp({
+      ingestionEnv: { TEMPORAL_NAMESPACE: `ckg-missing-${randomBytes(4).toString('hex')}` },
+    });
+    try {
+      const c = await failing.send<SourceBody>('POST', '/api/sources', { owner: 'acme', name: 'survivor' });
+      const id = c.body.id;
+      const refused = await failing.send('DELETE', `/api/sources/${id}`);
+      assert.equal(refused.status, 502);
+      assert.equal(refused.body.error.code, 'UPSTREAM_DISCONNECTED');
+      assert.ok(
+        failing.ingestion!.logs.some((l) => l.level === 'error'),
+        'the ingestion component answered the teardown with a server error',
+      );
+      assert.equal((await failing.get(`/api/sources/${id}`)).status, 200);
+    } finally {
+      await failing.close();
+    }
 
     const unreachable = await startGraphTestApp({ ingestionUrl: 'http://127.0.0.1:9' });
     try {
