@@ -147,7 +147,9 @@ export const openApiDocument = {
           '(created_at) containing it. loaded_sync_ids: the requested syncs containing it, newest first. divergent: ' +
           'their content_hash values differ. Edges: the depends_on edges of the requested syncs, one per (source, ' +
           'target): weight = sum of the per-sync weights, weight_max = the largest. A cleaned sync contributes ' +
-          'nothing (its graph is gone). Unknown ids: 404 with details.unknown_sync_ids.',
+          'nothing (its graph is gone). Unknown ids: 404 with details.unknown_sync_ids. The body is compressed ' +
+          '(Content-Encoding br or gzip) when Accept-Encoding allows it, and sent as is otherwise; `Vary: ' +
+          'Accept-Encoding`. The JSON is the same either way.',
         parameters: [q('sync_ids', { type: 'string' }, 'Comma-separated sync UUIDs (at most 50).', true)],
         responses: { 200: ok('The merged graph', ref('Graph')), 400: E400, 404: E404, 504: E504 },
       },

@@ -3,7 +3,7 @@
  * cached, keyed by (id, status, completed_at), so a sync that is retried, cleaned or purged is read afresh: every
  * request first reads the requested syncs' rows, in whatever process it runs.
  */
-import type { MergedGraph } from './merge.ts';
+import type { SplitBody } from './split-body.ts';
 import type { SyncSnapshot } from './snapshot.ts';
 
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'cleaned']);
@@ -49,17 +49,24 @@ export class SnapshotCache {
   }
 }
 
+/** A cached merged graph: its body (bytes and compressed forms) and counts. */
+export interface CachedMerge {
+  body: SplitBody;
+  nodeCount: number;
+  edgeCount: number;
+}
+
 /**
  * Merged results of sets of final syncs (keyed by their snapshot keys), LRU within a byte budget: a set of final
- * syncs always merges to the same graph, so a repeated request only re-reads the sync rows and sends the string.
+ * syncs always merges to the same graph, so a repeated request only re-reads the sync rows and sends the bytes. An
+ * entry's size grows when a compressed form is first made; it is re-measured whenever an entry is added.
  */
 export class MergedCache {
-  private readonly entries = new Map<string, MergedGraph>();
-  private bytes = 0;
+  private readonly entries = new Map<string, CachedMerge>();
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string): MergedGraph | undefined {
+  get(key: string): CachedMerge | undefined {
     const hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key);
@@ -68,15 +75,19 @@ export class MergedCache {
     return hit;
   }
 
-  set(key: string, merged: MergedGraph): void {
-    const size = merged.head.length * 2;
-    if (size > this.maxBytes || this.entries.has(key)) return;
+  set(key: string, merged: CachedMerge): void {
+    if (merged.body.bytes > this.maxBytes || this.entries.has(key)) return;
     this.entries.set(key, merged);
-    this.bytes += size;
+    let bytes = 0;
+    for (const v of this.entries.values()) bytes += v.body.bytes;
     for (const [k, v] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
+      if (bytes <= this.maxBytes) break;
       this.entries.delete(k);
-      this.bytes -= v.head.length * 2;
+      bytes -= v.body.bytes;
     }
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 }

@@ -6,7 +6,8 @@ import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';
 import { MergedCache, SnapshotCache } from './cache.ts';
-import { mergedGraph } from './merged.ts';
+import { mergedGraph, metaTail } from './merged.ts';
+import { negotiateEncoding, sendChunks } from './send.ts';
 import { parseSyncIds } from './params.ts';
 import { StatsCache } from './stats.ts';
 
@@ -19,9 +20,11 @@ export function graphRoutes(router: Router, deps: GraphAppDeps): void {
   router.get('/api/graph', async (ctx) => {
     const started = performance.now();
     const syncIds = parseSyncIds(ctx.query.sync_ids);
-    const body = await withReadTx(pool, graphTimeoutMs, (tx) => mergedGraph(tx, caches, syncIds, started));
-    ctx.type = 'application/json';
-    ctx.body = body;
+    const merged = await withReadTx(pool, graphTimeoutMs, (tx) => mergedGraph(tx, caches, syncIds));
+    // Compression happens after the transaction: no connection is held while the head is compressed (once).
+    const encoding = negotiateEncoding(ctx);
+    await merged.body.prepare(encoding);
+    sendChunks(ctx, encoding, await merged.body.chunks(encoding, metaTail(merged, started)));
   });
 
   router.get('/api/graph/stats', async (ctx) => {

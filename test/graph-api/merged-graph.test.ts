@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import pg from 'pg';
 import { insertSource } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
@@ -185,6 +187,69 @@ describe('graph component: merged graph (rule 1)', () => {
     await writeSyncFiles(db, src, [{ path: 'r1.ts', deps: [['r2.ts', 1]] }, { path: 'r2.ts' }], { syncId });
     const g = (await app.get<GraphBody>(`/api/graph?sync_ids=${syncId}`)).body;
     assert.deepEqual([g.meta.node_count, g.meta.edge_count], [2, 1]);
+  });
+
+  it('the same JSON as is, gzip or br, as the client accepts; Content-Length, Content-Encoding and Vary', async () => {
+    const running = (
+      await writeSyncFiles(app.db.pool, other, [{ path: 'x.ts', deps: [['y.ts', 2]] }, { path: 'y.ts' }], {
+        status: 'running',
+      })
+    ).syncId;
+    /** A raw request: the bytes on the wire and the headers, nothing decoded by the client. */
+    const raw = (path: string, acceptEncoding?: string) =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
+        const req = http.get(app.url + path, { headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} });
+        req.on('error', reject);
+        req.on('response', (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c));
+          res.on('error', reject);
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(parts) }));
+        });
+      });
+    const withoutTime = (text: string) => {
+      const g = JSON.parse(text) as GraphBody;
+      assert.equal(typeof g.meta.query_ms, 'number');
+      return { ...g, meta: { ...g.meta, query_ms: 0 } };
+    };
+    // Final syncs (cached, compressed once) and a running one (built and compressed per request).
+    for (const ids of [`${s1},${s2},${s3}`, otherSync, running]) {
+      const path = `/api/graph?sync_ids=${ids}`;
+      const plain = await raw(path);
+      assert.equal(plain.status, 200);
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(plain.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(Number(plain.headers['content-length']), plain.bytes.length);
+      assert.match(plain.headers.vary ?? '', /accept-encoding/i);
+      const want = withoutTime(plain.bytes.toString('utf8'));
+      assert.ok(want.nodes.length > 0);
+      for (const [accept, encoding, decode] of [
+        ['gzip', 'gzip', zlib.gunzipSync],
+        ['br', 'br', zlib.brotliDecompressSync],
+        ['gzip;q=0.5, br', 'br', zlib.brotliDecompressSync],
+        ['br;q=0, gzip', 'gzip', zlib.gunzipSync],
+        ['identity', undefined, (b: Buffer) => b],
+        ['deflate', undefined, (b: Buffer) => b],
+      ] as const) {
+        for (let round = 0; round < 2; round++) {
+          const r = await raw(path, accept);
+          assert.equal(r.status, 200, accept);
+          assert.equal(r.headers['content-encoding'], encoding, accept);
+          assert.equal(Number(r.headers['content-length']), r.bytes.length, accept);
+          assert.match(r.headers.vary ?? '', /accept-encoding/i);
+          assert.deepEqual(withoutTime(decode(r.bytes).toString('utf8')), want, `${accept}, round ${round}`);
+          if (encoding) assert.ok(r.bytes.length < plain.bytes.length, `${accept}: ${r.bytes.length} bytes`);
+        }
+      }
+      // Node's fetch asks for compression by itself and decodes it.
+      const viaFetch = await fetch(app.url + path);
+      assert.ok(['gzip', 'br'].includes(viaFetch.headers.get('content-encoding') ?? ''));
+      assert.deepEqual(withoutTime(await viaFetch.text()), want);
+    }
+    // Errors are unchanged JSON bodies.
+    const bad = await raw('/api/graph?sync_ids=nope', 'gzip, br');
+    assert.equal(bad.status, 400);
+    assert.equal((JSON.parse(bad.bytes.toString('utf8')) as { error: { field: string } }).error.field, 'sync_ids');
   });
 
   it('504 TIMEOUT when the read exceeds GRAPH_QUERY_TIMEOUT_SECONDS', async () => {
