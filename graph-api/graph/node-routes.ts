@@ -10,7 +10,17 @@ import type { GraphAppDeps } from '../deps.ts';
 import { reconstruct } from '../file/reconstruct.ts';
 import { iso } from '../rows.ts';
 import { NODES_PREFIX, parseNodePath, type NodeAction, type NodeRequest } from './node-path.ts';
-import { chunksOf, findFile, neighbors, requireFile, type FileRecordRow, type NeighborRow } from './node-queries.ts';
+import {
+  chunksOf,
+  fileNotFound,
+  findFile,
+  findFileWithChunks,
+  findFileWithNeighbors,
+  neighbors,
+  requireFile,
+  type FileRecordRow,
+  type NeighborRow,
+} from './node-queries.ts';
 
 export function neighborJson(n: NeighborRow): Record<string, unknown> {
   if (n.label === 'File' && n.source_id !== null && n.file_path !== null) {
@@ -73,28 +83,47 @@ export function nodeRoutes(deps: GraphAppDeps): Koa.Middleware {
     const result = await withReadTx(pool, graphTimeoutMs, async (tx) => {
       let action: NodeAction = 'detail';
       let node: NodeRequest;
-      let file: FileRecordRow | undefined;
+      let found: FileRecordRow | undefined;
       if (parsed.sub && parsed.whole) {
         // Ambiguous: the whole path wins when it names a file.
-        file = await findFile(tx, parsed.whole.decoded.sourceId, parsed.whole.decoded.filePath, syncId);
-        if (file) node = parsed.whole;
+        found = await findFile(tx, parsed.whole.decoded.sourceId, parsed.whole.decoded.filePath, syncId);
+        if (found) node = parsed.whole;
         else ({ action, node } = parsed.sub);
       } else if (parsed.sub) {
         ({ action, node } = parsed.sub);
       } else {
         node = parsed.whole!;
       }
-      file ??= await requireFile(tx, node.nodeId, node.decoded.sourceId, node.decoded.filePath, syncId);
-      if (action === 'summary') return { summaryOf: { nodeId: node.nodeId, file } };
-      if (action === 'file') {
-        const chunks = await chunksOf(tx, file.id);
-        const { content, truncated } = reconstruct(chunks);
+      const { sourceId, filePath } = node.decoded;
+      const missing = () => fileNotFound(tx, node.nodeId, syncId);
+      if (action === 'summary') {
         return {
-          body: { node_id: node.nodeId, sync_id: file.sync_id, content, chunk_count: chunks.length, truncated },
+          summaryOf: {
+            nodeId: node.nodeId,
+            file: found ?? (await requireFile(tx, node.nodeId, sourceId, filePath, syncId)),
+          },
         };
       }
-      const rows = await neighbors(tx, file.id);
-      return { body: { node: nodeJson(node.nodeId, file), neighbors: rows.map(neighborJson) } };
+      // The file record and what the endpoint shows of it come in one statement (the usual, unambiguous case).
+      if (action === 'file') {
+        const got = found
+          ? { file: found, chunks: await chunksOf(tx, found.id) }
+          : ((await findFileWithChunks(tx, sourceId, filePath, syncId)) ?? (await missing()));
+        const { content, truncated } = reconstruct(got.chunks);
+        return {
+          body: {
+            node_id: node.nodeId,
+            sync_id: got.file.sync_id,
+            content,
+            chunk_count: got.chunks.length,
+            truncated,
+          },
+        };
+      }
+      const got = found
+        ? { file: found, neighbors: await neighbors(tx, found.id) }
+        : ((await findFileWithNeighbors(tx, sourceId, filePath, syncId)) ?? (await missing()));
+      return { body: { node: nodeJson(node.nodeId, got.file), neighbors: got.neighbors.map(neighborJson) } };
     });
     // The summary runs outside the read transaction: it may wait seconds for the model.
     ctx.body = result.summaryOf ? await deps.summaries.summarize({ ...result.summaryOf, force }) : result.body;

@@ -175,6 +175,20 @@ describe('graph component: node detail, file, greedy node paths (rules 2 and 5)'
     assert.equal(res.body.truncated, false);
   });
 
+  it('file and detail of a file without chunks or edges: empty content, no neighbours', async () => {
+    const { syncId } = await writeSyncFiles(app.db.pool, src, [{ path: 'blob.bin', type: 'asset', noChunks: true }]);
+    const file = await app.get<FileBody>(`${raw('blob.bin')}/file?sync_id=${syncId}`);
+    assert.equal(file.status, 200);
+    assert.deepEqual(
+      { content: file.body.content, chunk_count: file.body.chunk_count, truncated: file.body.truncated },
+      { content: '', chunk_count: 0, truncated: false },
+    );
+    const detail = await app.get<NodeBody>(`${raw('blob.bin')}?sync_id=${syncId}`);
+    assert.equal(detail.status, 200);
+    assert.equal(detail.body.node.type, 'asset');
+    assert.deepEqual(detail.body.neighbors, []);
+  });
+
   it('file: cut at 5,242,880 bytes on a character boundary with truncated=true', async () => {
     const db = app.db.pool;
     const line = 'é'.repeat(499) + '\n'; // 999 bytes
