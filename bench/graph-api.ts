@@ -6,9 +6,11 @@
  *   BENCH_DB=ckg_bench_graph node --import tsx bench/graph-api.ts   # create once, then reuse (kept)
  *
  * Prints p50/p95 per endpoint and the query plans behind them. Search is timed with an in-process query embedder
- * (the target excludes the embedding call).
+ * (the target excludes the embedding call). Requests ask for compression as browsers do (`accept-encoding: gzip,
+ * deflate, br`; Node's fetch decodes it), except the rows marked `identity`. The time includes reading and decoding
+ * the whole body to text; the size shown is what crossed the wire.
  */
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { createPool } from '../lib/db.ts';
@@ -101,52 +103,91 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const serverMs: number[] = [];
-  const timeOne = async (path: string): Promise<{ ms: number; bytes: number }> => {
+  const BROWSER = 'gzip, deflate, br';
+  const timeOne = async (
+    path: string,
+    acceptEncoding = BROWSER,
+  ): Promise<{ ms: number; bytes: number; wire: string }> => {
     const t = performance.now();
-    const res = await fetch(url + path);
+    const res = await fetch(url + path, { headers: { 'accept-encoding': acceptEncoding } });
     const text = await res.text();
     const ms = performance.now() - t;
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
     // The merged graph reports its own server-side time in meta.query_ms (the last object of the body).
     const meta = /"query_ms":(\d+)\}\}$/.exec(text.slice(-200));
     if (meta) serverMs.push(Number(meta[1]));
-    return { ms, bytes: text.length };
+    const length = Number(res.headers.get('content-length') ?? text.length);
+    const encoding = res.headers.get('content-encoding') ?? 'identity';
+    return { ms, bytes: length, wire: `${(length / 1024).toFixed(0)} KiB ${encoding}` };
   };
+  /** Time to the last byte on the wire, nothing decoded (what the server and the transport cost). */
+  const wireOnly = (path: string, acceptEncoding: string) =>
+    new Promise<number>((resolve, reject) => {
+      const t = performance.now();
+      http
+        .get(url + path, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+          res.on('data', () => undefined);
+          res.on('end', () => resolve(performance.now() - t));
+          res.on('error', reject);
+        })
+        .on('error', reject);
+    });
   const rows: string[] = [];
-  const bench = async (label: string, paths: string[], n: number, target: number) => {
-    for (let i = 0; i < 3; i++) await timeOne(paths[i % paths.length]!);
+  const benchWire = async (label: string, path: string, n: number, acceptEncoding: string) => {
+    for (let i = 0; i < 3; i++) await wireOnly(path, acceptEncoding);
     const ms: number[] = [];
-    let bytes = 0;
+    for (let i = 0; i < n; i++) ms.push(await wireOnly(path, acceptEncoding));
+    rows.push(
+      `${label.padEnd(40)} p50 ${pct(ms, 50).toFixed(1).padStart(7)} ms   p95 ${pct(ms, 95).toFixed(1).padStart(7)} ms`,
+    );
+    console.log(rows.at(-1));
+  };
+  const bench = async (label: string, paths: string[], n: number, target: number, acceptEncoding = BROWSER) => {
+    for (let i = 0; i < 3; i++) await timeOne(paths[i % paths.length]!, acceptEncoding);
+    const ms: number[] = [];
+    let wire = '';
     for (let i = 0; i < n; i++) {
-      const r = await timeOne(paths[i % paths.length]!);
+      const r = await timeOne(paths[i % paths.length]!, acceptEncoding);
       ms.push(r.ms);
-      bytes = r.bytes;
+      wire = r.wire;
     }
     const p50 = pct(ms, 50);
     const p95 = pct(ms, 95);
     rows.push(
-      `${label.padEnd(34)} p50 ${p50.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms   target ${String(target).padStart(3)} ms   ${p50 <= target ? 'ok ' : 'MISS'}   (${(bytes / 1024).toFixed(0)} KiB)`,
+      `${label.padEnd(40)} p50 ${p50.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms   target ${String(target).padStart(3)} ms   ${p50 <= target ? 'ok ' : 'MISS'}   (${wire})`,
     );
     console.log(rows.at(-1));
   };
 
   const ids = data.syncIds.join(',');
-  // Cold: the first request after start-up reads the three syncs' snapshots from the database.
+  // Cold: the first request after start-up reads the three syncs' snapshots from the database (and compresses).
   const cold = await timeOne(`/api/graph?sync_ids=${ids}`);
-  console.log(
-    `merged graph, cold (3 snapshots read): ${cold.ms.toFixed(0)} ms, ${(cold.bytes / 1048576).toFixed(1)} MiB`,
-  );
+  console.log(`merged graph, cold (3 snapshots read, merged, compressed once): ${cold.ms.toFixed(0)} ms, ${cold.wire}`);
   const node = (p: string) => `/api/graph/nodes/${encodeURIComponent(`src_${data.sourceId}:${p}`)}`;
+  const serverSide = () => {
+    console.log(
+      `  meta.query_ms (server side, before the body is sent): p50 ${pct(serverMs, 50)} p95 ${pct(serverMs, 95)}`,
+    );
+    serverMs.length = 0;
+  };
   serverMs.length = 0;
   await bench('GET /api/graph (3 syncs, warm)', [`/api/graph?sync_ids=${ids}`], 20, 50);
-  console.log(
-    `  meta.query_ms (server side, before the body is sent): p50 ${pct(serverMs, 50)} p95 ${pct(serverMs, 95)}`,
-  );
-  serverMs.length = 0;
+  serverSide();
+  await bench('GET /api/graph (3 syncs, warm, identity)', [`/api/graph?sync_ids=${ids}`], 20, 50, 'identity');
+  serverSide();
+  await benchWire('  same, to the last byte, gzip not decoded', `/api/graph?sync_ids=${ids}`, 20, 'gzip');
+  await benchWire('  same, to the last byte, br not decoded', `/api/graph?sync_ids=${ids}`, 20, 'br');
+  await benchWire('  same, to the last byte, identity', `/api/graph?sync_ids=${ids}`, 20, 'identity');
   await bench('GET /api/graph (1 sync, warm)', [`/api/graph?sync_ids=${data.syncIds.at(-1)}`], 20, 50);
-  console.log(
-    `  meta.query_ms (server side, before the body is sent): p50 ${pct(serverMs, 50)} p95 ${pct(serverMs, 95)}`,
+  serverSide();
+  await bench(
+    'GET /api/graph (1 sync, warm, identity)',
+    [`/api/graph?sync_ids=${data.syncIds.at(-1)}`],
+    20,
+    50,
+    'identity',
   );
+  serverSide();
   await bench('GET /api/graph/nodes/{id}', data.samplePaths.map(node), 100, 5);
   await bench(
     'GET /api/graph/nodes/{id}?sync_id',
@@ -166,7 +207,9 @@ async function main(): Promise<void> {
     const c = await pool.connect();
     const plan = async (title: string, sql: string, params: unknown[]) => {
       const r = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING ON) ${sql}`, params);
-      console.log(`\n-- ${title}\n` + r.rows.map((x) => x['QUERY PLAN']).join('\n'));
+      // Long literals (the query vector) are cut so the plan stays readable.
+      const lines = r.rows.map((x) => x['QUERY PLAN']).map((l) => (l.length > 240 ? `${l.slice(0, 240)}...` : l));
+      console.log(`\n-- ${title}\n` + lines.join('\n'));
     };
     const fid = (
       await c.query<{ id: string }>(`SELECT id FROM file_records WHERE sync_id = $1 AND file_path = $2`, [
@@ -174,13 +217,16 @@ async function main(): Promise<void> {
         data.samplePaths[1],
       ])
     ).rows[0]!.id;
-    const { neighborsSql } = await import('../graph-api/graph/node-queries.ts');
-    await plan(
-      'node: file record in the newest completed sync',
-      `SELECT f.id FROM file_records f JOIN sync_runs s ON s.id = f.sync_id WHERE f.source_id = $1 AND f.file_path = $2 AND s.status = 'completed' ORDER BY s.created_at DESC, s.id DESC LIMIT 1`,
-      [data.sourceId, data.samplePaths[1]],
-    );
-    await plan('node: neighbours', neighborsSql, [JSON.stringify(fid)]);
+    const q = await import('../graph-api/graph/node-queries.ts');
+    await plan('node detail: file record (newest completed sync) + neighbours, one statement', q.nodeDetailSql.latest, [
+      data.sourceId,
+      data.samplePaths[1],
+    ]);
+    await plan('node file: file record + chunks, one statement', q.nodeTextSql.latest, [
+      data.sourceId,
+      data.bigFilePath,
+    ]);
+    await plan('summary context: neighbours of a file', q.neighborsSql, [JSON.stringify(fid)]);
     await plan('stats: nodes by type', `SELECT type, count(*) FROM file_records GROUP BY type`, []);
     await plan('stats: edges by label', `SELECT tableoid, count(*) FROM service._ag_label_edge GROUP BY tableoid`, []);
     await c.query('BEGIN');
