@@ -1,0 +1,89 @@
+import type { ChunkInfo, ChunkType } from '../types.ts';
+import { breadcrumb } from './breadcrumb.ts';
+import { countWords, tokensForWords } from './tokens.ts';
+
+/** A chunk before its content is built: a line range (0-based, inclusive) and its metadata. */
+export interface PlannedChunk {
+  start: number;
+  end: number;
+  chain: string[];
+  type: ChunkType;
+  symbols: string[];
+}
+
+/** What every chunker works on: the file's lines (terminators kept) and each line's word count. */
+export interface LineSource {
+  path: string;
+  lines: string[];
+  words: number[];
+}
+
+export function lineSource(path: string, lines: string[]): LineSource {
+  return { path, lines, words: lines.map(countWords) };
+}
+
+/** Words of the breadcrumb for this path and chain. */
+export function headerWords(path: string, chain: readonly string[]): number {
+  return countWords(breadcrumb(path, chain));
+}
+
+export function materialize(src: LineSource, planned: PlannedChunk[], language: string): ChunkInfo[] {
+  return planned.map((p, i) => {
+    const content = breadcrumb(src.path, p.chain) + src.lines.slice(p.start, p.end + 1).join('');
+    return {
+      chunk_index: i,
+      content,
+      start_line: p.start + 1,
+      end_line: p.end + 1,
+      token_count: tokensForWords(countWords(content)),
+      language,
+      chunk_type: p.type,
+      symbols: p.symbols,
+    };
+  });
+}
+
+/**
+ * Line-greedy packing of lines [start, end]: each chunk takes lines while the estimate (breadcrumb included) stays
+ * within the budget, and always at least one new line (a single line above the budget is a chunk of its own).
+ * With overlap > 0, each chunk after the first starts with the previous chunk's trailing lines worth at most
+ * `overlap` tokens.
+ */
+export function lineGreedy(
+  src: LineSource,
+  start: number,
+  end: number,
+  header: number,
+  budget: number,
+  overlap: number,
+): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let from = start;
+  let firstNew = start;
+  while (firstNew <= end) {
+    let words = header;
+    for (let i = from; i < firstNew; i++) words += src.words[i] ?? 0;
+    let to = firstNew;
+    words += src.words[to] ?? 0;
+    while (to < end && tokensForWords(words + (src.words[to + 1] ?? 0)) <= budget) {
+      to++;
+      words += src.words[to] ?? 0;
+    }
+    out.push([from, to]);
+    if (to >= end) break;
+    firstNew = to + 1;
+    from = firstNew;
+    if (overlap > 0) {
+      let back = 0;
+      // Only overlap when the overlap and the next line still fit together in one chunk.
+      const nextWords = header + (src.words[firstNew] ?? 0);
+      while (from - 1 > out[out.length - 1]![0]) {
+        const w = back + (src.words[from - 1] ?? 0);
+        if (tokensForWords(w) > overlap || tokensForWords(nextWords + w) > budget) break;
+        back = w;
+        from--;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,123 @@
+import { availableParallelism } from 'node:os';
+import type { AnalyzeOptions, Engine, EngineIssue, FileAnalysis } from './types.ts';
+import type { FileRequest, FileResult } from './analyze-file.ts';
+import { DEFAULT_MAX_FILE_BYTES, analyzeFile } from './analyze-file.ts';
+import { discover } from './discover.ts';
+import { ParsePool } from './pool.ts';
+import { buildRepoIndex } from './resolve/repo-index.ts';
+import type { RepoIndex } from './resolve/repo-index.ts';
+import { resolveImports } from './resolve/resolve.ts';
+
+export interface EngineOptions {
+  /** Worker threads (default: the number of cores). */
+  threads?: number;
+}
+
+function checkThreads(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
+  const { imports, ...rest } = result;
+  try {
+    const { dependencies, external } = resolveImports(result.language, result.file_path, imports, repo);
+    return { ...rest, dependencies, external_imports: external };
+  } catch (err) {
+    rest.issues.push({
+      level: 'error',
+      phase: 'graphing',
+      code: 'resolve_failed',
+      message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
+      file_path: result.file_path,
+    });
+    return { ...rest, dependencies: [], external_imports: imports.length };
+  }
+}
+
+/**
+ * The parse-and-chunk engine: discovery on the calling thread, per-file analysis (read, hash, decode, classify,
+ * parse, extract, chunk) in a worker pool, import resolution against the whole tree back on the calling thread.
+ */
+export function createEngine(options: EngineOptions = {}): Engine {
+  const defaultThreads = checkThreads(options.threads, 'threads') ?? Math.max(1, availableParallelism());
+  const pools = new Map<number, ParsePool>();
+  let closed = false;
+  const poolFor = (n: number): ParsePool => {
+    let pool = pools.get(n);
+    if (!pool) pools.set(n, (pool = new ParsePool(n)));
+    return pool;
+  };
+
+  async function* analyzeTree(root: string, opts: AnalyzeOptions = {}): AsyncGenerator<FileAnalysis> {
+    if (closed) throw new Error('engine is closed');
+    const threads = checkThreads(opts.threads, 'threads') ?? defaultThreads;
+    const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (!Number.isFinite(maxFileBytes) || maxFileBytes < 0)
+      throw new RangeError(`maxFileBytes must be a non-negative number, got ${maxFileBytes}`);
+    const onIssue = opts.onIssue ?? ((_: EngineIssue) => {});
+    const files = discover(root, opts.includePaths ?? [], onIssue);
+    const problems: Array<{ path: string; message: string }> = [];
+    const repo = buildRepoIndex(
+      root,
+      files.map((f) => f.path),
+      problems,
+    );
+    for (const p of problems) {
+      onIssue({ level: 'warning', phase: 'parsing', code: 'unreadable_config', message: p.message, file_path: p.path });
+    }
+    const pool = poolFor(threads);
+    const window = threads * 8;
+    const done: FileAnalysis[] = [];
+    let wake: (() => void) | null = null;
+    let next = 0;
+    let pending = 0;
+
+    const start = (): void => {
+      while (pending < window && next < files.length) {
+        const f = files[next++]!;
+        const req: FileRequest = { path: f.path, absolute: f.absolute, size: f.size, maxFileBytes };
+        pending++;
+        void pool.run(req).then(async (res) => {
+          let result: FileResult;
+          if (res instanceof Error) {
+            const issues: EngineIssue[] = [
+              {
+                level: 'error',
+                phase: 'parsing',
+                code: 'worker_failed',
+                message: `analysis failed, chunked by lines: ${res.message}`,
+                file_path: f.path,
+              },
+            ];
+            result = await analyzeFile(req, { parse: false, issues });
+          } else result = res;
+          done.push(finish(result, repo));
+          pending--;
+          wake?.();
+        });
+      }
+    };
+
+    start();
+    while (pending > 0 || done.length > 0) {
+      if (done.length === 0) {
+        await new Promise<void>((r) => (wake = r));
+        wake = null;
+      }
+      const batch = done.splice(0);
+      start();
+      for (const a of batch) yield a;
+    }
+  }
+
+  return {
+    analyzeTree,
+    async close() {
+      closed = true;
+      await Promise.all([...pools.values()].map((p) => p.close()));
+      pools.clear();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { ImportRef, LanguagePlugin } from './plugin.ts';
+import type { RepoIndex } from '../resolve/repo-index.ts';
+import { requireGrammar } from './load.ts';
+import { representative } from '../resolve/common.ts';
+import { dirname } from '../resolve/paths.ts';
+
+const goFile = (name: string): boolean => name.endsWith('.go') && !name.endsWith('_test.go');
+
+function packageFile(repo: RepoIndex, dir: string): string | null {
+  return repo.dirs.has(dir) ? representative(repo, dir, goFile) : null;
+}
+
+/**
+ * Go: the import path names a package directory. A path under a go.mod's module path maps to that module's
+ * directory; the standard library's module `std` maps paths directly; vendored packages are looked up in the
+ * vendor directories of the enclosing modules. The edge goes to the package's representative file.
+ */
+function resolve(ref: ImportRef, from: string, repo: RepoIndex): string[] {
+  const spec = ref.spec;
+  for (const mod of repo.goModules) {
+    let dir: string | null = null;
+    if (spec === mod.module) dir = mod.dir;
+    else if (spec.startsWith(mod.module + '/')) dir = joinDir(mod.dir, spec.slice(mod.module.length + 1));
+    else if (mod.module === 'std' && !spec.split('/')[0]!.includes('.')) dir = joinDir(mod.dir, spec);
+    if (dir !== null) {
+      const hit = packageFile(repo, dir);
+      if (hit !== null) return [hit];
+    }
+  }
+  // Vendored: the nearest enclosing module directory's vendor/ first.
+  for (const mod of repo.goModules) {
+    if (mod.dir !== '' && !from.startsWith(mod.dir + '/')) continue;
+    const hit = packageFile(repo, joinDir(joinDir(mod.dir, 'vendor'), spec));
+    if (hit !== null) return [hit];
+  }
+  if (repo.goModules.length === 0) {
+    // No go.mod: GOPATH-style trees; try the path from the root and relative to the importing package.
+    const hit = packageFile(repo, spec) ?? packageFile(repo, joinDir(dirname(from), spec));
+    if (hit !== null) return [hit];
+  }
+  return [];
+}
+
+function joinDir(a: string, b: string): string {
+  return a === '' ? b : `${a}/${b}`;
+}
+
+export const go: LanguagePlugin = {
+  id: 'go',
+  extensions: ['.go'],
+  queryFile: 'go.scm',
+  grammar: () => Promise.resolve(requireGrammar('tree-sitter-go')),
+  isExported: (def) => /^\p{Lu}/u.test(def.name),
+  resolve,
+};

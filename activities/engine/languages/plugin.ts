@@ -1,0 +1,82 @@
+import type { ChunkType } from '../types.ts';
+import type { RepoIndex } from '../resolve/repo-index.ts';
+
+/** One import as written in the source: a module path, file path, package or namespace, per the language. */
+export interface ImportRef {
+  spec: string;
+  /** 1-based line of the import. */
+  line: number;
+  /** Language-specific flavour, e.g. 'require_relative', 'mod', 'from', 'include_system'. */
+  kind?: string;
+}
+
+/** A capture of a query match, reduced to what plugins need (worker side). */
+export interface CaptureView {
+  name: string;
+  text: string;
+  row: number;
+  /** Type of the captured node. */
+  type: string;
+}
+
+/** A definition found by the language's query. */
+export interface DefinitionView {
+  name: string;
+  chunkType: ChunkType;
+  /** Node type of the definition (e.g. 'function_declaration'). */
+  nodeType: string;
+  /** Source text of the definition's first line, for visibility checks. */
+  firstLine: string;
+  /** True when no other definition of a class, function or method encloses it. */
+  topLevel: boolean;
+}
+
+export interface LanguagePlugin {
+  /** The language id written to file records (e.g. 'typescript'). */
+  id: string;
+  /** Lower-case file extensions with the dot. */
+  extensions: readonly string[];
+  /** Interpreter names recognised in a `#!` line of an extension-less file. */
+  interpreters?: readonly string[];
+  /** The query file under activities/engine/queries/. */
+  queryFile: string;
+  /** Loads the tree-sitter grammar; called at most once per thread. The path selects a dialect (e.g. TSX). */
+  grammar(path: string): Promise<unknown>;
+  /** Grammar variant key for a path (default: one grammar per plugin). */
+  dialect?(path: string): string;
+  /** Turns the captures of one `@import` match into imports; the default reads `import.source`, unquoted. */
+  readImport?(captures: CaptureView[]): ImportRef[];
+  /** Whether a definition is visible outside its file; used when the query has no `@export.name` captures. */
+  isExported?(def: DefinitionView): boolean;
+  /**
+   * Resolves an import of `from` to files of the repository. An empty array means the import points outside the
+   * repository (counted, not an edge).
+   */
+  resolve(ref: ImportRef, from: string, repo: RepoIndex): string[];
+}
+
+/** Strips one level of quotes, backticks or angle brackets. */
+export function unquote(text: string): string {
+  const t = text.trim();
+  if (t.length >= 2) {
+    const a = t[0];
+    const b = t[t.length - 1];
+    if ((a === '"' || a === "'" || a === '`') && b === a) return t.slice(1, -1);
+    if (a === '<' && b === '>') return t.slice(1, -1);
+  }
+  return t;
+}
+
+/** Whether one of `modifiers` appears on the definition's first line before its name (e.g. `private class X`). */
+export function hasModifierBeforeName(def: DefinitionView, modifiers: readonly string[]): boolean {
+  const at = def.firstLine.indexOf(def.name);
+  const head = at === -1 ? def.firstLine : def.firstLine.slice(0, at);
+  return modifiers.some((m) => new RegExp(`\\b${m}\\b`).test(head));
+}
+
+export function defaultReadImport(captures: CaptureView[]): ImportRef[] {
+  return captures
+    .filter((c) => c.name === 'import.source')
+    .map((c) => ({ spec: unquote(c.text), line: c.row + 1 }))
+    .filter((r) => r.spec.length > 0);
+}

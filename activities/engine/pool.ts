@@ -1,0 +1,85 @@
+import { Worker } from 'node:worker_threads';
+import type { FileRequest, FileResult } from './analyze-file.ts';
+import type { WorkerRequest, WorkerResponse } from './parse-worker.ts';
+
+interface Task {
+  id: number;
+  file: FileRequest;
+  resolve: (r: FileResult | Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  inFlight: Map<number, Task>;
+}
+
+/** Tasks in flight per worker: one running, one queued in its port, so a worker never waits for the main thread. */
+const PER_WORKER = 2;
+
+/**
+ * A fixed pool of parse workers. `run` never rejects: a failure (including a worker that died) resolves to an Error
+ * that the engine turns into an issue; a dead worker is replaced.
+ */
+export class ParsePool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(readonly size: number) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(new URL('./parse-worker.mjs', import.meta.url));
+    const slot: Slot = { worker, inFlight: new Map() };
+    worker.on('message', (msg: WorkerResponse) => {
+      const task = slot.inFlight.get(msg.id);
+      if (!task) return;
+      slot.inFlight.delete(msg.id);
+      task.resolve(msg.ok ? msg.result : new Error(msg.error));
+      this.pump();
+    });
+    const fail = (err: Error): void => {
+      const index = this.slots.indexOf(slot);
+      for (const task of slot.inFlight.values()) task.resolve(err);
+      slot.inFlight.clear();
+      if (index !== -1 && !this.closed) {
+        this.slots[index] = this.spawn();
+        this.pump();
+      }
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (!this.closed) fail(new Error(`parse worker exited with code ${code}`));
+    });
+    return slot;
+  }
+
+  run(file: FileRequest): Promise<FileResult | Error> {
+    if (this.closed) return Promise.resolve(new Error('parse pool is closed'));
+    return new Promise((resolve) => {
+      this.queue.push({ id: this.nextId++, file, resolve });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    for (;;) {
+      if (this.queue.length === 0) return;
+      let best: Slot | null = null;
+      for (const s of this.slots)
+        if (s.inFlight.size < PER_WORKER && (best === null || s.inFlight.size < best.inFlight.size)) best = s;
+      if (best === null) return;
+      const task = this.queue.shift()!;
+      best.inFlight.set(task.id, task);
+      best.worker.postMessage({ id: task.id, file: task.file } satisfies WorkerRequest);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.queue.splice(0)) t.resolve(new Error('parse pool closed'));
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}

@@ -1,0 +1,22 @@
+(function_item name: (identifier) @name) @definition.function
+(struct_item name: (type_identifier) @name) @definition.struct
+(enum_item name: (type_identifier) @name) @definition.enum
+(union_item name: (type_identifier) @name) @definition.struct
+(trait_item name: (type_identifier) @name) @definition.trait
+(impl_item type: (_) @name) @definition.impl
+(mod_item name: (identifier) @name body: (declaration_list)) @definition.module
+(macro_definition name: (identifier) @name) @definition.function
+
+(use_declaration argument: (_) @import.use) @import
+(mod_item !body name: (identifier) @import.mod) @import
+(extern_crate_declaration name: (identifier) @import.crate) @import
+
+; Exports: pub items at the top of the file.
+(source_file (function_item (visibility_modifier) name: (identifier) @export.name))
+(source_file (struct_item (visibility_modifier) name: (type_identifier) @export.name))
+(source_file (enum_item (visibility_modifier) name: (type_identifier) @export.name))
+(source_file (trait_item (visibility_modifier) name: (type_identifier) @export.name))
+(source_file (type_item (visibility_modifier) name: (type_identifier) @export.name))
+(source_file (const_item (visibility_modifier) name: (identifier) @export.name))
+(source_file (static_item (visibility_modifier) name: (identifier) @export.name))
+(source_file (mod_item (visibility_modifier) name: (identifier) @export.name))

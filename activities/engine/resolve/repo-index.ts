@@ -1,0 +1,170 @@
+import { readFileSync } from 'node:fs';
+import { join as joinFs } from 'node:path';
+import { basename, dirname, join } from './paths.ts';
+
+export interface TsConfigInfo {
+  /** Directory of the tsconfig/jsconfig file. */
+  dir: string;
+  /** Repository-relative base for `paths` and bare specifiers; null when baseUrl is not set. */
+  baseUrl: string | null;
+  paths: Array<{ pattern: string; targets: string[] }>;
+}
+
+/** What import resolution knows about the whole tree: built once per analysis, after discovery. */
+export interface RepoIndex {
+  files: ReadonlySet<string>;
+  /** Directory → names of the files directly in it (sorted). */
+  dirs: ReadonlyMap<string, string[]>;
+  /** Base name → paths with that base name. */
+  byBase: ReadonlyMap<string, string[]>;
+  /** Base name → directories with that base name. */
+  dirsByBase: ReadonlyMap<string, string[]>;
+  /** go.mod files: module path and directory, longest module path first. */
+  goModules: Array<{ dir: string; module: string }>;
+  tsconfigs: TsConfigInfo[];
+  /** composer.json PSR-4 prefixes (namespace prefix with trailing '\\') → directories. */
+  psr4: Array<{ prefix: string; dirs: string[] }>;
+  /** Cargo crate name (with '_') → the directory holding its lib.rs/main.rs. */
+  crates: ReadonlyMap<string, string>;
+}
+
+/** Files whose path ends with `suffix` at a '/' boundary (or equal it). */
+export function filesEndingWith(repo: RepoIndex, suffix: string): string[] {
+  const candidates = repo.byBase.get(basename(suffix)) ?? [];
+  return candidates.filter((p) => p === suffix || p.endsWith('/' + suffix));
+}
+
+/** Directories whose path ends with `suffix` at a '/' boundary (or equal it). */
+export function dirsEndingWith(repo: RepoIndex, suffix: string): string[] {
+  const candidates = repo.dirsByBase.get(basename(suffix)) ?? [];
+  return candidates.filter((d) => d === suffix || d.endsWith('/' + suffix));
+}
+
+/** Strips // and /* comments and trailing commas, so tsconfig-style JSON parses. Strings are respected. */
+export function parseLooseJson(text: string): unknown {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end === -1 ? text.length : end + 1;
+    } else out += c;
+  }
+  return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1')) as unknown;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface IndexProblem {
+  path: string;
+  message: string;
+}
+
+/** Builds the index from the discovered paths, reading the few configuration files resolution needs. */
+export function buildRepoIndex(root: string, paths: Iterable<string>, problems: IndexProblem[] = []): RepoIndex {
+  const files = new Set<string>();
+  const dirs = new Map<string, string[]>();
+  const byBase = new Map<string, string[]>();
+  for (const p of paths) {
+    files.add(p);
+    const d = dirname(p);
+    let names = dirs.get(d);
+    if (!names) dirs.set(d, (names = []));
+    names.push(basename(p));
+    const b = basename(p);
+    let same = byBase.get(b);
+    if (!same) byBase.set(b, (same = []));
+    same.push(p);
+  }
+  // Every ancestor directory exists too (a directory with only subdirectories is still a directory).
+  for (const d of [...dirs.keys()]) {
+    for (let a = dirname(d); a !== '' && !dirs.has(a); a = dirname(a)) dirs.set(a, []);
+  }
+  for (const names of dirs.values()) names.sort();
+  const dirsByBase = new Map<string, string[]>();
+  for (const d of dirs.keys()) {
+    const b = basename(d);
+    let same = dirsByBase.get(b);
+    if (!same) dirsByBase.set(b, (same = []));
+    same.push(d);
+  }
+
+  const read = (p: string): string | null => {
+    try {
+      return readFileSync(joinFs(root, p), 'utf8');
+    } catch (err) {
+      problems.push({ path: p, message: err instanceof Error ? err.message : String(err) });
+      return null;
+    }
+  };
+  const goModules: RepoIndex['goModules'] = [];
+  const tsconfigs: TsConfigInfo[] = [];
+  const psr4: RepoIndex['psr4'] = [];
+  const crates = new Map<string, string>();
+  for (const p of files) {
+    const b = basename(p);
+    const d = dirname(p);
+    if (b === 'go.mod') {
+      const m = /^\s*module\s+("?)([^\s"]+)\1/m.exec(read(p) ?? '');
+      if (m) goModules.push({ dir: d, module: m[2]! });
+    } else if (/^(tsconfig|jsconfig)(\..*)?\.json$/.test(b) && (b === 'tsconfig.json' || b === 'jsconfig.json')) {
+      const text = read(p);
+      if (text === null) continue;
+      try {
+        const json = parseLooseJson(text);
+        const opts = isRecord(json) && isRecord(json.compilerOptions) ? json.compilerOptions : {};
+        const baseUrl = typeof opts.baseUrl === 'string' ? join(d, opts.baseUrl) : null;
+        const paths: TsConfigInfo['paths'] = [];
+        if (isRecord(opts.paths)) {
+          for (const [pattern, targets] of Object.entries(opts.paths)) {
+            if (Array.isArray(targets)) paths.push({ pattern, targets: targets.filter((t) => typeof t === 'string') });
+          }
+        }
+        tsconfigs.push({ dir: d, baseUrl, paths });
+      } catch (err) {
+        problems.push({ path: p, message: `unreadable tsconfig: ${err instanceof Error ? err.message : String(err)}` });
+      }
+    } else if (b === 'composer.json') {
+      const text = read(p);
+      if (text === null) continue;
+      try {
+        const json = JSON.parse(text) as unknown;
+        if (!isRecord(json)) continue;
+        for (const section of [json.autoload, json['autoload-dev']]) {
+          if (!isRecord(section) || !isRecord(section['psr-4'])) continue;
+          for (const [prefix, target] of Object.entries(section['psr-4'])) {
+            const list = (Array.isArray(target) ? target : [target]).filter((t): t is string => typeof t === 'string');
+            const dirsOut = list.map((t) => join(d, t)).filter((t): t is string => t !== null);
+            psr4.push({ prefix, dirs: dirsOut });
+          }
+        }
+      } catch (err) {
+        problems.push({
+          path: p,
+          message: `unreadable composer.json: ${err instanceof Error ? err.message : String(err)}`,
+        });
+      }
+    } else if (b === 'Cargo.toml') {
+      const text = read(p) ?? '';
+      const pkg = /^\[package\][^[]*?^\s*name\s*=\s*"([^"]+)"/ms.exec(text);
+      if (pkg) {
+        const src = join(d, 'src') ?? 'src';
+        crates.set(pkg[1]!.replace(/-/g, '_'), src);
+      }
+    }
+  }
+  goModules.sort((a, b) => b.module.length - a.module.length);
+  tsconfigs.sort((a, b) => b.dir.length - a.dir.length);
+  psr4.sort((a, b) => b.prefix.length - a.prefix.length);
+  return { files, dirs, byBase, dirsByBase, goModules, tsconfigs, psr4, crates };
+}

@@ -1,0 +1,131 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  breadcrumb,
+  chunkEmbeddingInput,
+  estimateTokens,
+  fileEmbeddingInput,
+  reconstruct,
+} from '../../activities/engine/index.ts';
+import { lineSource, lineGreedy, materialize } from '../../activities/engine/chunk/plan.ts';
+import { chunkMarkdown, chunkText } from '../../activities/engine/chunk/prose.ts';
+import { splitLines, countLines } from '../../activities/engine/text.ts';
+
+describe('token estimate', () => {
+  test('is words x 1.3 rounded up', () => {
+    assert.equal(estimateTokens(''), 0);
+    assert.equal(estimateTokens('one'), 2);
+    assert.equal(estimateTokens('a b c d e f g h i j'), 13);
+    assert.equal(estimateTokens('  tabs\tand\nnew  lines\r\n'), 6);
+  });
+});
+
+describe('embedding inputs', () => {
+  test('chunk input is the prefix plus the content, cut at 1400 characters', () => {
+    assert.equal(chunkEmbeddingInput('# file: a\n'), 'search_document: # file: a\n');
+    const long = 'x'.repeat(2000);
+    const input = chunkEmbeddingInput(long);
+    assert.equal(input.length, 1400);
+    assert.equal(input, 'search_document: ' + 'x'.repeat(1400 - 17));
+  });
+
+  test('file input has path, type, language and the first 100 lines', () => {
+    const content = Array.from({ length: 150 }, (_, i) => `l${i}`).join('\n') + '\n';
+    const input = fileEmbeddingInput({ path: 'src/a.py', type: 'source', language: 'python', content });
+    const head = Array.from({ length: 100 }, (_, i) => `l${i}\n`).join('');
+    assert.equal(input, `search_document: path: src/a.py\ntype: source\nlanguage: python\n${head}`);
+    assert.ok(!input.includes('l100'));
+  });
+
+  test('file input is truncated to exactly 1400 characters', () => {
+    const content = 'y'.repeat(5000);
+    const input = fileEmbeddingInput({ path: 'b.txt', type: 'doc', language: 'text', content });
+    assert.equal(input.length, 1400);
+    assert.ok(input.startsWith('search_document: path: b.txt\ntype: doc\nlanguage: text\nyyy'));
+  });
+
+  test('file input for an empty or binary file is the header alone', () => {
+    assert.equal(
+      fileEmbeddingInput({ path: 'logo.png', type: 'asset', language: '', content: '' }),
+      'search_document: path: logo.png\ntype: asset\nlanguage: \n',
+    );
+  });
+});
+
+describe('reconstruct', () => {
+  test('zero chunks give the empty string', () => {
+    assert.equal(reconstruct([]), '');
+  });
+
+  test('drops the lines of a chunk that overlap the previous end_line and strips breadcrumbs', () => {
+    const h = breadcrumb('f.txt', ['f.txt']);
+    const chunks = [
+      { chunk_index: 1, content: h + 'c\nd\ne', start_line: 3, end_line: 5 },
+      { chunk_index: 0, content: h + 'a\nb\nc\n', start_line: 1, end_line: 3 },
+    ];
+    assert.equal(reconstruct(chunks), 'a\nb\nc\nd\ne');
+  });
+
+  test('breadcrumbs never gain extra lines from odd paths', () => {
+    const h = breadcrumb('we\nird\r.txt', ['a\nb']);
+    assert.equal(splitLines(h).length, 3);
+    assert.equal(reconstruct([{ chunk_index: 0, content: h + 'body', start_line: 1, end_line: 1 }]), 'body');
+  });
+});
+
+describe('line-greedy and prose chunkers', () => {
+  const words = (n: number, w = 'w'): string => Array.from({ length: n }, () => w).join(' ');
+
+  test('line-greedy respects the budget and overlaps by at most 64 tokens', () => {
+    const text = Array.from({ length: 200 }, (_, i) => `${words(20)} ${i}\n`).join('');
+    const src = lineSource('t.txt', splitLines(text));
+    const ranges = lineGreedy(src, 0, 199, 6, 512, 64);
+    assert.ok(ranges.length > 5);
+    const chunks = materialize(src, ranges.map(([start, end]) => ({ start, end, chain: ['t.txt'], type: 'line', symbols: [] })), 'text');
+    for (const c of chunks) assert.ok(c.token_count <= 512, `chunk ${c.chunk_index} has ${c.token_count} tokens`);
+    for (let i = 1; i < ranges.length; i++) {
+      const [s] = ranges[i]!;
+      const [, prevEnd] = ranges[i - 1]!;
+      assert.ok(s <= prevEnd, 'chunks overlap');
+      const overlapWords = src.words.slice(s, prevEnd + 1).reduce((a, b) => a + b, 0);
+      assert.ok(Math.ceil(overlapWords * 1.3) <= 64);
+    }
+    assert.equal(reconstruct(chunks), text);
+  });
+
+  test('a single line above the budget is a chunk of its own', () => {
+    const text = `short\n${words(1000)}\nshort\n`;
+    const src = lineSource('t.txt', splitLines(text));
+    const ranges = lineGreedy(src, 0, 2, 6, 512, 64);
+    assert.deepEqual(ranges[1], [1, 1]);
+    assert.equal(reconstruct(materialize(src, ranges.map(([start, end]) => ({ start, end, chain: [], type: 'line', symbols: [] })), 'text')), text);
+  });
+
+  test('markdown splits at headings, not inside fenced code, with the heading chain', () => {
+    const text = `# Top\n\n${words(300, 'a')}\n\n## Sub\n\n\`\`\`\n# not a heading\n\`\`\`\n${words(300, 'b')}\n`;
+    const src = lineSource('doc/R.md', splitLines(text));
+    const planned = chunkMarkdown(src, 512);
+    assert.deepEqual(
+      planned.map((p) => [p.start, p.chain.join(' > '), p.type]),
+      [
+        [0, 'R.md > Top', 'heading'],
+        [4, 'R.md > Top > Sub', 'heading'],
+      ],
+    );
+    assert.equal(reconstruct(materialize(src, planned, 'markdown')), text);
+  });
+
+  test('text packs paragraphs and keeps blank lines with the paragraph before', () => {
+    const text = `${words(250, 'p')}\n\n\n${words(250, 'q')}\n\nlast\n`;
+    const src = lineSource('n.txt', splitLines(text));
+    const planned = chunkText(src, 512);
+    assert.deepEqual(
+      planned.map((p) => [p.start, p.end]),
+      [
+        [0, 2],
+        [3, 5],
+      ],
+    );
+    assert.equal(countLines(text), 6);
+  });
+});
