@@ -19,7 +19,11 @@ const PAGE = 4096;
 export function createChunkEmbeddingActivities(deps: ActivityDeps) {
   const { pool, embeddings, settings, log } = deps;
 
-  async function embedChunks({ syncId, sourceId, embeddings: enabled }: SyncIds & { embeddings: boolean }): Promise<EmbedChunksResult> {
+  async function embedChunks({
+    syncId,
+    sourceId,
+    embeddings: enabled,
+  }: SyncIds & { embeddings: boolean }): Promise<EmbedChunksResult> {
     if (!enabled) return { embedded: 0, failed: 0, skipped: true, durationsMs: {} };
     const t = Date.now();
     const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));

@@ -60,12 +60,16 @@ export function fetchUrl(url: string): string {
   try {
     u = new URL(url);
   } catch {
-    throw new CloneError('clone_invalid_url', `source url ${JSON.stringify(url)} is neither an absolute path nor a URL`);
+    throw new CloneError(
+      'clone_invalid_url',
+      `source url ${JSON.stringify(url)} is neither an absolute path nor a URL`,
+    );
   }
   if (!['file:', 'http:', 'https:', 'ssh:', 'git:'].includes(u.protocol)) {
     throw new CloneError('clone_invalid_url', `source url scheme ${u.protocol} is not supported`);
   }
-  if (u.password) throw new CloneError('clone_invalid_url', 'source url must not carry credentials: set the source token');
+  if (u.password)
+    throw new CloneError('clone_invalid_url', 'source url must not carry credentials: set the source token');
   return url;
 }
 
@@ -140,13 +144,24 @@ function lastLines(stderr: string): string {
 
 function classify(stderr: string): CloneError {
   const detail = lastLines(stderr);
-  if (/Authentication failed|could not read (Username|Password)|terminal prompts disabled|(401|403)\b|Permission denied \(publickey/i.test(stderr)) {
-    return new CloneError('clone_auth_failed', `the code host refused the credentials (check the source's access token): ${detail}`);
+  if (
+    /Authentication failed|could not read (Username|Password)|terminal prompts disabled|(401|403)\b|Permission denied \(publickey/i.test(
+      stderr,
+    )
+  ) {
+    return new CloneError(
+      'clone_auth_failed',
+      `the code host refused the credentials (check the source's access token): ${detail}`,
+    );
   }
   if (/couldn't find remote ref|not our ref|no such remote ref|unknown revision|invalid refspec/i.test(stderr)) {
     return new CloneError('clone_ref_not_found', `the ref does not exist in the repository: ${detail}`);
   }
-  if (/Could not resolve host|Connection refused|Failed to connect|Connection timed out|Network is unreachable|does not appear to be a git repository|not found|Could not read from remote/i.test(stderr)) {
+  if (
+    /Could not resolve host|Connection refused|Failed to connect|Connection timed out|Network is unreachable|does not appear to be a git repository|not found|Could not read from remote/i.test(
+      stderr,
+    )
+  ) {
     return new CloneError('clone_unreachable', `the repository cannot be reached: ${detail}`);
   }
   return new CloneError('clone_failed', `git failed: ${detail}`);

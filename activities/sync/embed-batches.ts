@@ -35,7 +35,11 @@ export interface EmbedAllOptions {
   onProgress?: (done: number) => void;
 }
 
-export async function embedAll(client: EmbeddingClient, items: EmbedItem[], o: EmbedAllOptions): Promise<EmbedAllResult> {
+export async function embedAll(
+  client: EmbeddingClient,
+  items: EmbedItem[],
+  o: EmbedAllOptions,
+): Promise<EmbedAllResult> {
   const batches: EmbedItem[][] = [];
   for (let i = 0; i < items.length; i += o.batchSize) batches.push(items.slice(i, i + o.batchSize));
   const result: EmbedAllResult = { embedded: 0, failures: [], skipped: [] };

@@ -113,7 +113,8 @@ export function createIngestActivities(deps: ActivityDeps) {
             symbols: f.symbols,
             dependencies: f.dependencies,
           });
-          if (embeddingsOn && f.embedding_text) embedInputs.push({ id: fileId, text: f.embedding_text, label: f.file_path });
+          if (embeddingsOn && f.embedding_text)
+            embedInputs.push({ id: fileId, text: f.embedding_text, label: f.file_path });
         }
         const c = await writeChunks(pool, syncId, items);
         chunks += c.written;
@@ -121,7 +122,7 @@ export function createIngestActivities(deps: ActivityDeps) {
         await recordIssues(pool, syncId, issues);
       };
       let writing: Promise<void> = Promise.resolve();
-      let writeError: unknown = null;
+      let writeError: Error | null = null;
       let batch: FileAnalysis[] = [];
       let analysed = 0;
       const analyses = engine.analyzeTree(dir, {
@@ -141,7 +142,7 @@ export function createIngestActivities(deps: ActivityDeps) {
           const full = batch;
           batch = [];
           writing = writeBatch(full).catch((err: unknown) => {
-            writeError = err;
+            writeError = err instanceof Error ? err : new Error(String(err));
           });
           hb.note({ phase: 'parsing', analysed });
         }

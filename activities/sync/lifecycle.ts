@@ -97,7 +97,9 @@ export function createLifecycleActivities({ pool, settings, log }: ActivityDeps)
     return { changed };
   }
 
-  async function finalizeSync(input: SyncIds & { stats: SyncStats; startedAtMs: number }): Promise<{ changed: boolean }> {
+  async function finalizeSync(
+    input: SyncIds & { stats: SyncStats; startedAtMs: number },
+  ): Promise<{ changed: boolean }> {
     const { syncId, sourceId } = input;
     const t0 = Date.now();
     const changed = await withTransaction(pool, async (tx) => {
