@@ -122,7 +122,7 @@ export function createIngestActivities(deps: ActivityDeps) {
         await recordIssues(pool, syncId, issues);
       };
       let writing: Promise<void> = Promise.resolve();
-      let writeError: Error | null = null;
+      const failed: { error: Error | null } = { error: null };
       let batch: FileAnalysis[] = [];
       let analysed = 0;
       const analyses = engine.analyzeTree(dir, {
@@ -138,17 +138,17 @@ export function createIngestActivities(deps: ActivityDeps) {
         progress.report('parsing', analysed, Math.max(total, analysed));
         if (batch.length >= WRITE_BATCH) {
           await writing;
-          if (writeError) throw writeError;
+          if (failed.error) throw failed.error;
           const full = batch;
           batch = [];
           writing = writeBatch(full).catch((err: unknown) => {
-            writeError = err instanceof Error ? err : new Error(String(err));
+            failed.error = err instanceof Error ? err : new Error(String(err));
           });
           hb.note({ phase: 'parsing', analysed });
         }
       }
       await writing;
-      if (writeError) throw writeError;
+      if (failed.error) throw failed.error;
       await writeBatch(batch);
       await recordIssues(pool, syncId, treeIssues.splice(0));
       progress.report('parsing', analysed, Math.max(total, analysed));

@@ -39,7 +39,7 @@ describe('full sync of a small multi-language repository', () => {
     assert.equal(run.progress_meta.phase, 'completed');
     const stats = run.stats as Record<string, unknown> & {
       durations_ms: Record<string, number>;
-      edges: Record<string, number>;
+      edges: { depends_on: number };
     };
     assert.equal(stats.files, Object.keys(MULTI_LANGUAGE_FILES).length);
     assert.equal(stats.commit_sha, repo.head);

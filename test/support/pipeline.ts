@@ -185,7 +185,19 @@ export async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 3
 }
 
 /** Counts of everything a sync leaves: rows, vectors, graph, issues. */
-export async function syncCounts(db: Queryable, syncId: string): Promise<Record<string, number>> {
+export interface SyncCounts {
+  files: number;
+  files_with_vector: number;
+  chunks: number;
+  chunks_with_vector: number;
+  file_vertices: number;
+  symbol_vertices: number;
+  depends_on: number;
+  defines: number;
+  issues: number;
+}
+
+export async function syncCounts(db: Queryable, syncId: string): Promise<SyncCounts> {
   const q = async (sql: string) => Number((await db.query<{ n: string }>(sql, [syncId])).rows[0]!.n);
   const agKey = `ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = ('"' || $1::text || '"')::ag_catalog.agtype`;
   return {
