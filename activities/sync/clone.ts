@@ -134,12 +134,13 @@ function git(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeou
 }
 
 function lastLines(stderr: string): string {
-  return stderr
+  const lines = stderr
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('hint:'))
-    .slice(-2)
-    .join(' / ');
+    .filter((l) => l && !l.startsWith('hint:'));
+  // git's own verdict ("fatal: ...") says most; fall back to the last lines.
+  const fatal = lines.filter((l) => /^(fatal|error):/.test(l));
+  return (fatal.length > 0 ? fatal : lines).slice(-2).join(' / ');
 }
 
 function classify(stderr: string): CloneError {

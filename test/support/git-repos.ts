@@ -65,3 +65,16 @@ export const MULTI_LANGUAGE_FILES: Record<string, string> = {
   'config.json': '{ "name": "demo" }\n',
   'notes.txt': 'First paragraph.\n\nSecond paragraph.\n',
 };
+
+/** Many small TypeScript files importing each other: enough work for a sync to be caught mid-phase. */
+export function generatedFiles(count: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const dep = i > 0 ? `import { f${i - 1} } from './m${i - 1}';\n\n` : '';
+    const call = i > 0 ? `f${i - 1}(x)` : 'x';
+    files[`src/m${i}.ts`] =
+      `${dep}export function f${i}(x: number): number {\n  return ${call} + ${i};\n}\n\n` +
+      `export class C${i} {\n  run(): number {\n    return f${i}(${i});\n  }\n}\n`;
+  }
+  return files;
+}
