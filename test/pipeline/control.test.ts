@@ -82,8 +82,11 @@ describe('cancel, retry and refusal', () => {
       await new Promise((r) => setTimeout(r, 1000));
       const later = await h.db.pool.query(`SELECT count(*) FROM events WHERE sync_id = $1`, [syncId]);
       assert.deepEqual(later.rows, before.rows);
-      const src = await h.db.pool.query(`SELECT last_sync_id FROM sources WHERE id = $1`, [sourceId]);
-      assert.equal(src.rows[0].last_sync_id, null);
+      const src = await h.db.pool.query<{ last_sync_id: string | null }>(
+        `SELECT last_sync_id FROM sources WHERE id = $1`,
+        [sourceId],
+      );
+      assert.equal(src.rows[0]!.last_sync_id, null);
     } finally {
       h.standin.knobs.delayMs = 0;
     }
