@@ -17,6 +17,7 @@ import { createLogger } from '../../lib/log.ts';
 import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../temporal/sync-start-options.ts';
 import { createWorker } from '../../temporal/worker.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
+import type { syncWorkflow } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { startEmbeddingStandin, type EmbeddingStandin } from './embedding-standin.ts';
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal.ts';
@@ -145,7 +146,7 @@ export async function insertPendingSync(db: Queryable, sourceId: string, ref: st
 }
 
 export async function startSync(h: Harness, sourceId: string, syncId: string) {
-  return h.client.workflow.start(
+  return h.client.workflow.start<typeof syncWorkflow>(
     SYNC_WORKFLOW_TYPE,
     syncStartOptions({ syncId, sourceId, sourceName: 'acme/demo', trigger: 'test', taskQueue: h.taskQueue }),
   );
@@ -153,7 +154,7 @@ export async function startSync(h: Harness, sourceId: string, syncId: string) {
 
 export async function runSync(h: Harness, sourceId: string, syncId: string): Promise<SyncWorkflowResult> {
   const handle = await startSync(h, sourceId, syncId);
-  return (await handle.result()) as SyncWorkflowResult;
+  return handle.result();
 }
 
 export interface RunRow {
