@@ -59,7 +59,7 @@ describe('cancel, retry and refusal', () => {
       await waitForPhase(h, syncId, 'embedding_summaries');
       const t0 = Date.now();
       await handle.signal('cancel', { reason: 'operator asked' });
-      const result = (await handle.result());
+      const result = await handle.result();
       const elapsed = Date.now() - t0;
       assert.equal(result.status, 'cancelled');
       assert.ok(elapsed < 5000, `cancelled within ${elapsed} ms`);
