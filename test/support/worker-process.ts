@@ -40,8 +40,8 @@ export function startWorkerProcess(env: Record<string, string>, timeoutMs = 60_0
         resolve(wp);
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => output.push(d.toString('utf8')));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d: Buffer) => output.push(d.toString('utf8')));
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`worker exited (${code ?? signal}) before it started:\n${output.join('').slice(-3000)}`));
