@@ -106,7 +106,8 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         },
         durations_ms: { ...ingest.durationsMs, ...chunks.durationsMs },
       };
-      await control.finalizeSync({ ...ids, stats, startedAtMs: started });
+      // The work is done: completing it is not interrupted by a late cancellation.
+      await CancellationScope.nonCancellable(() => control.finalizeSync({ ...ids, stats, startedAtMs: started }));
       return { syncId, status: 'completed' };
     } catch (err) {
       if (isCancellation(err)) {

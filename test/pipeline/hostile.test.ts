@@ -209,3 +209,36 @@ describe('embedding endpoint failures', () => {
     }
   });
 });
+
+describe('issue cap', () => {
+  let h: Harness;
+  let repo: TestRepo;
+  before(async () => {
+    h = await createHarness();
+    await h.startWorker();
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 1100; i++) files[`bad/f${i}.py`] = Buffer.from([0x78, 0x3d, 0x22, 0xff, 0x22, 0x0a]);
+    repo = createRepo(files);
+  });
+  after(async () => {
+    await h.close();
+    repo.remove();
+  });
+
+  it('records exactly 1000 issues of a run that has more, counts the rest, and the sync completes', async () => {
+    const sourceId = await insertSource(h.db.pool, { url: repo.dir, config: { embeddings: false } });
+    const syncId = await insertPendingSync(h.db.pool, sourceId);
+    const result = await runSync(h, sourceId, syncId);
+    assert.equal(result.status, 'completed');
+    const run = await getRun(h.db.pool, syncId);
+    assert.equal((await syncCounts(h.db.pool, syncId)).issues, 1000);
+    assert.equal(run.issues_recorded, 1000);
+    const stats = run.stats as { issues: { recorded: number; dropped: number }; embeddings: { skipped: boolean } };
+    assert.equal(stats.issues.recorded, 1000);
+    assert.ok(stats.issues.dropped >= 100, `dropped ${stats.issues.dropped}`);
+    assert.equal(stats.embeddings.skipped, true, 'embeddings: false skips both embedding phases');
+    const c = await syncCounts(h.db.pool, syncId);
+    assert.equal(c.files_with_vector, 0);
+    assert.equal(c.chunks_with_vector, 0);
+  });
+});
