@@ -6,6 +6,7 @@ import type { ActivityDeps } from './sync/deps.ts';
 import { createChunkEmbeddingActivities } from './sync/chunk-embeddings.ts';
 import { createIngestActivities } from './sync/ingest.ts';
 import { createLifecycleActivities } from './sync/lifecycle.ts';
+import { createScheduleActivities } from './schedule/index.ts';
 
 export type { ActivityDeps, PipelineSettings } from './sync/deps.ts';
 export { DEFAULT_PIPELINE_SETTINGS } from './sync/deps.ts';
@@ -15,6 +16,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createLifecycleActivities(deps),
     ...createIngestActivities(deps),
     ...createChunkEmbeddingActivities(deps),
+    // ingestion (the schedules' trigger workflow):
+    ...createScheduleActivities({ pool: deps.pool, log: deps.log }),
   };
 }
 

@@ -21,21 +21,34 @@ export interface PoolOptions {
   log?: Logger;
 }
 
+/**
+ * A client that prepares its session for AGE right after connecting, before the pool hands it out (so the set-up
+ * never races the caller's first query).
+ */
+class AgeClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (err: Error | null, client?: pg.Client) => void): void;
+  override connect(callback?: (err: Error | null, client?: pg.Client) => void): Promise<pg.Client> | void {
+    const ready = super.connect().then(async () => {
+      await this.query(AGE_SESSION_SQL);
+      return this;
+    });
+    if (!callback) return ready;
+    ready.then(
+      (client) => callback(null, client),
+      (err: Error) => callback(err),
+    );
+  }
+}
+
 export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'ckg',
     ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    ...((options.age ?? true) ? { Client: AgeClient } : {}),
   });
-  if (options.age ?? true) {
-    pool.on('connect', (client) => {
-      // Queries on a client run in order, so this set-up completes before any query the caller sends.
-      client.query(AGE_SESSION_SQL).catch((err: unknown) => {
-        options.log?.error('db_session_setup_failed', { error: err });
-      });
-    });
-  }
   // An idle client that loses its connection emits 'error' on the pool; without a listener Node would crash.
   pool.on('error', (err) => options.log?.warning('db_idle_client_error', { error: err }));
   return pool;

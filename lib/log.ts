@@ -6,7 +6,9 @@
 export type Level = 'debug' | 'info' | 'warning' | 'error';
 
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warning: 30, error: 40 };
-const SECRET_KEY = /(token|secret|password|authorization|api[_-]?key|cookie)/i;
+// Field names that hold secrets: a name ending in token, secret, password, authorization, api key or cookie
+// (access_token, client_secret, LLM_API_KEY...), but not counts or URLs about them (prompt_tokens, token_url).
+const SECRET_KEY = /(^|[_-])(token|secret|password|passwd|authorization|api[_-]?key|cookie|credentials?)$/i;
 
 export type Fields = Record<string, unknown>;
 

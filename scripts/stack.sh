@@ -5,6 +5,7 @@
 source "$(dirname "$0")/stack/common.sh"
 source "$(dirname "$0")/stack/pg.sh"
 source "$(dirname "$0")/stack/temporal.sh"
+source "$(dirname "$0")/stack/services.sh"
 
 usage() {
   cat <<USAGE
@@ -18,9 +19,25 @@ Temporal server), CKG_PG_PORT (55432), CKG_TEMPORAL_PORT (7233), CKG_TEMPORAL_UI
 USAGE
 }
 
+ensure_node_modules() {
+  if [[ ! -d $REPO_ROOT/node_modules ]] || [[ $REPO_ROOT/package-lock.json -nt $REPO_ROOT/node_modules/.package-lock.json ]]; then
+    say "installing npm dependencies"
+    # Not `npm ci`: the registry mirror lacks some optional platform packages of @swc/core, which npm ci demands.
+    (cd "$REPO_ROOT" && npm install --no-audit --no-fund >"$STATE_DIR/npm-install.log" 2>&1) \
+      || die "npm install failed; see $STATE_DIR/npm-install.log"
+  fi
+}
+
 infra_up() {
+  ensure_node_modules
   pg_up
   temporal_up
+  # Apply the schema now, so every component (and a person with psql) finds it.
+  set -a
+  source "$STATE_DIR/env"
+  set +a
+  (cd "$REPO_ROOT" && node --import tsx schema/cli.ts >"$STATE_DIR/migrate.log" 2>&1) || die "migrations failed; see $STATE_DIR/migrate.log"
+  say "schema: migrated"
 }
 
 cmd=${1:-}
@@ -28,14 +45,18 @@ case $cmd in
   infra) infra_up ;;
   up)
     infra_up
+    services_up
+    (cd "$REPO_ROOT" && set -a && source "$STATE_DIR/env" && set +a && node --import tsx scripts/demo.ts)
     ;;
   down)
+    services_down
     temporal_down
     pg_down
     ;;
   status)
     pg_status
     temporal_status
+    services_status
     ;;
   *) usage; [[ -z $cmd ]] && exit 2 || exit 2 ;;
 esac

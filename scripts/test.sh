@@ -5,13 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
-  echo "[test] installing dependencies (npm install from the lock file)"
-  # Not `npm ci`: the registry mirror lacks some optional platform packages of @swc/core, which npm ci demands
-  # in the lock file. npm install honours the lock and skips them.
-  npm install --no-audit --no-fund
-fi
-
 bash scripts/stack.sh infra
 set -a
 # shellcheck disable=SC1091

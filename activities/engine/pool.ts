@@ -11,10 +11,17 @@ interface Task {
 interface Slot {
   worker: Worker;
   inFlight: Map<number, Task>;
+  done: number;
+  retiring: boolean;
 }
 
 /** Tasks in flight per worker: one running, one queued in its port, so a worker never waits for the main thread. */
 const PER_WORKER = 2;
+/**
+ * A worker is replaced after this many files. tree-sitter trees live in native memory that V8 does not see, so
+ * their wrappers are collected late; ending the worker's isolate frees them all and bounds the process's RSS.
+ */
+const RECYCLE_AFTER = 400;
 
 /**
  * A fixed pool of parse workers. `run` never rejects: a failure (including a worker that died) resolves to an Error
@@ -32,12 +39,14 @@ export class ParsePool {
 
   private spawn(): Slot {
     const worker = new Worker(new URL('./parse-worker.mjs', import.meta.url));
-    const slot: Slot = { worker, inFlight: new Map() };
+    const slot: Slot = { worker, inFlight: new Map(), done: 0, retiring: false };
     worker.on('message', (msg: WorkerResponse) => {
       const task = slot.inFlight.get(msg.id);
       if (!task) return;
       slot.inFlight.delete(msg.id);
       task.resolve(msg.ok ? msg.result : new Error(msg.error));
+      slot.done++;
+      if (slot.done >= RECYCLE_AFTER && slot.inFlight.size === 0 && !this.closed) this.recycle(slot);
       this.pump();
     });
     const fail = (err: Error): void => {
@@ -51,9 +60,17 @@ export class ParsePool {
     };
     worker.on('error', fail);
     worker.on('exit', (code) => {
-      if (!this.closed) fail(new Error(`parse worker exited with code ${code}`));
+      if (!this.closed && !slot.retiring) fail(new Error(`parse worker exited with code ${code}`));
     });
     return slot;
+  }
+
+  private recycle(slot: Slot): void {
+    const index = this.slots.indexOf(slot);
+    if (index === -1) return;
+    slot.retiring = true;
+    this.slots[index] = this.spawn();
+    void slot.worker.terminate();
   }
 
   run(file: FileRequest): Promise<FileResult | Error> {
@@ -69,7 +86,12 @@ export class ParsePool {
       if (this.queue.length === 0) return;
       let best: Slot | null = null;
       for (const s of this.slots)
-        if (s.inFlight.size < PER_WORKER && (best === null || s.inFlight.size < best.inFlight.size)) best = s;
+        if (
+          s.done + s.inFlight.size < RECYCLE_AFTER &&
+          s.inFlight.size < PER_WORKER &&
+          (best === null || s.inFlight.size < best.inFlight.size)
+        )
+          best = s;
       if (best === null) return;
       const task = this.queue.shift()!;
       best.inFlight.set(task.id, task);

@@ -81,7 +81,11 @@ describe('line-greedy and prose chunkers', () => {
     const src = lineSource('t.txt', splitLines(text));
     const ranges = lineGreedy(src, 0, 199, 6, 512, 64);
     assert.ok(ranges.length > 5);
-    const chunks = materialize(src, ranges.map(([start, end]) => ({ start, end, chain: ['t.txt'], type: 'line', symbols: [] })), 'text');
+    const chunks = materialize(
+      src,
+      ranges.map(([start, end]) => ({ start, end, chain: ['t.txt'], type: 'line', symbols: [] })),
+      'text',
+    );
     for (const c of chunks) assert.ok(c.token_count <= 512, `chunk ${c.chunk_index} has ${c.token_count} tokens`);
     for (let i = 1; i < ranges.length; i++) {
       const [s] = ranges[i]!;
@@ -98,7 +102,16 @@ describe('line-greedy and prose chunkers', () => {
     const src = lineSource('t.txt', splitLines(text));
     const ranges = lineGreedy(src, 0, 2, 6, 512, 64);
     assert.deepEqual(ranges[1], [1, 1]);
-    assert.equal(reconstruct(materialize(src, ranges.map(([start, end]) => ({ start, end, chain: [], type: 'line', symbols: [] })), 'text')), text);
+    assert.equal(
+      reconstruct(
+        materialize(
+          src,
+          ranges.map(([start, end]) => ({ start, end, chain: [], type: 'line', symbols: [] })),
+          'text',
+        ),
+      ),
+      text,
+    );
   });
 
   test('markdown splits at headings, not inside fenced code, with the heading chain', () => {

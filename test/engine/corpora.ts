@@ -25,7 +25,11 @@ export function corpora(): Corpus[] {
   const goroot = sh('go', ['env', 'GOROOT']);
   const pyStdlib = sh('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])']);
   const list: Corpus[] = [
-    { name: 'go-std', root: join(goroot, 'src'), accept: (r) => r.endsWith('.go') || r === 'go.mod' || r.endsWith('/go.mod') },
+    {
+      name: 'go-std',
+      root: join(goroot, 'src'),
+      accept: (r) => r.endsWith('.go') || r === 'go.mod' || r.endsWith('/go.mod'),
+    },
     { name: 'cpython-stdlib', root: pyStdlib, accept: (r) => r.endsWith('.py') && !r.startsWith('site-packages/') },
     {
       name: 'typescript-node_modules',

@@ -7,7 +7,26 @@ import { CHUNK_BUDGET_TOKENS, createEngine, reconstruct } from '../../activities
 import { copyInto, corpora, listCorpus, sample } from './corpora.ts';
 
 const TYPES = new Set(['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service']);
-const LANGUAGES = new Set(['javascript', 'typescript', 'python', 'go', 'rust', 'java', 'kotlin', 'scala', 'c', 'cpp', 'csharp', 'ruby', 'php', 'bash', 'swift', 'markdown', 'text', '']);
+const LANGUAGES = new Set([
+  'javascript',
+  'typescript',
+  'python',
+  'go',
+  'rust',
+  'java',
+  'kotlin',
+  'scala',
+  'c',
+  'cpp',
+  'csharp',
+  'ruby',
+  'php',
+  'bash',
+  'swift',
+  'markdown',
+  'text',
+  '',
+]);
 const SAMPLE_FILES = 250;
 const engine = createEngine();
 const temps: string[] = [];
@@ -23,7 +42,9 @@ for (const corpus of corpora()) {
     temps.push(dir);
     const all = listCorpus(corpus);
     // Module files always come along: resolution needs them (go.mod gives the module path).
-    const files = [...new Set([...sample(all, SAMPLE_FILES), ...all.filter((r) => r === 'go.mod' || r.endsWith('/go.mod'))])];
+    const files = [
+      ...new Set([...sample(all, SAMPLE_FILES), ...all.filter((r) => r === 'go.mod' || r.endsWith('/go.mod'))]),
+    ];
     copyInto(corpus, files, dir);
     const seen = new Set<string>();
     let withEdges = 0;
@@ -40,7 +61,11 @@ for (const corpus of corpora()) {
       assert.ok(reconstruct(a.chunks) === text, `${a.file_path} reconstructs byte for byte`);
       for (const c of a.chunks) {
         if (c.token_count > CHUNK_BUDGET_TOKENS) {
-          assert.equal(c.start_line, c.end_line, `${a.file_path} chunk ${c.chunk_index} over budget (${c.token_count}) spans several lines`);
+          assert.equal(
+            c.start_line,
+            c.end_line,
+            `${a.file_path} chunk ${c.chunk_index} over budget (${c.token_count}) spans several lines`,
+          );
         }
       }
     }

@@ -8,9 +8,17 @@ for (const repo of fixtureRepos()) {
   test(`golden snapshot: ${repo}`, async () => {
     const { files, analyses } = await snapshotOf(repo);
     const expected = readFileSync(`${SNAPSHOTS_DIR}${repo}.json`, 'utf8');
-    assert.equal(serialise(files), expected, `snapshot of ${repo} differs; run scripts/update-engine-snapshots.ts and review the diff`);
+    assert.equal(
+      serialise(files),
+      expected,
+      `snapshot of ${repo} differs; run scripts/update-engine-snapshots.ts and review the diff`,
+    );
     for (const a of analyses) {
-      assert.equal(reconstruct(a.chunks), readFileSync(REPOS_DIR + repo + '/' + a.file_path, 'utf8'), `${a.file_path} reconstructs`);
+      assert.equal(
+        reconstruct(a.chunks),
+        readFileSync(REPOS_DIR + repo + '/' + a.file_path, 'utf8'),
+        `${a.file_path} reconstructs`,
+      );
     }
   });
 }

@@ -39,7 +39,9 @@ function view(a: FileAnalysis): Record<string, unknown> {
 }
 
 /** Analyses one fixture repository and returns its snapshot (files sorted by path). */
-export async function snapshotOf(repo: string): Promise<{ files: Record<string, unknown>[]; analyses: FileAnalysis[] }> {
+export async function snapshotOf(
+  repo: string,
+): Promise<{ files: Record<string, unknown>[]; analyses: FileAnalysis[] }> {
   const engine = createEngine({ threads: 1 });
   try {
     const analyses: FileAnalysis[] = [];

@@ -15,12 +15,15 @@ function write(rel: string, data: string | Buffer): void {
   writeFileSync(p, data);
 }
 
-async function analyze(opts: { includePaths?: string[]; maxFileBytes?: number } = {}): Promise<{ files: Map<string, FileAnalysis>; tree: EngineIssue[] }> {
+async function analyze(
+  opts: { includePaths?: string[]; maxFileBytes?: number } = {},
+): Promise<{ files: Map<string, FileAnalysis>; tree: EngineIssue[] }> {
   const engine = createEngine({ threads: 2 });
   const tree: EngineIssue[] = [];
   const files = new Map<string, FileAnalysis>();
   try {
-    for await (const a of engine.analyzeTree(root, { ...opts, onIssue: (i) => tree.push(i) })) files.set(a.file_path, a);
+    for await (const a of engine.analyzeTree(root, { ...opts, onIssue: (i) => tree.push(i) }))
+      files.set(a.file_path, a);
   } finally {
     await engine.close();
   }
@@ -55,7 +58,10 @@ before(() => {
   write('no_newline.go', 'package x\n\nfunc F() int { return 1 }');
   write('crlf.cs', 'namespace A\r\n{\r\n    class B\r\n    {\r\n        void M() { }\r\n    }\r\n}\r\n');
   write('broken.ts', 'export function ok() { return 1 }\nfunction (((( {\n  const = ;\n');
-  write('invalid.py', Buffer.concat([Buffer.from('x = "'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"\ndef f():\n    pass\n')]));
+  write(
+    'invalid.py',
+    Buffer.concat([Buffer.from('x = "'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"\ndef f():\n    pass\n')]),
+  );
   write('min.js', 'var a=' + Array.from({ length: 4000 }, (_, i) => `{k${i}:${i}}`).join(',') + ';');
   write('deep.js', deep);
   write('big.c', 'int x;\n'.repeat(40_000));
@@ -82,7 +88,11 @@ describe('hostile input', () => {
     assert.ok(!files.has('escape.txt'), 'a symlink out of the tree is not followed');
     assert.ok(tree.some((i) => i.code === 'symlink_outside_tree' && i.file_path === 'escape.txt'));
     assert.ok(!files.has('src_link/lib/a.py'), 'a symlink to a directory is not followed');
-    assert.equal(files.get('link_b.py')?.content_hash, files.get('src/lib/b.py')?.content_hash, 'in-tree file symlink is read');
+    assert.equal(
+      files.get('link_b.py')?.content_hash,
+      files.get('src/lib/b.py')?.content_hash,
+      'in-tree file symlink is read',
+    );
 
     const empty = files.get('empty.py')!;
     assert.deepEqual([empty.chunks.length, empty.line_count, empty.language, empty.size_bytes], [0, 0, 'python', 0]);
@@ -93,16 +103,25 @@ describe('hostile input', () => {
       assert.equal(reconstruct(a.chunks), readFileSync(join(root, p), 'utf8'), `${p} reconstructs byte for byte`);
     }
     assert.equal(files.get('no_newline.go')!.line_count, 3);
-    assert.deepEqual(files.get('crlf.cs')!.symbols.map((s) => `${s.kind} ${s.name} ${s.line}`), ['class B 3', 'method M 5']);
+    assert.deepEqual(
+      files.get('crlf.cs')!.symbols.map((s) => `${s.kind} ${s.name} ${s.line}`),
+      ['class B 3', 'method M 5'],
+    );
 
     const broken = files.get('broken.ts')!;
     assert.ok(broken.issues.some((i) => i.code === 'syntax_error' && i.level === 'warning' && i.phase === 'parsing'));
-    assert.ok(broken.symbols.some((s) => s.name === 'ok'), 'symbols before the error survive');
+    assert.ok(
+      broken.symbols.some((s) => s.name === 'ok'),
+      'symbols before the error survive',
+    );
 
     const invalid = files.get('invalid.py')!;
     assert.ok(invalid.issues.some((i) => i.code === 'invalid_utf8'));
     assert.ok(reconstruct(invalid.chunks).includes('\ufffd'));
-    assert.deepEqual(invalid.symbols.map((s) => s.name), ['f']);
+    assert.deepEqual(
+      invalid.symbols.map((s) => s.name),
+      ['f'],
+    );
     assert.equal(reconstruct(invalid.chunks), new TextDecoder().decode(readFileSync(join(root, 'invalid.py'))));
 
     const min = files.get('min.js')!;

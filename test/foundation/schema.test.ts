@@ -197,22 +197,33 @@ describe('schema rules', () => {
     assert.deepEqual(run.rows[0], { issues_recorded: 1000, issues_dropped: 200 });
   });
 
-  it('finds File vertices by file_id and sync_id through indexes', async () => {
-    for (const [label, key] of [
-      ['"File"', 'file_id'],
-      ['"File"', 'sync_id'],
-      ['"Symbol"', 'file_id'],
-      ['depends_on', 'sync_id'],
-      ['defines', 'sync_id'],
+  it('finds vertices by file_id and sync_id, and edges by either end, through indexes', async () => {
+    for (const [label, expr] of [
+      [
+        '"File"',
+        `ag_catalog.agtype_access_operator(properties, '"file_id"'::ag_catalog.agtype) = '"x"'::ag_catalog.agtype`,
+      ],
+      [
+        '"File"',
+        `ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = '"x"'::ag_catalog.agtype`,
+      ],
+      [
+        '"Symbol"',
+        `ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = '"x"'::ag_catalog.agtype`,
+      ],
+      ['"File"', `id = '844424930131969'::ag_catalog.graphid`],
+      ['"Symbol"', `id = '1125899906842625'::ag_catalog.graphid`],
+      ['depends_on', `start_id = '844424930131969'::ag_catalog.graphid`],
+      ['depends_on', `end_id = '844424930131969'::ag_catalog.graphid`],
+      ['defines', `start_id = '844424930131969'::ag_catalog.graphid`],
+      ['defines', `end_id = '1125899906842625'::ag_catalog.graphid`],
     ] as const) {
       const c = await db.pool.connect();
       try {
         await c.query('SET enable_seqscan = off');
-        const plan = await c.query<{ 'QUERY PLAN': string }>(
-          `EXPLAIN SELECT * FROM service.${label} WHERE ag_catalog.agtype_access_operator(properties, '"${key}"'::ag_catalog.agtype) = '"x"'::ag_catalog.agtype`,
-        );
+        const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT * FROM service.${label} WHERE ${expr}`);
         const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-        assert.match(text, /Index (Only )?Scan|Bitmap Index Scan/, `${label}.${key} uses an index:\n${text}`);
+        assert.match(text, /Index (Only )?Scan|Bitmap Index Scan/, `${label} WHERE ${expr} uses an index:\n${text}`);
       } finally {
         await c.query('RESET enable_seqscan');
         c.release();

@@ -29,4 +29,14 @@ describe('structured logging', () => {
     assert.ok(!lines[0]!.includes('ghp_abc') && !lines[0]!.includes('xyz') && !lines[0]!.includes('s3'), lines[0]);
     assert.match(lines[0]!, /"access_token":"\[redacted\]"/);
   });
+
+  it('keeps fields that only talk about tokens', () => {
+    const lines: string[] = [];
+    const log = createLogger('x', { write: (l) => lines.push(l) });
+    log.info('chat', { prompt_tokens: 12, token_url: 'http://idp/token', token: 'abc', LLM_API_KEY: 'k', password: 'p' });
+    const rec = JSON.parse(lines[0]!) as Record<string, unknown>;
+    assert.equal(rec.prompt_tokens, 12);
+    assert.equal(rec.token_url, 'http://idp/token');
+    assert.deepEqual([rec.token, rec.LLM_API_KEY, rec.password], ['[redacted]', '[redacted]', '[redacted]']);
+  });
 });

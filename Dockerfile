@@ -1,0 +1,13 @@
+# One image for the service's four processes (gateway, graph component, ingestion component, worker) and the
+# model-host stand-in; docker-compose.yml picks the entry point. TypeScript runs through tsx: no build step.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git ca-certificates python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --omit=dev --no-audit --no-fund
+COPY . .
+USER node
+ENV NODE_ENV=production
+CMD ["node", "--import", "tsx", "gateway/main.ts"]

@@ -1,0 +1,58 @@
+/** Content chunks of file records. Idempotent by (file_id, chunk_index). */
+import type { Queryable } from '../../lib/db.ts';
+import type { ChunkInfo, EngineIssue } from '../engine/types.ts';
+import { errorMessage, writeInBatches } from './batch.ts';
+
+export interface FileChunks {
+  fileId: string;
+  /** For issue messages. */
+  filePath?: string;
+  chunks: readonly ChunkInfo[];
+}
+
+const INSERT_CHUNKS = `
+  INSERT INTO content_chunks AS c (file_id, sync_id, chunk_index, content, start_line, end_line, token_count, language,
+                                   chunk_type, symbols)
+  SELECT r.file_id, $1, r.chunk_index, r.content, r.start_line, r.end_line, r.token_count, r.language, r.chunk_type,
+         r.symbols
+    FROM jsonb_to_recordset($2::jsonb) AS r(file_id uuid, chunk_index integer, content text, start_line integer,
+         end_line integer, token_count integer, language text, chunk_type text, symbols text[])
+  ON CONFLICT (file_id, chunk_index) DO UPDATE SET
+    content = EXCLUDED.content, start_line = EXCLUDED.start_line, end_line = EXCLUDED.end_line,
+    token_count = EXCLUDED.token_count, language = EXCLUDED.language, chunk_type = EXCLUDED.chunk_type,
+    symbols = EXCLUDED.symbols
+  RETURNING c.id`;
+
+interface ChunkRow extends ChunkInfo {
+  file_id: string;
+  file_path?: string;
+}
+
+export async function writeChunks(
+  db: Queryable,
+  syncId: string,
+  items: readonly FileChunks[],
+): Promise<{ written: number; issues: EngineIssue[] }> {
+  const rows: ChunkRow[] = [];
+  for (const item of items) {
+    for (const chunk of item.chunks)
+      rows.push({ ...chunk, file_id: item.fileId, ...(item.filePath ? { file_path: item.filePath } : {}) });
+  }
+  const outcome = await writeInBatches(
+    rows,
+    async (batch) => {
+      const payload = batch.map(({ file_path: _p, ...r }) => r);
+      const res = await db.query<{ id: string }>(INSERT_CHUNKS, [syncId, JSON.stringify(payload)]);
+      return res.rows;
+    },
+    (row, err) => ({
+      level: 'error',
+      phase: 'storing',
+      code: 'chunk_row_rejected',
+      message: `chunk ${row.chunk_index} not written: ${errorMessage(err)}`,
+      ...(row.file_path ? { file_path: row.file_path } : {}),
+      context: { chunk_index: row.chunk_index, start_line: row.start_line, end_line: row.end_line },
+    }),
+  );
+  return { written: outcome.results.length, issues: outcome.issues };
+}

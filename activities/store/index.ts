@@ -1,0 +1,7 @@
+/** Row and graph writers of the sync pipeline (also used by tests and benchmarks to build real data). */
+export { WRITE_BATCH, writeInBatches } from './batch.ts';
+export { writeFileRecords, type FileWriteContext, type FileWriteResult } from './files.ts';
+export { writeChunks, type FileChunks } from './chunks.ts';
+export { writeGraph, GRAPH_NAME, type GraphFile, type GraphWriteResult } from './graph.ts';
+export { setFileEmbeddings, setChunkEmbeddings, type EmbeddingPair } from './embeddings.ts';
+export { recordIssues } from './issues.ts';

@@ -1,0 +1,205 @@
+/**
+ * The identity-provider stand-in: a real OpenID provider (oidc-provider) served at `<base>/realms/<realm>` with
+ * Keycloak's paths. Signing keys live in the state folder; the server watches `keys.json` and rebuilds its provider
+ * when the key set changes (after `cli.ts rotate`) and again when a retired key's grace period ends.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { watch, type FSWatcher } from 'node:fs';
+import type Provider from 'oidc-provider';
+import { createLogger, type Logger } from '../../lib/log.ts';
+import { MemoryStore } from './adapter.ts';
+import { defaultIdpConfig, issuerFor, type IdpConfig } from './config.ts';
+import { KEYS_FILE, currentKey, loadKeys, nextExpiry, persistedSecret, signingOrder, type KeyFile } from './keys.ts';
+import { buildProvider, KEYCLOAK_ROUTES } from './provider.ts';
+import { handleLogin } from './login.ts';
+import { handleUserinfo } from './userinfo.ts';
+
+export const GATEWAY_SECRET_FILE = 'gateway-client-secret';
+const COOKIE_KEY_FILE = 'cookie-key';
+
+export interface Idp {
+  /** `<publicUrl><basePath>/realms/<realm>`; also the `iss` of every token. */
+  issuer: string;
+  discoveryUrl: string;
+  jwksUrl: string;
+  tokenUrl: string;
+  authorizationUrl: string;
+  /** Where the server listens (`http://host:port`); equals the public base unless IDP_PUBLIC_URL says otherwise. */
+  listenUrl: string;
+  /** The `service-gateway` client secret in force (from config or the state folder). Never log it. */
+  gatewayClientSecret: string;
+  /** Key ids currently published in the JWKS, the signing key first. */
+  kids(): string[];
+  /** Re-reads keys.json now (the file watcher does this by itself); resolves with the published key ids. */
+  reloadKeys(): string[];
+  close(): Promise<void>;
+}
+
+export type IdpOptions = Partial<IdpConfig> & Pick<IdpConfig, 'stateDir'>;
+
+function sameKids(a: KeyFile, b: KeyFile): boolean {
+  const ka = signingOrder(a).map((k) => k.kid);
+  const kb = signingOrder(b).map((k) => k.kid);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export async function startIdp(options: IdpOptions, logger: Logger = createLogger('idp')): Promise<Idp> {
+  const config: IdpConfig = { ...defaultIdpConfig, ...options };
+  const mountPath = `${config.basePath}/realms/${config.realm}`;
+  const store = new MemoryStore();
+  const gatewayClientSecret = config.gatewayClientSecret ?? persistedSecret(config.stateDir, GATEWAY_SECRET_FILE);
+  const cookieKey = persistedSecret(config.stateDir, COOKIE_KEY_FILE);
+
+  let keyFile = loadKeys(config.stateDir);
+  let issuer = '';
+  let provider: Provider | undefined;
+  let callback: ((req: IncomingMessage, res: ServerResponse) => unknown) | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
+
+  const build = () => {
+    provider = buildProvider({
+      issuer,
+      realm: config.realm,
+      mountPath,
+      keys: signingOrder(keyFile),
+      cookieKey,
+      store,
+      users: config.users,
+      gatewayClientSecret,
+      frontendRedirectUris: config.frontendRedirectUris,
+      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+      trustProxy: config.trustProxy,
+    });
+    provider.on('server_error', (_ctx, err) => logger.error('idp_server_error', { err }));
+    provider.on('grant.success', (ctx) => logger.info('idp_token_issued', { client_id: ctx.oidc.client?.clientId }));
+    provider.on('grant.error', (ctx, err) =>
+      logger.info('idp_token_refused', { client_id: ctx.oidc.client?.clientId, error: err.message }),
+    );
+    callback = provider.callback();
+    scheduleExpiry();
+  };
+
+  const scheduleExpiry = () => {
+    if (expiryTimer) clearTimeout(expiryTimer);
+    const at = nextExpiry(keyFile);
+    if (at === undefined) return;
+    // setTimeout takes at most ~24.8 days; re-check then if the grace period is longer.
+    const delay = Math.min(Math.max(0, at - Date.now()) + 20, 2 ** 31 - 1);
+    expiryTimer = setTimeout(() => reload('grace_period_ended'), delay);
+    expiryTimer.unref();
+  };
+
+  const reload = (reason: string): string[] => {
+    try {
+      const next = loadKeys(config.stateDir);
+      if (!sameKids(next, keyFile) || reason === 'grace_period_ended') {
+        keyFile = next;
+        build();
+        logger.info('idp_keys_reloaded', {
+          reason,
+          signing_kid: currentKey(keyFile).kid,
+          kids: signingOrder(keyFile).map((k) => k.kid),
+        });
+      }
+    } catch (err) {
+      logger.error('idp_keys_reload_failed', { err, reason });
+    }
+    return signingOrder(keyFile).map((k) => k.kid);
+  };
+
+  const loginCtx = () => ({
+    provider: provider as Provider,
+    realm: config.realm,
+    mountPath,
+    users: config.users,
+    onLogin: (username: string) => logger.info('idp_login', { username }),
+  });
+
+  const server: Server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const path = url.split('?')[0] ?? '/';
+    if (path === '/health' || path === `${config.basePath}/health`) {
+      return sendJson(res, 200, { status: 'ok', realm: config.realm, issuer });
+    }
+    if (path !== mountPath && !path.startsWith(`${mountPath}/`)) {
+      return sendJson(res, 404, { error: 'Unable to find matching target resource method' });
+    }
+    const rest = url.slice(mountPath.length) || '/';
+    if (rest.startsWith('/login-actions/')) {
+      handleLogin(loginCtx(), rest.slice('/login-actions'.length).split('?')[0] ?? '', req, res).catch(
+        (err: unknown) => {
+          logger.error('idp_login_failed', { err });
+          if (!res.headersSent) sendJson(res, 500, { error: 'server_error' });
+        },
+      );
+      return;
+    }
+    if (rest.split('?')[0] === KEYCLOAK_ROUTES.userinfo) {
+      const jwks = () => ({
+        keys: signingOrder(keyFile).map(({ jwk }) => ({
+          kty: jwk.kty,
+          kid: jwk.kid,
+          alg: jwk.alg,
+          use: jwk.use,
+          n: jwk.n,
+          e: jwk.e,
+        })),
+      });
+      handleUserinfo({ issuer, realm: config.realm, jwks, users: config.users }, req, res).catch((err: unknown) => {
+        logger.error('idp_userinfo_failed', { err });
+        if (!res.headersSent) sendJson(res, 500, { error: 'server_error' });
+      });
+      return;
+    }
+    // Mount the provider at `mountPath` the way Express does: originalUrl keeps the prefix, url drops it.
+    (req as IncomingMessage & { originalUrl?: string }).originalUrl = url;
+    req.url = rest;
+    callback?.(req, res);
+  });
+
+  const addr = await new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+  const listenUrl = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  issuer = issuerFor(config.publicUrl ?? listenUrl, config.basePath, config.realm);
+  build();
+
+  let debounce: NodeJS.Timeout | undefined;
+  const watcher: FSWatcher = watch(config.stateDir, (_event, filename) => {
+    if (filename !== KEYS_FILE) return;
+    if (debounce) clearTimeout(debounce);
+    debounce = setTimeout(() => reload('keys_file_changed'), 50);
+  });
+
+  return {
+    issuer,
+    discoveryUrl: `${issuer}/.well-known/openid-configuration`,
+    jwksUrl: `${issuer}${KEYCLOAK_ROUTES.jwks}`,
+    tokenUrl: `${issuer}${KEYCLOAK_ROUTES.token}`,
+    authorizationUrl: `${issuer}${KEYCLOAK_ROUTES.authorization}`,
+    listenUrl,
+    gatewayClientSecret,
+    kids: () => signingOrder(keyFile).map((k) => k.kid),
+    reloadKeys: () => reload('requested'),
+    close: async () => {
+      watcher.close();
+      if (debounce) clearTimeout(debounce);
+      if (expiryTimer) clearTimeout(expiryTimer);
+      await new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      });
+    },
+  };
+}

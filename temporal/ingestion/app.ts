@@ -1,0 +1,40 @@
+/**
+ * The ingestion component's Koa app: error middleware first, /health, /openapi.json, then the sync, schedule and
+ * /ingest routes. Everything it touches comes in through `deps`.
+ */
+import Koa from 'koa';
+import { Router } from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import { InvalidArgumentError } from '../../lib/errors.ts';
+import { errorMiddleware, healthRoute } from '../../lib/http.ts';
+import type { IngestionDeps } from './deps.ts';
+import { ingestRoutes } from './ingest/routes.ts';
+import { openApiDocument } from './openapi.ts';
+import { scheduleRoutes } from './schedules/routes.ts';
+import { syncRoutes } from './syncs/routes.ts';
+
+export function createApp(deps: IngestionDeps): Koa {
+  const app = new Koa();
+  app.use(errorMiddleware(deps.log));
+  app.use(healthRoute());
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '1mb',
+      onError: (err) => {
+        const tooLarge = (err as { status?: unknown }).status === 413;
+        throw new InvalidArgumentError('body', tooLarge ? 'is larger than 1 MB' : 'is not valid JSON', { cause: err });
+      },
+    }),
+  );
+  const router = new Router();
+  const document = openApiDocument();
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = document;
+  });
+  syncRoutes(router, deps);
+  scheduleRoutes(router, deps);
+  ingestRoutes(router, deps);
+  app.use(router.routes());
+  return app;
+}

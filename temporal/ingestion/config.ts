@@ -1,0 +1,29 @@
+/**
+ * The ingestion component's environment, validated once at start-up (the error names the bad variable).
+ */
+import { databaseVars, loadConfig, type ConfigOf, type VarSpec } from '../../lib/config.ts';
+
+export const ingestionVars = {
+  ...databaseVars,
+  APP_PORT: { type: 'int', default: 8081, min: 0, max: 65535 },
+  APP_HOST: { type: 'string', default: '0.0.0.0' },
+  TEMPORAL_ADDRESS: { type: 'string', default: '127.0.0.1:7233' },
+  TEMPORAL_NAMESPACE: { type: 'string', default: 'default' },
+  /** Task queue of syncWorkflow and of the schedules' trigger workflow. */
+  TEMPORAL_TASK_QUEUE: { type: 'string', default: 'ckg-sync' },
+  /** Temporal schedule id = prefix + schedule row id (a prefix per deployment when several share a namespace). */
+  SCHEDULE_ID_PREFIX: { type: 'string', default: 'sched-' },
+  /** How long POST /api/syncs/{id}/cancel waits for the run to reach a terminal status before answering. */
+  CANCEL_WAIT_MS: { type: 'int', default: 3000, min: 0, max: 60_000 },
+  /** Purge and source teardown: how long a cancelled workflow may take to end before it is terminated. */
+  STOP_TIMEOUT_MS: { type: 'int', default: 10_000, min: 0, max: 300_000 },
+  /** A new sync whose workflow id is still held by the previous run's closing workflow waits this long for it. */
+  START_CONFLICT_WAIT_MS: { type: 'int', default: 5000, min: 0, max: 60_000 },
+  LOG_LEVEL: { type: 'enum', values: ['debug', 'info', 'warning', 'warn', 'error'], default: 'info' },
+} as const satisfies Record<string, VarSpec>;
+
+export type IngestionConfig = ConfigOf<typeof ingestionVars>;
+
+export function loadIngestionConfig(env: Record<string, string | undefined> = process.env): IngestionConfig {
+  return loadConfig(ingestionVars, env);
+}

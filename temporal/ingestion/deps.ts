@@ -1,0 +1,24 @@
+/** What the ingestion component's handlers need, injected by `createApp` (tests pass their own database/queue). */
+import type { Client } from '@temporalio/client';
+import type { Pool } from '../../lib/db.ts';
+import type { Logger } from '../../lib/log.ts';
+
+export interface IngestionSettings {
+  /** Task queue of syncWorkflow and of the schedules' trigger workflow. */
+  taskQueue: string;
+  /** Temporal schedule id = prefix + schedule row id. */
+  scheduleIdPrefix: string;
+  /** Cancel waits this long for a terminal status before answering with the run as it is. */
+  cancelWaitMs: number;
+  /** Purge / teardown: a cancelled workflow that has not ended after this long is terminated. */
+  stopTimeoutMs: number;
+  /** Start conflict with the previous run's closing workflow: wait this long for it, once. */
+  startConflictWaitMs: number;
+}
+
+export interface IngestionDeps {
+  pool: Pool;
+  temporal: Client;
+  log: Logger;
+  settings: IngestionSettings;
+}

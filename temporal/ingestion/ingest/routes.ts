@@ -1,0 +1,71 @@
+/**
+ * /ingest/*: direct access for operators and for the graph component (the gateway proxies it unchanged).
+ * - DELETE /ingest/sources/{source_id}: source teardown (204, idempotent).
+ * - GET /ingest/workflows/{source_id}: the Temporal state of the source's sync workflow.
+ * - GET /ingest/schedules/{schedule_id}: the row next to its Temporal schedule.
+ */
+import type Koa from 'koa';
+import type { Router } from '@koa/router';
+import { NotFoundError } from '../../../lib/errors.ts';
+import type { IngestionDeps } from '../deps.ts';
+import { pathBigint, pathUuid } from '../body.ts';
+import { getSchedule, scheduleToJson } from '../schedules/rows.ts';
+import { describeTemporalSchedule, nextRunOf, temporalScheduleId } from '../schedules/temporal.ts';
+import { describeSourceWorkflow, syncIdOf } from '../syncs/workflow.ts';
+import { CKG_SOURCE_NAME, CKG_TRIGGER } from '../start-options.ts';
+import { teardownSource } from './teardown.ts';
+
+export function ingestRoutes(router: Router, deps: IngestionDeps): void {
+  router.delete('/ingest/sources/:source_id', async (ctx: Koa.Context) => {
+    await teardownSource(deps, pathUuid(ctx, 'source_id'));
+    ctx.status = 204;
+  });
+
+  router.get('/ingest/workflows/:source_id', async (ctx: Koa.Context) => {
+    const sourceId = pathUuid(ctx, 'source_id');
+    const d = await describeSourceWorkflow(deps.temporal, sourceId);
+    if (!d) throw new NotFoundError('workflow of source', sourceId);
+    const name = d.typedSearchAttributes.get(CKG_SOURCE_NAME);
+    const trigger = d.typedSearchAttributes.get(CKG_TRIGGER);
+    ctx.body = {
+      workflow_id: d.workflowId,
+      run_id: d.runId,
+      type: d.type,
+      status: d.status.name,
+      task_queue: d.taskQueue,
+      sync_id: syncIdOf(d) ?? null,
+      source: typeof name === 'string' ? name : null,
+      triggered_by: typeof trigger === 'string' ? trigger : null,
+      start_time: d.startTime.toISOString(),
+      close_time: d.closeTime?.toISOString() ?? null,
+      history_length: d.historyLength,
+      memo: d.memo ?? {},
+    };
+  });
+
+  router.get('/ingest/schedules/:schedule_id', async (ctx: Koa.Context) => {
+    const id = pathBigint(ctx, 'schedule_id');
+    const row = await getSchedule(deps.pool, id);
+    if (!row) throw new NotFoundError('schedule', id);
+    const d = await describeTemporalSchedule(deps.temporal, deps.settings.scheduleIdPrefix, id);
+    ctx.body = {
+      schedule: scheduleToJson(row),
+      temporal: d
+        ? {
+            schedule_id: d.scheduleId,
+            paused: d.state.paused,
+            note: d.state.note ?? null,
+            next_action_times: d.info.nextActionTimes.map((t) => t.toISOString()),
+            next_run_at: nextRunOf(d)?.toISOString() ?? null,
+            recent_actions: d.info.recentActions.map((a) => ({
+              scheduled_at: a.scheduledAt.toISOString(),
+              taken_at: a.takenAt.toISOString(),
+              workflow_id: a.action.workflow.workflowId,
+              run_id: a.action.workflow.firstExecutionRunId,
+            })),
+            running_workflows: d.info.runningActions.map((a) => a.workflow.workflowId),
+          }
+        : { schedule_id: temporalScheduleId(deps.settings.scheduleIdPrefix, id), missing: true },
+    };
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * Starting and stopping the ingestion component: its pool, its Temporal client, the HTTP server. `start(config)`
+ * is what main.ts runs and what tests run in-process (APP_PORT=0 picks a free port).
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { createPool } from '../../lib/db.ts';
+import { createLogger, parseLevel, type Logger } from '../../lib/log.ts';
+import { createApp } from './app.ts';
+import type { IngestionConfig } from './config.ts';
+import type { IngestionDeps } from './deps.ts';
+
+export interface RunningIngestion {
+  port: number;
+  url: string;
+  deps: IngestionDeps;
+  close(): Promise<void>;
+}
+
+export function settingsOf(config: IngestionConfig): IngestionDeps['settings'] {
+  return {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    scheduleIdPrefix: config.SCHEDULE_ID_PREFIX,
+    cancelWaitMs: config.CANCEL_WAIT_MS,
+    stopTimeoutMs: config.STOP_TIMEOUT_MS,
+    startConflictWaitMs: config.START_CONFLICT_WAIT_MS,
+  };
+}
+
+export async function start(config: IngestionConfig, log?: Logger): Promise<RunningIngestion> {
+  const logger = log ?? createLogger('ingestion', { level: parseLevel(config.LOG_LEVEL) });
+  const pool = createPool(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_SIZE,
+    applicationName: 'ckg-ingestion',
+    log: logger,
+  });
+  let connection: Connection | undefined;
+  try {
+    await pool.query('SELECT 1');
+    connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const deps: IngestionDeps = { pool, temporal, log: logger, settings: settingsOf(config) };
+  const server: Server = createApp(deps).listen(config.APP_PORT, config.APP_HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const conn = connection;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await conn.close();
+      await pool.end();
+    },
+  };
+}

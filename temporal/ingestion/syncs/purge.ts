@@ -1,0 +1,66 @@
+/**
+ * Purge: the run and everything of it are deleted (FK cascades remove files, chunks and issues; a trigger removes
+ * its graph rows). An active run is cancelled first: the cancel signal, then termination when the workflow has not
+ * ended within STOP_TIMEOUT_MS. A `sync_lifecycle` event with status `purged` reports the deletion; when the run was
+ * its source's last sync, `source_changed` reports the source's new (null) last_sync_id.
+ */
+import { withTransaction } from '../../../lib/db.ts';
+import { NotFoundError } from '../../../lib/errors.ts';
+import { writeEvent } from '../../../lib/events.ts';
+import type { IngestionDeps } from '../deps.ts';
+import { ACTIVE_STATUSES, deleteSync, getSync, writeLifecycleEvent } from './rows.ts';
+import { runningWorkflow, stopSourceWorkflow, type StopOutcome } from './workflow.ts';
+
+export async function purgeSync(deps: IngestionDeps, syncId: string): Promise<void> {
+  const { pool, temporal, log, settings } = deps;
+  const row = await getSync(pool, syncId);
+  if (!row) throw new NotFoundError('sync', syncId);
+
+  let stopped: StopOutcome = 'not_running';
+  if (ACTIVE_STATUSES.includes(row.status)) {
+    const running = await runningWorkflow(temporal, row.source_id);
+    if (running && running.syncId === syncId) {
+      stopped = await stopSourceWorkflow(temporal, row.source_id, 'sync purged', settings.stopTimeoutMs);
+    }
+  }
+
+  const deleted = await withTransaction(pool, async (tx) => {
+    const current = await getSync(tx, syncId, true);
+    if (!current) return undefined;
+    const source = await tx.query<{ last_sync_id: string | null }>(
+      `SELECT last_sync_id FROM sources WHERE id = $1 FOR UPDATE`,
+      [current.source_id],
+    );
+    const wasLast = source.rows[0]?.last_sync_id === syncId;
+    await deleteSync(tx, syncId);
+    await writeLifecycleEvent(tx, current, current.status, { status: 'purged' });
+    if (wasLast) await writeSourceLastSyncChanged(tx, current.source_id);
+    return current;
+  });
+  if (deleted)
+    log.info('sync_purged', {
+      sync_id: syncId,
+      source_id: deleted.source_id,
+      status: deleted.status,
+      workflow: stopped,
+    });
+}
+
+async function writeSourceLastSyncChanged(tx: Parameters<typeof writeEvent>[0], sourceId: string): Promise<void> {
+  const r = await tx.query<{ last_sync_id: string | null; last_synced_at: Date | null }>(
+    `SELECT last_sync_id, last_synced_at FROM sources WHERE id = $1`,
+    [sourceId],
+  );
+  const s = r.rows[0];
+  if (!s) return;
+  await writeEvent(tx, {
+    type: 'source_changed',
+    sourceId,
+    payload: {
+      source_id: sourceId,
+      change: 'updated',
+      last_sync_id: s.last_sync_id,
+      last_synced_at: s.last_synced_at?.toISOString() ?? null,
+    },
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * The action of every Temporal schedule (`sched-<id>`). A schedule names each run `sched-<id>-<timestamp>`, but a
+ * sync's workflow id must be its source id; so this small workflow creates the run's row (or records why the tick
+ * is skipped: an active sync, a disabled source or schedule) and starts `syncWorkflow` as a child with workflow id
+ * = source id and parent-close policy ABANDON: the sync outlives this trigger, which ends at once.
+ */
+import {
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  proxyActivities,
+  startChild,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ScheduleActivities } from '../activities/schedule/index.ts';
+import type { ScheduledSyncInput, ScheduledSyncResult } from '../activities/schedule/types.ts';
+import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../temporal/ingestion/start-options.ts';
+
+const { prepareScheduledSync, failScheduledSync } = proxyActivities<ScheduleActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 10 },
+});
+
+export async function scheduledSyncWorkflow(input: ScheduledSyncInput): Promise<ScheduledSyncResult> {
+  // Made once and recorded in history: a retried activity inserts the same row, never a second one.
+  const syncId = uuid4();
+  const prepared = await prepareScheduledSync({ ...input, syncId });
+  if (prepared.outcome === 'skipped') return { outcome: 'skipped', reason: prepared.reason };
+
+  const options = syncStartOptions({
+    syncId: prepared.syncId,
+    sourceId: input.sourceId,
+    sourceName: prepared.sourceName,
+    trigger: prepared.trigger,
+    taskQueue: workflowInfo().taskQueue,
+  });
+  try {
+    await startChild(SYNC_WORKFLOW_TYPE, {
+      ...options,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    });
+  } catch (err) {
+    const error = `could not start the sync workflow: ${err instanceof Error ? err.message : String(err)}`;
+    await failScheduledSync({ syncId: prepared.syncId, error });
+    return { outcome: 'failed', syncId: prepared.syncId, reason: error };
+  }
+  return { outcome: 'started', syncId: prepared.syncId };
+}
