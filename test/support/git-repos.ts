@@ -50,6 +50,11 @@ export function createRepo(files: Record<string, RepoFile>, branch = 'main'): Te
   };
 }
 
+/** Adds a branch or a tag pointing at the repository's HEAD (so a sync can fetch that ref). */
+export function addRef(repo: TestRepo, kind: 'branch' | 'tag', name: string): void {
+  git(repo.dir, kind, name);
+}
+
 /** A small repository in several languages with imports between files, symbols, docs and config. */
 export const MULTI_LANGUAGE_FILES: Record<string, string> = {
   'README.md': '# Demo\n\nA small repository.\n\n## Usage\n\nRun `main.py`.\n',
