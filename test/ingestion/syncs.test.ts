@@ -110,6 +110,10 @@ describe('ingestion: sync commands', () => {
       files.rows.map((f) => f.file_path),
       ['lib/read.ts'],
     );
+    const run = await h.db.pool.query<{ stats: { commit_sha: string } }>(`SELECT stats FROM sync_runs WHERE id = $1`, [
+      res.body.id,
+    ]);
+    assert.equal(run.rows[0]!.stats.commit_sha, h.repos.taggedCommit, 'branch trunk was fetched, not main');
   });
 
   it('uses the given ref, defaults triggered_by to "api", and the source config when no overrides', async () => {
@@ -125,7 +129,13 @@ describe('ingestion: sync commands', () => {
         res.body.id,
       ])
     ).rows[0]!.stats;
-    assert.equal(stats.commit_sha, h.repos.small.head, 'the tag was fetched');
+    assert.equal(stats.commit_sha, h.repos.taggedCommit, 'the tag was fetched, not the branch');
+    assert.notEqual(stats.commit_sha, h.repos.small.head);
+    const changelog = await h.db.pool.query(
+      `SELECT 1 FROM file_records WHERE sync_id = $1 AND file_path = 'CHANGELOG.md'`,
+      [res.body.id],
+    );
+    assert.equal(changelog.rowCount, 0);
   });
 
   it('50 concurrent POST /api/syncs for one source: exactly one 201, the rest 409 CONFLICT', async () => {

@@ -26,7 +26,7 @@ import type { IngestionDeps, IngestionSettings } from '../../../temporal/ingesti
 import { createWorker } from '../../../temporal/worker.ts';
 import { createTestDatabase, type TestDatabase } from '../db.ts';
 import { testEnv } from '../env.ts';
-import { addRef, createRepo, generatedFiles, type TestRepo } from '../git-repos.ts';
+import { addCommit, addRef, createRepo, generatedFiles, type TestRepo } from '../git-repos.ts';
 import { startObservedModelHost, type ObservedModelHost } from '../observed-model-host.ts';
 import { connectClient, connectWorker, uniqueTaskQueue } from '../temporal.ts';
 
@@ -41,8 +41,12 @@ export interface ApiResponse<T = Record<string, unknown>> {
 }
 
 export interface Repos {
-  /** A few files in src/, lib/ and docs/; branches main and trunk, tag v1.2. Syncs in seconds. */
+  /**
+   * A few files in src/, lib/ and docs/ on branches main and trunk and tag v1.2 (commit `taggedCommit`); main has
+   * one more commit (CHANGELOG.md). Syncs in seconds.
+   */
   small: TestRepo;
+  taggedCommit: string;
   /** 60 TypeScript files in src/ and 60 Markdown files in docs/: hundreds of embedding requests. */
   slow: TestRepo;
 }
@@ -79,11 +83,13 @@ function createRepos(): Repos {
   });
   addRef(small, 'branch', 'trunk');
   addRef(small, 'tag', 'v1.2');
+  const taggedCommit = small.head;
+  addCommit(small, { 'CHANGELOG.md': '# Changes\n\n- after v1.2\n' });
   const docs: Record<string, string> = {};
   for (let i = 0; i < 60; i++)
     docs[`docs/note${i}.md`] = `# Note ${i}\n\nThe ${i}th note.\n\n## More\n\nDetails of note ${i}.\n`;
   const slow = createRepo({ ...generatedFiles(60), ...docs });
-  return { small, slow };
+  return { small, taggedCommit, slow };
 }
 
 export async function startHarness(overrides: Partial<IngestionSettings> = {}): Promise<Harness> {
