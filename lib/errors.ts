@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'UNAUTHORIZED'
   | 'token_expired'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'INVALID_ARGUMENT'
   | 'FAILED_PRECONDITION'

@@ -1,0 +1,84 @@
+/**
+ * The gateway's Koa application: errors first, CORS, then the routing table, authentication where the route
+ * needs it, and dispatch. There is no body parser: proxied bodies stream through untouched.
+ */
+import cors from '@koa/cors';
+import Koa from 'koa';
+import { InvalidArgumentError, NotFoundError } from '../lib/errors.ts';
+import type { Logger } from '../lib/log.ts';
+import type { Authenticator } from './auth/middleware.ts';
+import type { DocsUi } from './docs/ui.ts';
+import type { OpenApiService } from './docs/openapi.ts';
+import type { EventsHandler } from './events/stream.ts';
+import { gatewayErrors, MethodNotAllowedError } from './http-errors.ts';
+import { upstreamPath, type Forward, type Upstream } from './proxy/forward.ts';
+import { hasDotSegment, resolveRoute } from './routes.ts';
+
+export interface AppDeps {
+  log: Logger;
+  corsOrigins: readonly string[];
+  auth: Authenticator;
+  forward: Forward;
+  upstreams: { graph: Upstream; ingestion: Upstream; idp: Upstream };
+  events: EventsHandler;
+  openapi: OpenApiService;
+  docsUi: DocsUi;
+}
+
+export function buildApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(gatewayErrors(deps.log));
+  if (deps.corsOrigins.length > 0) {
+    const allowed = new Set(deps.corsOrigins);
+    app.use(
+      cors({
+        origin: (ctx) => {
+          const origin = ctx.get('origin');
+          return allowed.has('*') || allowed.has(origin) ? origin : '';
+        },
+        credentials: true,
+        maxAge: 600,
+        exposeHeaders: ['Content-Length', 'Content-Type', 'Location'],
+      }),
+    );
+  }
+  app.use(async (ctx) => {
+    if (hasDotSegment(ctx.path)) throw new InvalidArgumentError('path', 'must not contain . or .. segments');
+    const r = resolveRoute(ctx.method, ctx.path);
+    if (r.kind === 'not_found') throw new NotFoundError('route', ctx.path);
+    if (r.kind === 'method_not_allowed') throw new MethodNotAllowedError(ctx.method, ctx.path, r.allow);
+    const claims = r.route.auth
+      ? await deps.auth.authenticate(ctx, { queryTokenAllowed: r.destination === 'events' })
+      : undefined;
+    switch (r.destination) {
+      case 'health':
+        ctx.body = { status: 'ok' };
+        return;
+      case 'events':
+        return deps.events(ctx, claims!);
+      case 'openapi':
+        ctx.body = await deps.openapi.document();
+        return;
+      case 'docs':
+      case 'redoc': {
+        const asset = deps.docsUi.asset(ctx.path);
+        if (!asset) throw new NotFoundError('route', ctx.path);
+        ctx.type = asset.type;
+        ctx.set('Cache-Control', 'public, max-age=3600');
+        ctx.body = asset.body;
+        return;
+      }
+      case 'graph':
+      case 'ingestion': {
+        const up = deps.upstreams[r.destination];
+        return deps.forward(ctx, up, upstreamPath(up.base, ctx.url));
+      }
+      case 'idp': {
+        const up = deps.upstreams.idp;
+        return deps.forward(ctx, up, upstreamPath(up.base, ctx.url, '/auth'));
+      }
+    }
+  });
+  return app;
+}

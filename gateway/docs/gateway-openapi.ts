@@ -1,0 +1,137 @@
+/** The gateway's own part of the API document: /health, /api/events, /auth/*, and what every route shares. */
+export type OpenApiDoc = Record<string, unknown> & {
+  paths?: Record<string, Record<string, unknown>>;
+  components?: Record<string, Record<string, unknown>>;
+  tags?: ({ name: string } & Record<string, unknown>)[];
+};
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+export function gatewayDocument(issuer: string): OpenApiDoc {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Code-Knowledge Graph Service API',
+      version: '1.0.0',
+      description:
+        'All traffic enters through the gateway: it authenticates the caller (Bearer access token from the identity ' +
+        'provider, RS256, issuer checked, audience not), forwards the request unchanged to the graph component ' +
+        '(reads, sources) or the ingestion component (sync and schedule commands), and streams server-sent events. ' +
+        'Upstream failures: 502 UPSTREAM_DISCONNECTED, 503 UPSTREAM_UNAVAILABLE, 504 UPSTREAM_TIMEOUT. ' +
+        'Unknown paths: 404 NOT_FOUND; a known path with another method: 405 METHOD_NOT_ALLOWED with Allow.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'gateway', description: 'Served by the gateway itself' },
+      { name: 'events', description: 'Server-sent event stream' },
+    ],
+    paths: {
+      '/health': {
+        get: {
+          tags: ['gateway'],
+          summary: 'Liveness of the gateway (no token needed)',
+          security: [],
+          responses: {
+            '200': {
+              description: 'alive',
+              content: {
+                'application/json': {
+                  schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
+                },
+              },
+            },
+          },
+        },
+      },
+      '/api/events': {
+        get: {
+          tags: ['events'],
+          summary: 'Server-sent event stream: catch-up after a resume id, then live',
+          description:
+            'Frames: `id: <row id>`, `event: <type>` (sync_lifecycle, sync_progress, source_changed, schedule_changed), ' +
+            '`data: <the event row as JSON {id, type, sync_id, source_id, payload, created_at}>`. With a resume id ' +
+            '(Last-Event-ID header, else last_event_id) every stored row after it is sent first, in id order; without ' +
+            'one the stream starts live. Comment lines (`: heartbeat`) every 15 s. A row whose transaction committed ' +
+            'after later rows were sent arrives as a frame without an `id:` line (its id is in data.id). When the ' +
+            'access token expires: `event: error`, `data: {"code":"token_expired"}`, and the stream ends; refresh the ' +
+            'token and reconnect with Last-Event-ID. A client too slow to read is disconnected and resumes the same way.',
+          security: [{ bearerAuth: [] }, { queryToken: [] }],
+          parameters: [
+            { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^[0-9]+$' } },
+            { name: 'last_event_id', in: 'query', schema: { type: 'integer', minimum: 0 } },
+            {
+              name: 'token',
+              in: 'query',
+              description: 'Access token, for EventSource (accepted on this route only)',
+              schema: { type: 'string' },
+            },
+          ],
+          responses: {
+            '200': { description: 'the stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            '400': errorResponse('INVALID_ARGUMENT: the resume id is not a non-negative integer'),
+            '401': errorResponse('UNAUTHORIZED or token_expired'),
+            '503': errorResponse('UPSTREAM_UNAVAILABLE: the event stream is not connected to the database yet'),
+          },
+        },
+      },
+      '/auth/{path}': {
+        get: {
+          tags: ['gateway'],
+          summary: 'Identity provider endpoints, proxied without token validation',
+          description:
+            '`/auth/<rest>` is forwarded to `<KEYCLOAK_URL>/<rest>`, so `<gateway>/auth/realms/<realm>` works as the ' +
+            'authority of a browser OIDC library (discovery, authorize, token, certs, logout). Any method. ' +
+            `Tokens are issued by ${issuer}.`,
+          security: [],
+          parameters: [{ name: 'path', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            default: { description: "the identity provider's response, unchanged" },
+            '502': errorResponse('UPSTREAM_DISCONNECTED'),
+            '503': errorResponse('UPSTREAM_UNAVAILABLE'),
+            '504': errorResponse('UPSTREAM_TIMEOUT'),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        queryToken: { type: 'apiKey', in: 'query', name: 'token' },
+        oidc: { type: 'openIdConnect', openIdConnectUrl: `${issuer}/.well-known/openid-configuration` },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: {
+                code: {
+                  type: 'string',
+                  description:
+                    'UNAUTHORIZED, token_expired, INVALID_ARGUMENT, NOT_FOUND, METHOD_NOT_ALLOWED, CONFLICT, ' +
+                    'FAILED_PRECONDITION, UPSTREAM_DISCONNECTED, UPSTREAM_UNAVAILABLE, UPSTREAM_TIMEOUT, TIMEOUT, INTERNAL',
+                },
+                message: { type: 'string' },
+                field: { type: 'string' },
+                details: { type: 'object' },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        Unauthorized: errorResponse('UNAUTHORIZED (invalid or missing token) or token_expired'),
+        UpstreamDisconnected: errorResponse('UPSTREAM_DISCONNECTED: the component closed the connection'),
+        UpstreamUnavailable: errorResponse('UPSTREAM_UNAVAILABLE: the component cannot be reached'),
+        UpstreamTimeout: errorResponse('UPSTREAM_TIMEOUT: no answer within UPSTREAM_TIMEOUT_SECONDS'),
+      },
+    },
+  };
+}
