@@ -1,8 +1,9 @@
 /**
  * Benchmark of a full sync: a git copy of the Go standard library ($(go env GOROOT)/src, ≈11k files) synced from
  * local disk by the worker running as its own process — first without embeddings (source config
- * `embeddings: false`), then with the embedding stand-in. Prints wall time per phase, files/s, rows/s, edges/s,
- * the worker's peak RSS, and the embedding client's overhead over the stand-in's own time.
+ * `embeddings: false`), then with the project's model-host stand-in (standins/model-host, in this process) as the
+ * embedding endpoint. Prints wall time per phase, files/s, rows/s, edges/s, the worker's peak RSS, and the
+ * embedding client's overhead over the stand-in's own time.
  *
  *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/sync.ts [--no-embeddings] [--src DIR]
  */
@@ -11,7 +12,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/db.ts';
-import { startEmbeddingStandin } from '../test/support/embedding-standin.ts';
+import { startModelHost } from '../standins/model-host/server.ts';
+import { createLogger } from '../lib/log.ts';
 import { connectClient, uniqueTaskQueue } from '../test/support/temporal.ts';
 import { insertPendingSync, insertSource, syncCounts } from '../test/support/pipeline.ts';
 import { startWorkerProcess } from '../test/support/worker-process.ts';
@@ -67,7 +69,7 @@ async function main() {
   );
   console.log(`repository: ${goSrc} → ${repo} (${fmt(files)} tracked files; prepared in ${Date.now() - t0} ms)`);
   const db = await createTestDatabase();
-  const standin = await startEmbeddingStandin();
+  const standin = await startModelHost({}, createLogger('model-host', { level: 'warning' }));
   const { client, close } = await connectClient();
   const taskQueue = uniqueTaskQueue('bench');
   const cloneDir = mkdtempSync(join(tmpdir(), 'ckg-bench-clones-'));
@@ -75,13 +77,13 @@ async function main() {
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: testEnv.temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
-    EMBEDDING_URL: standin.url,
+    EMBEDDING_URL: standin.embeddingUrl,
     WORKER_CLONE_DIR: cloneDir,
     LOG_LEVEL: 'info',
   });
   try {
     const runs: Array<[string, boolean]> = [['without embeddings', false]];
-    if (withEmbeddings) runs.push(['with the embedding stand-in', true]);
+    if (withEmbeddings) runs.push(['with the model-host stand-in', true]);
     for (const [label, embeddings] of runs) {
       const sourceId = await insertSource(db.pool, {
         url: repo,
@@ -90,7 +92,7 @@ async function main() {
         config: { embeddings },
       });
       const syncId = await insertPendingSync(db.pool, sourceId);
-      const before = { ...standin.counters };
+      const before = standin.stats().embeddings;
       const started = Date.now();
       const handle = await client.workflow.start<typeof syncWorkflow>(
         SYNC_WORKFLOW_TYPE,
@@ -144,7 +146,7 @@ async function main() {
             Array.from({ length: 4 }, async () => {
               while (next < texts.length) {
                 const input = texts.slice(next, (next += 64));
-                const res = await fetch(standin.url, {
+                const res = await fetch(standin.embeddingUrl, {
                   method: 'POST',
                   headers: { 'content-type': 'application/json' },
                   body: JSON.stringify({ model: 'embeddings', input }),
@@ -158,7 +160,7 @@ async function main() {
         };
         const clientRun = async () => {
           const c = new EmbeddingClient({
-            url: standin.url,
+            url: standin.embeddingUrl,
             model: 'embeddings',
             dimension: 896,
             batchSize: 64,
@@ -168,7 +170,7 @@ async function main() {
           await c.embedMany(texts);
           return performance.now() - t;
         };
-        const inputs = standin.counters.inputs - before.inputs;
+        const inputs = standin.stats().embeddings.inputs - before.inputs;
         const phaseMs = (d.embedding_summaries ?? 0) + (d.embedding_chunks ?? 0);
         const rawMs = Math.min(await raw(), await raw());
         const clientMs = Math.min(await clientRun(), await clientRun());

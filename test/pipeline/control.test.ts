@@ -51,7 +51,7 @@ describe('cancel, retry and refusal', () => {
   });
 
   it('cancel signal: stops the running activity promptly, ends the run cancelled with the reason, cleans nothing', async () => {
-    h.standin.knobs.delayMs = 400;
+    h.modelHost.setFaults({ latencyMs: 400 }, 'embeddings');
     try {
       const sourceId = await insertSource(h.db.pool, { url: big.dir });
       const syncId = await insertPendingSync(h.db.pool, sourceId);
@@ -88,12 +88,12 @@ describe('cancel, retry and refusal', () => {
       );
       assert.equal(src.rows[0]!.last_sync_id, null);
     } finally {
-      h.standin.knobs.delayMs = 0;
+      h.modelHost.setFaults({ latencyMs: 0 }, 'embeddings');
     }
   });
 
   it('Temporal cancellation (handle.cancel) also ends the run cancelled; a retry then runs it from scratch', async () => {
-    h.standin.knobs.delayMs = 400;
+    h.modelHost.setFaults({ latencyMs: 400 }, 'embeddings');
     const sourceId = await insertSource(h.db.pool, { url: big.dir });
     const syncId = await insertPendingSync(h.db.pool, sourceId);
     try {
@@ -105,7 +105,7 @@ describe('cancel, retry and refusal', () => {
       assert.equal(run.status, 'cancelled');
       assert.equal(run.error, 'cancelled through Temporal');
     } finally {
-      h.standin.knobs.delayMs = 0;
+      h.modelHost.setFaults({ latencyMs: 0 }, 'embeddings');
     }
     await setPendingAgain(h, syncId);
     const retry = await h.client.workflow.signalWithStart(

@@ -32,7 +32,7 @@ describe('worker crash in each phase', () => {
 
   before(async () => {
     h = await createHarness();
-    h.standin.knobs.delayMs = 60;
+    h.modelHost.setFaults({ latencyMs: 60 }, 'embeddings');
     cloneDir = mkdtempSync(join(tmpdir(), 'ckg-crash-clones-'));
     repo = createRepo({
       ...generatedFiles(1200),
@@ -44,7 +44,7 @@ describe('worker crash in each phase', () => {
       TEMPORAL_ADDRESS: testEnv.temporalAddress,
       TEMPORAL_NAMESPACE: testEnv.temporalNamespace,
       TEMPORAL_TASK_QUEUE: h.taskQueue,
-      EMBEDDING_URL: h.standin.url,
+      EMBEDDING_URL: h.modelHost.embeddingUrl,
       EMBEDDING_BACKOFF_MS: '20',
       EMBEDDING_BATCH_SIZE: '32',
       WORKER_CLONE_DIR: cloneDir,

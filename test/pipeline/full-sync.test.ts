@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRepo, MULTI_LANGUAGE_FILES, type TestRepo } from '../support/git-repos.ts';
-import { vectorFor } from '../support/embedding-standin.ts';
+import { embedText, prepareInput } from '../../standins/model-host/embed.ts';
 import {
   createHarness,
   getRun,
@@ -12,6 +12,25 @@ import {
   type Harness,
 } from '../support/pipeline.ts';
 
+/** The vector the model-host stand-in answers for `input`. */
+const vectorFor = (input: string) => embedText(prepareInput(input).text, 896);
+
+/** Equal up to the float32 rounding of the vector column, over every dimension. */
+function sameVector(stored: number[], expected: number[]): boolean {
+  return stored.length === expected.length && stored.every((x, i) => Math.abs(x - expected[i]!) < 1e-5);
+}
+
+// The multi-language repository, plus two text files that only the first-100-lines and 1400-character rules cut.
+const MANY_LINES = Array.from({ length: 150 }, (_, i) => `item${i}`).join('\n') + '\n';
+const WIDE =
+  Array.from({ length: 20 }, (_, i) => Array.from({ length: 12 }, (_, k) => `word${i * 12 + k}`).join(' ')).join('\n') +
+  '\n';
+const FILES: Record<string, string> = {
+  ...MULTI_LANGUAGE_FILES,
+  'notes/many-lines.txt': MANY_LINES,
+  'notes/wide.txt': WIDE,
+};
+
 describe('full sync of a small multi-language repository', () => {
   let h: Harness;
   let repo: TestRepo;
@@ -20,7 +39,7 @@ describe('full sync of a small multi-language repository', () => {
   before(async () => {
     h = await createHarness();
     await h.startWorker();
-    repo = createRepo(MULTI_LANGUAGE_FILES);
+    repo = createRepo(FILES);
     sourceId = await insertSource(h.db.pool, { url: repo.dir, owner: 'acme', name: 'demo' });
     syncId = await insertPendingSync(h.db.pool, sourceId);
     const result = await runSync(h, sourceId, syncId);
@@ -41,7 +60,7 @@ describe('full sync of a small multi-language repository', () => {
       durations_ms: Record<string, number>;
       edges: { depends_on: number };
     };
-    assert.equal(stats.files, Object.keys(MULTI_LANGUAGE_FILES).length);
+    assert.equal(stats.files, Object.keys(FILES).length);
     assert.equal(stats.commit_sha, repo.head);
     for (const phase of [
       'cloning',
@@ -74,7 +93,7 @@ describe('full sync of a small multi-language repository', () => {
     );
     assert.deepEqual(
       rows.rows.map((r) => r.file_path),
-      Object.keys(MULTI_LANGUAGE_FILES).sort(),
+      Object.keys(FILES).sort(),
     );
     for (const r of rows.rows) {
       assert.equal(r.last_commit_sha, repo.head);
@@ -90,30 +109,60 @@ describe('full sync of a small multi-language repository', () => {
   });
 
   it('backfills the file vector from the spec embedding text (prefixed, path/type/language, first lines)', async () => {
-    const r = await h.db.pool.query<{ embedding: string; type: string }>(
-      `SELECT embedding::text, type FROM file_records WHERE sync_id = $1 AND file_path = 'src/util.ts'`,
+    const r = await h.db.pool.query<{ file_path: string; embedding: string; type: string; language: string }>(
+      `SELECT file_path, embedding::text, type, language FROM file_records WHERE sync_id = $1`,
       [syncId],
     );
-    const stored = JSON.parse(r.rows[0]!.embedding) as number[];
-    const text = `search_document: path: src/util.ts\ntype: ${r.rows[0]!.type}\nlanguage: typescript\n${MULTI_LANGUAGE_FILES['src/util.ts']}`;
-    const expected = vectorFor(text, 896);
-    assert.ok(Math.abs(stored[0]! - expected[0]!) < 1e-5 && Math.abs(stored[100]! - expected[100]!) < 1e-5);
+    const row = new Map(r.rows.map((x) => [x.file_path, x]));
+    const header = (path: string) =>
+      `search_document: path: ${path}\ntype: ${row.get(path)!.type}\nlanguage: ${row.get(path)!.language}\n`;
+    const stored = (path: string) => JSON.parse(row.get(path)!.embedding) as number[];
+
+    const util = vectorFor(header('src/util.ts') + FILES['src/util.ts']!);
+    assert.ok(sameVector(stored('src/util.ts'), util), 'src/util.ts: the vector of its embedding text');
+    // The header counts: without the path/type/language lines the vector differs.
+    assert.ok(!sameVector(stored('src/util.ts'), vectorFor(FILES['src/util.ts']!)));
+
+    // Only the first 100 lines are embedded (this file has 150 short ones).
+    const firstLines = MANY_LINES.split('\n').slice(0, 100).join('\n') + '\n';
+    assert.ok(sameVector(stored('notes/many-lines.txt'), vectorFor(header('notes/many-lines.txt') + firstLines)));
+    assert.ok(!sameVector(stored('notes/many-lines.txt'), vectorFor(header('notes/many-lines.txt') + MANY_LINES)));
+
+    // The text is cut at 1400 characters, prefix included (this file has 20 lines of ~100 characters).
+    const wide = header('notes/wide.txt') + WIDE;
+    assert.ok(sameVector(stored('notes/wide.txt'), vectorFor(wide.slice(0, 1400))));
+    assert.ok(!sameVector(stored('notes/wide.txt'), vectorFor(wide)));
   });
 
-  it('writes chunks with breadcrumbs and vectors of their prefixed content', async () => {
-    const r = await h.db.pool.query<{ content: string; embedding: string | null; chunk_index: number }>(
-      `SELECT c.content, c.embedding::text, c.chunk_index FROM content_chunks c JOIN file_records f ON f.id = c.file_id
+  it('writes chunks with breadcrumbs and vectors of their prefixed content, cut at 1400 characters', async () => {
+    const r = await h.db.pool.query<{ file_path: string; content: string; embedding: string | null }>(
+      `SELECT f.file_path, c.content, c.embedding::text FROM content_chunks c JOIN file_records f ON f.id = c.file_id
         WHERE c.sync_id = $1 ORDER BY f.file_path, c.chunk_index`,
       [syncId],
     );
     assert.ok(r.rows.length >= 8);
+    let cut = 0;
     for (const c of r.rows) {
       assert.match(c.content, /^# file: /);
       assert.ok(c.embedding, 'chunk has a vector');
-      const expected = vectorFor(('search_document: ' + c.content).slice(0, 1400), 896);
+      const input = 'search_document: ' + c.content;
       const stored = JSON.parse(c.embedding) as number[];
-      assert.ok(Math.abs(stored[5]! - expected[5]!) < 1e-5);
+      assert.ok(sameVector(stored, vectorFor(input.slice(0, 1400))), `chunk of ${c.file_path}`);
+      if (input.length > 1400) {
+        cut++;
+        assert.ok(!sameVector(stored, vectorFor(input)), `the chunk of ${c.file_path} is cut before embedding`);
+      }
     }
+    assert.ok(cut >= 1, 'a chunk longer than 1400 characters was embedded');
+  });
+
+  it('sends every embedding input with the search_document: prefix, once', async () => {
+    const c = await syncCounts(h.db.pool, syncId);
+    const e = h.modelHost.stats().embeddings;
+    assert.equal(e.unprefixedInputs, 0);
+    assert.equal(e.queryInputs, 0);
+    assert.equal(e.documentInputs, c.files + c.chunks);
+    assert.equal(e.injectedFailures, 0);
   });
 
   it('writes File and Symbol vertices and depends_on/defines edges that Cypher sees', async () => {

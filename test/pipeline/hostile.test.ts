@@ -171,41 +171,54 @@ describe('embedding endpoint failures', () => {
     small.remove();
   });
 
-  it('transient 500s are retried: every vector is written, no issue', async () => {
-    h.standin.knobs.failNext = 2;
-    const sourceId = await insertSource(h.db.pool, { url: small.dir });
-    const syncId = await insertPendingSync(h.db.pool, sourceId);
-    const result = await runSync(h, sourceId, syncId);
-    assert.equal(result.status, 'completed');
-    assert.equal(h.standin.knobs.failNext, 0, 'the failures were served');
-    const c = await syncCounts(h.db.pool, syncId);
-    assert.equal(c.files_with_vector, c.files);
-    assert.equal(c.chunks_with_vector, c.chunks);
-    assert.equal(c.issues, 0);
-  });
+  for (const mode of ['status', 'reset'] as const) {
+    const what = mode === 'status' ? '503 answers' : 'dropped connections';
+    it(`transient ${what} are retried: every vector is written, no issue`, async () => {
+      const before = h.modelHost.stats().embeddings;
+      void h.modelHost.failNext(2, mode);
+      const sourceId = await insertSource(h.db.pool, { url: small.dir });
+      const syncId = await insertPendingSync(h.db.pool, sourceId);
+      let result;
+      try {
+        result = await runSync(h, sourceId, syncId);
+      } finally {
+        h.modelHost.setFaults({ failureRate: 0 }, 'embeddings');
+      }
+      assert.equal(result.status, 'completed');
+      const after = h.modelHost.stats().embeddings;
+      assert.equal(after.injectedFailures - before.injectedFailures, 2, 'the failures were served');
+      const c = await syncCounts(h.db.pool, syncId);
+      assert.equal(c.files_with_vector, c.files);
+      assert.equal(c.chunks_with_vector, c.chunks);
+      assert.equal(c.issues, 0);
+    });
+  }
 
   it('a lasting failure: issues in embedding_summaries and embedding_chunks, a completed sync with null vectors', async () => {
-    h.standin.knobs.failAll = 500;
+    h.modelHost.setFaults({ failureRate: 1, failureMode: 'status' }, 'embeddings');
     try {
       const sourceId = await insertSource(h.db.pool, { url: small.dir });
       const syncId = await insertPendingSync(h.db.pool, sourceId);
-      const requestsBefore = h.standin.counters.requests;
+      const requestsBefore = h.modelHost.stats().embeddings.requests;
       const result = await runSync(h, sourceId, syncId);
       assert.equal(result.status, 'completed');
       const c = await syncCounts(h.db.pool, syncId);
       assert.ok(c.files > 0 && c.chunks > 0);
       assert.equal(c.files_with_vector, 0);
       assert.equal(c.chunks_with_vector, 0);
-      assert.ok(h.standin.counters.requests - requestsBefore >= 2 * 3, 'each batch was tried several times');
+      assert.ok(
+        h.modelHost.stats().embeddings.requests - requestsBefore >= 2 * 3,
+        'each batch was tried several times',
+      );
       const found = await issues(h, syncId);
       assert.deepEqual([...new Set(found.map((i) => i.phase))].sort(), ['embedding_chunks', 'embedding_summaries']);
-      assert.ok(found.every((i) => i.code === 'embedding_failed' && /answered 500/.test(i.message)));
+      assert.ok(found.every((i) => i.code === 'embedding_failed' && /answered 503/.test(i.message)));
       const run = await getRun(h.db.pool, syncId);
       const stats = run.stats as { embeddings: Record<string, number> };
       assert.equal(stats.embeddings.files_failed, c.files);
       assert.equal(stats.embeddings.chunks_failed, c.chunks);
     } finally {
-      h.standin.knobs.failAll = null;
+      h.modelHost.setFaults({ failureRate: 0 }, 'embeddings');
     }
   });
 });

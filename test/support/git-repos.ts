@@ -50,6 +50,20 @@ export function createRepo(files: Record<string, RepoFile>, branch = 'main'): Te
   };
 }
 
+/** Commits `files` on top of the current branch; `repo.head` becomes the new commit. */
+export function addCommit(repo: TestRepo, files: Record<string, RepoFile>, message = 'more'): string {
+  writeTree(repo.dir, files);
+  git(repo.dir, 'add', '-A');
+  git(repo.dir, 'commit', '-q', '-m', message);
+  repo.head = git(repo.dir, 'rev-parse', 'HEAD').trim();
+  return repo.head;
+}
+
+/** Adds a branch or a tag pointing at the repository's HEAD (so a sync can fetch that ref). */
+export function addRef(repo: TestRepo, kind: 'branch' | 'tag', name: string): void {
+  git(repo.dir, kind, name);
+}
+
 /** A small repository in several languages with imports between files, symbols, docs and config. */
 export const MULTI_LANGUAGE_FILES: Record<string, string> = {
   'README.md': '# Demo\n\nA small repository.\n\n## Usage\n\nRun `main.py`.\n',

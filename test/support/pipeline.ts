@@ -1,6 +1,7 @@
 /**
- * A sync pipeline for tests: a database of its own, the embedding stand-in, an in-process worker on a unique task
- * queue, and helpers that create a source + pending run (as the ingestion component does) and start the workflow.
+ * A sync pipeline for tests: a database of its own, the project's model-host stand-in (its embedding endpoint), an
+ * in-process worker on a unique task queue, and helpers that create a source + pending run (as the ingestion
+ * component does) and start the workflow.
  */
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
@@ -19,7 +20,7 @@ import { createWorker } from '../../temporal/worker.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
 import type { syncWorkflow } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
-import { startEmbeddingStandin, type EmbeddingStandin } from './embedding-standin.ts';
+import { startObservedModelHost, type ObservedModelHost } from './observed-model-host.ts';
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal.ts';
 import { testEnv } from './env.ts';
 
@@ -27,7 +28,8 @@ export const quietLog = createLogger('worker-test', { level: 'error' });
 
 export interface Harness {
   db: TestDatabase;
-  standin: EmbeddingStandin;
+  /** The model-host stand-in the worker embeds with (fault knobs, counters, request log). */
+  modelHost: ObservedModelHost;
   client: Client;
   taskQueue: string;
   cloneDir: string;
@@ -40,7 +42,7 @@ export interface Harness {
 
 export async function createHarness(overrides: Partial<PipelineSettings> = {}): Promise<Harness> {
   const db = await createTestDatabase();
-  const standin = await startEmbeddingStandin();
+  const modelHost = await startObservedModelHost();
   const { client, close: closeClient } = await connectClient();
   const taskQueue = uniqueTaskQueue('pipeline');
   const cloneDir = mkdtempSync(join(tmpdir(), 'ckg-clones-'));
@@ -53,7 +55,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
     ...overrides,
   };
   const embeddingClient = new EmbeddingClient({
-    url: standin.url,
+    url: modelHost.embeddingUrl,
     model: 'embeddings',
     dimension: 896,
     batchSize: settings.embeddingBatchSize,
@@ -64,7 +66,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
   const workers: Array<{ worker: Worker; run: Promise<void>; connection: NativeConnection; engine: Engine }> = [];
   return {
     db,
-    standin,
+    modelHost,
     client,
     taskQueue,
     cloneDir,
@@ -94,7 +96,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
         await w.connection.close();
       }
       await closeClient();
-      await standin.close();
+      await modelHost.close();
       await db.drop();
       rmSync(cloneDir, { recursive: true, force: true });
     },
