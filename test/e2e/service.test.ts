@@ -306,8 +306,20 @@ describe('the service end to end through the gateway', () => {
       for (const phase of ['cloning', 'parsing', 'graphing', 'embedding_summaries', 'embedding_chunks']) {
         assert.ok(phases.has(phase), `a progress event for ${phase}: ${[...phases].join(', ')}`);
       }
-      const parsed = progress.filter((p) => p.phase === 'parsing').at(-1)!;
-      assert.deepEqual([parsed.progress_done, parsed.progress_total], [7, 7], 'parsing counted every file');
+      // Each phase starts at 0 and ends with its last unit done (spec: one event at each phase start and end).
+      const files = Object.keys(FILES).length;
+      const units: Record<string, number> = {
+        cloning: 1,
+        parsing: files,
+        graphing: files,
+        embedding_summaries: files,
+        embedding_chunks: Number((lifecycle.at(-1)!.stats as { chunks: number }).chunks),
+      };
+      for (const [phase, total] of Object.entries(units)) {
+        const of = progress.filter((p) => p.phase === phase).map((p) => [p.progress_done, p.progress_total]);
+        assert.deepEqual(of[0], [0, total], `${phase} starts at 0/${total}`);
+        assert.deepEqual(of.at(-1), [total, total], `${phase} ends at ${total}/${total}`);
+      }
 
       const completed = lifecycle.at(-1)!;
       assert.equal((completed.stats as { files: number }).files, Object.keys(FILES).length);
