@@ -10,6 +10,12 @@ EMBED_PORT=${CKG_EMBEDDING_PORT:-8101}
 CHAT_PORT=${CKG_CHAT_PORT:-8102}
 IDP_PORT_LOCAL=${CKG_IDP_PORT:-8180}
 REALM=${KEYCLOAK_REALM:-service}
+# External model host / identity provider, as the caller set them. Read now, when this file is sourced: stack.sh
+# later loads $STATE_DIR/env, which holds the KEYCLOAK_URL of the previous `up` (our own stand-in), and that must
+# not pass for an external provider (a second `up`, or `up` after `down`, would then never start the stand-in).
+EXTERNAL_EMBEDDING_URL=${EMBEDDING_URL:-}
+EXTERNAL_DENSE_LLM_URL=${DENSE_LLM_URL:-}
+EXTERNAL_KEYCLOAK_URL=${KEYCLOAK_URL:-}
 
 # The service-gateway client secret of the local identity provider: made once, kept in .stack/ (mode 0600).
 gateway_secret() {
@@ -71,15 +77,15 @@ services_up() {
   local secret
   secret=$(gateway_secret)
   local common=(
-    "EMBEDDING_URL=${EMBEDDING_URL:-http://127.0.0.1:$EMBED_PORT/v1/embeddings}"
-    "DENSE_LLM_URL=${DENSE_LLM_URL:-http://127.0.0.1:$CHAT_PORT/v1/chat/completions}"
+    "EMBEDDING_URL=${EXTERNAL_EMBEDDING_URL:-http://127.0.0.1:$EMBED_PORT/v1/embeddings}"
+    "DENSE_LLM_URL=${EXTERNAL_DENSE_LLM_URL:-http://127.0.0.1:$CHAT_PORT/v1/chat/completions}"
     "LLM_API_KEY=${LLM_API_KEY:-}"
   )
-  if [[ -z ${EMBEDDING_URL:-} ]]; then
+  if [[ -z $EXTERNAL_EMBEDDING_URL ]]; then
     start_service model-host standins/model-host/main.ts "http://127.0.0.1:$EMBED_PORT/health" \
       "MODEL_HOST_EMBEDDINGS_PORT=$EMBED_PORT" "MODEL_HOST_CHAT_PORT=$CHAT_PORT" "LLM_API_KEY=${LLM_API_KEY:-}"
   fi
-  if [[ -z ${KEYCLOAK_URL:-} ]]; then
+  if [[ -z $EXTERNAL_KEYCLOAK_URL ]]; then
     start_service idp standins/idp/main.ts "http://127.0.0.1:$IDP_PORT_LOCAL/health" \
       "IDP_PORT=$IDP_PORT_LOCAL" "KEYCLOAK_REALM=$REALM" "KC_GATEWAY_CLIENT_SECRET=$secret" "IDP_STATE_DIR=$STATE_DIR/idp"
   fi
@@ -90,10 +96,10 @@ services_up() {
   start_service gateway gateway/main.ts "http://127.0.0.1:$GATEWAY_PORT/health" \
     "APP_PORT=$GATEWAY_PORT" "GRAPH_SERVICE_URL=http://127.0.0.1:$GRAPH_PORT" \
     "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" \
-    "KEYCLOAK_URL=${KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}" "KEYCLOAK_REALM=$REALM" \
+    "KEYCLOAK_URL=${EXTERNAL_KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}" "KEYCLOAK_REALM=$REALM" \
     "KC_GATEWAY_CLIENT_SECRET=$secret" "CORS_ORIGINS=${CORS_ORIGINS:-[]}"
   env_set GATEWAY_URL "http://127.0.0.1:$GATEWAY_PORT"
-  env_set KEYCLOAK_URL "${KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}"
+  env_set KEYCLOAK_URL "${EXTERNAL_KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}"
   env_set KEYCLOAK_REALM "$REALM"
 }
 
