@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
 import { encodeNodeId } from '../../lib/node-id.ts';
 import { defaultIdpConfig } from '../../standins/idp/config.ts';
 import { mintPersonToken } from '../../standins/idp/token.ts';
@@ -144,15 +145,27 @@ describe('the service end to end through the gateway', () => {
 
   after(async () => {
     stream?.close();
-    if (scheduleIds.length > 0) {
+    // Temporal state this test made: a sync workflow left running by a failed step, and schedules.
+    if (sourceId || scheduleIds.length > 0) {
       const { client, close } = await connectClient();
       try {
+        if (sourceId) {
+          const handle = client.workflow.getHandle(sourceId);
+          const running = await handle.describe().then(
+            (d) => d.status.name === 'RUNNING',
+            (err: unknown) => {
+              if (err instanceof WorkflowNotFoundError) return false;
+              throw err;
+            },
+          );
+          if (running) await handle.terminate('e2e test cleanup');
+        }
         for (const id of scheduleIds) {
           await client.schedule
             .getHandle(id)
             .delete()
             .catch((err: unknown) => {
-              if (!(err instanceof Error && err.name === 'ScheduleNotFoundError')) throw err;
+              if (!(err instanceof ScheduleNotFoundError)) throw err;
             });
         }
       } finally {
