@@ -127,7 +127,8 @@ describe('the service end to end through the gateway', () => {
   }
 
   before(async () => {
-    svc = await startService();
+    // Tokens outlive the longest wait for the sync, so the stream is never ended by an expiry mid-test.
+    svc = await startService({ accessTokenTtlSeconds: 3600 });
     repo = createRepo(FILES);
     // A service-account token (client credentials of service-gateway), fetched through the gateway's /auth proxy.
     const res = await fetch(`${svc.gateway.url}/auth/realms/service/protocol/openid-connect/token`, {
@@ -223,8 +224,6 @@ describe('the service end to end through the gateway', () => {
       assert.equal(started.body.source_id, sourceId);
       assert.equal(started.body.triggered_by, 'e2e');
 
-      // One active sync per source: a second start is a conflict while this one runs (it may already be done on a
-      // fast machine, in which case a second run is accepted; then wait for it too).
       const completedFrame = (f: Frame) =>
         f.event === 'sync_lifecycle' && rowOf(f).sync_id === syncId && rowOf(f).payload.status === 'completed';
       const failedFrame = (f: Frame) =>
