@@ -74,6 +74,9 @@ export function createIngestActivities(deps: ActivityDeps) {
         throw ApplicationFailure.nonRetryable(message, 'CloneFailed');
       }
       durations.cloning = Date.now() - t;
+      // The phase's end, as every other phase reports it (1/1), before parsing starts.
+      progress.report('cloning', 1, 1);
+      await progress.flush();
       slog.info('sync_cloned', { commit: head.commitSha, ms: durations.cloning });
 
       // Parsing: analyses stream in from the engine's worker threads; rows go out in batches of 500, one batch
