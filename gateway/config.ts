@@ -31,8 +31,10 @@ export const gatewayVars = {
   /** How long the merged OpenAPI document is reused before the components are asked again. */
   OPENAPI_CACHE_SECONDS: { type: 'number', default: 30, min: 0 },
   SSE_HEARTBEAT_SECONDS: { type: 'number', default: 15, min: 0.01 },
-  /** A client whose unsent frames exceed this many bytes is dropped (it resumes with Last-Event-ID). */
-  SSE_CLIENT_BUFFER_BYTES: { type: 'int', default: 1_048_576, min: 1024 },
+  /** A live client with more unsent bytes than this is caught up from the table once its socket drains. */
+  SSE_CLIENT_BUFFER_BYTES: { type: 'int', default: 1_048_576, min: 65_536 },
+  /** A lagging client whose socket does not drain within this is dropped (it resumes with Last-Event-ID). */
+  SSE_CLIENT_STALL_SECONDS: { type: 'number', default: 30, min: 0.01 },
   /** How long later event ids wait for a missing lower id (a transaction that committed late) before moving on. */
   SSE_GAP_WAIT_MS: { type: 'int', default: 1000, min: 0, max: 600000 },
   EVENTS_POOL_SIZE: { type: 'int', default: 5, min: 1, max: 100 },

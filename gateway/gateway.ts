@@ -75,6 +75,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     pool,
     log,
     bufferBytes: config.SSE_CLIENT_BUFFER_BYTES,
+    stallMs: config.SSE_CLIENT_STALL_SECONDS * 1000,
     ...(deps.now ? { now: deps.now } : {}),
   });
 

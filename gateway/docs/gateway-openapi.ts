@@ -58,7 +58,8 @@ export function gatewayDocument(issuer: string): OpenApiDoc {
             'one the stream starts live. Comment lines (`: heartbeat`) every 15 s. A row whose transaction committed ' +
             'after later rows were sent arrives as a frame without an `id:` line (its id is in data.id). When the ' +
             'access token expires: `event: error`, `data: {"code":"token_expired"}`, and the stream ends; refresh the ' +
-            'token and reconnect with Last-Event-ID. A client too slow to read is disconnected and resumes the same way.',
+            'token and reconnect with Last-Event-ID. A client that falls behind is caught up from storage once it reads ' +
+            'again; one that stops reading is disconnected and resumes the same way.',
           security: [{ bearerAuth: [] }, { queryToken: [] }],
           parameters: [
             { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^[0-9]+$' } },

@@ -3,13 +3,15 @@
  *
  * 1. The resume point is the `Last-Event-ID` header, else the `last_event_id` query parameter (a non-negative
  *    integer; anything else is 400 naming it). Without either the stream starts live, with no catch-up.
- * 2. The client registers with the hub first (its live frames are buffered), then every row with
- *    resume < id <= (the hub's position at registration) is read and sent in id order, page by page, honouring
- *    socket back-pressure; then the buffered live frames follow. Nothing is lost between catch-up and live, and
- *    nothing is sent twice.
+ * 2. Catch-up: rows with id > resume are read from the table and sent in id order, page by page, honouring socket
+ *    back-pressure, up to the hub's position (every row up to it was delivered or given up on), re-read after each
+ *    page while the hub moves on. When the cursor reaches the hub's position the client goes live in the same tick,
+ *    so no frame the hub delivers is missed and none is sent twice; in-order frames the hub offers meanwhile are
+ *    ignored (the table has them). Nothing is buffered per client but late frames.
  * 3. When the token used to connect expires, an `event: error` frame with `{"code":"token_expired"}` is sent and
  *    the stream ends.
- * 4. A client whose unsent output exceeds `bufferBytes` is dropped; it resumes with Last-Event-ID.
+ * 4. A live client whose unsent output passes `bufferBytes` is caught up from the table once its socket drains;
+ *    one that does not drain within `stallMs` is dropped (it resumes with Last-Event-ID). The hub never waits.
  */
 import type Koa from 'koa';
 import type pg from 'pg';
@@ -17,8 +19,9 @@ import { InvalidArgumentError, UpstreamError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Claims } from '../auth/verify.ts';
 import { errorFrame, eventFrame, RETRY_FRAME } from './frames.ts';
-import type { EventHub, HubClient } from './hub.ts';
-import { rowsAfter, type EventRecord } from './store.ts';
+import { SseConnection } from './connection.ts';
+import type { EventHub } from './hub.ts';
+import { rowsAfter } from './store.ts';
 
 const CATCH_UP_PAGE = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -28,7 +31,27 @@ export interface EventsDeps {
   pool: pg.Pool;
   log: Logger;
   bufferBytes: number;
+  /** How long a lagging client may take to drain its socket before it is dropped. */
+  stallMs: number;
   now?: () => number;
+}
+
+/** Resolves true on 'drain', false when the response closes or `ms` pass first. */
+function drained(res: SseConnection['res'], ms: number): Promise<boolean> {
+  if (res.writableLength === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = () => finish(true);
+    const onClose = () => finish(false);
+    const timer = setTimeout(() => finish(false), ms);
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+  });
 }
 
 function parseResume(ctx: Koa.Context): number | undefined {
@@ -41,105 +64,6 @@ function parseResume(ctx: Koa.Context): number | undefined {
   return Number(raw);
 }
 
-type EndReason = 'client_closed' | 'token_expired' | 'slow_client' | 'server_closing';
-
-class SseConnection implements HubClient {
-  live = false;
-  sent = 0;
-  sentMax: number;
-  readonly lateSent = new Set<number>();
-  readonly #pending: { id: number; frame: string; late: boolean }[] = [];
-  readonly #pendingLate = new Set<number>();
-  #pendingBytes = 0;
-  #ended: EndReason | undefined;
-  readonly #onEnd: (reason: EndReason) => void;
-
-  constructor(
-    readonly res: Koa.Context['res'],
-    readonly resumeAfter: number | undefined,
-    registeredAt: number,
-    readonly bufferBytes: number,
-    onEnd: (reason: EndReason) => void,
-  ) {
-    this.sentMax = Math.max(resumeAfter ?? 0, registeredAt);
-    this.#onEnd = onEnd;
-  }
-
-  get ended(): EndReason | undefined {
-    return this.#ended;
-  }
-
-  deliver(record: EventRecord, frame: string): void {
-    if (!this.live) return this.#hold(record.id, frame, false);
-    if (record.id <= this.sentMax) return;
-    this.sentMax = record.id;
-    this.write(frame);
-  }
-
-  /**
-   * A late row appears once, when its transaction commits; no connection open at that moment can have seen it
-   * except through its own catch-up (tracked in lateSent), so it is sent whatever the resume point was.
-   */
-  deliverLate(record: EventRecord, frame: string): void {
-    if (this.lateSent.has(record.id)) return;
-    if (!this.live) return this.#hold(record.id, frame, true);
-    this.lateSent.add(record.id);
-    this.write(frame);
-  }
-
-  /** Whether a late frame for `id` waits in the catch-up buffer. */
-  holdsLate(id: number): boolean {
-    return this.#pendingLate.has(id);
-  }
-
-  heartbeat(frame: string): void {
-    this.write(frame, 0);
-  }
-
-  #hold(id: number, frame: string, late: boolean): void {
-    if (late) this.#pendingLate.add(id);
-    this.#pending.push({ id, frame, late });
-    this.#pendingBytes += frame.length;
-    if (this.#pendingBytes > this.bufferBytes) this.end('slow_client');
-  }
-
-  /** Catch-up done: send what arrived meanwhile, then go live. */
-  goLive(): void {
-    this.live = true;
-    for (const p of this.#pending.splice(0)) {
-      if (p.late) {
-        if (!this.lateSent.has(p.id)) {
-          this.lateSent.add(p.id);
-          this.write(p.frame);
-        }
-      } else if (p.id > this.sentMax) {
-        this.sentMax = p.id;
-        this.write(p.frame);
-      }
-    }
-    this.#pendingBytes = 0;
-    this.#pendingLate.clear();
-  }
-
-  /** Writes `frames` frames in one chunk; returns false when the socket asks to wait for 'drain'. */
-  write(chunk: string, frames = 1): boolean {
-    if (this.#ended) return false;
-    const ok = this.res.write(chunk);
-    this.sent += frames;
-    if (this.live && this.res.writableLength > this.bufferBytes) this.end('slow_client');
-    return ok;
-  }
-
-  end(reason: EndReason, finalFrame?: string): void {
-    if (this.#ended) return;
-    this.#ended = reason;
-    if (reason === 'slow_client') this.res.destroy();
-    else if (finalFrame) this.res.end(finalFrame);
-    else this.res.end();
-    this.#onEnd(reason);
-  }
-}
-
 export type EventsHandler = (ctx: Koa.Context, claims: Claims) => Promise<void>;
 
 export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAll(): void } {
@@ -149,8 +73,8 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
 
   const handler = async (ctx: Koa.Context, claims: Claims) => {
     const resumeAfter = parseResume(ctx);
-    const registeredAt = hub.lastId;
-    if (registeredAt === undefined) throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'the event stream is not ready');
+    const hubAt = hub.lastId;
+    if (hubAt === undefined) throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'the event stream is not ready');
 
     const res = ctx.res;
     ctx.respond = false;
@@ -170,7 +94,14 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
     let expiry: NodeJS.Timeout | undefined;
     let resolveDone!: () => void;
     const done = new Promise<void>((r) => (resolveDone = r));
-    const conn = new SseConnection(res, resumeAfter, registeredAt, deps.bufferBytes, (reason) => {
+    const conn = new SseConnection(res, resumeAfter, deps.bufferBytes, {
+      onEnd: (reason) => ended(reason),
+      onLag: () => {
+        log.debug('sse_client_lagging', { subject, remote, last_id: conn.sentMax, hub_last_id: hub.lastId });
+        void catchUp(conn, conn.sentMax, false);
+      },
+    });
+    const ended = (reason: string) => {
       hub.remove(conn);
       open.delete(conn);
       if (expiry) clearTimeout(expiry);
@@ -183,7 +114,7 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
         seconds: Math.round((now() - started) / 100) / 10,
       });
       resolveDone();
-    });
+    };
     res.once('close', () => conn.end('client_closed'));
     open.add(conn);
     hub.add(conn);
@@ -191,7 +122,7 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
       subject,
       remote,
       resume_after: resumeAfter ?? null,
-      hub_last_id: registeredAt,
+      hub_last_id: hubAt,
       clients: hub.clientCount,
     });
 
@@ -208,22 +139,36 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
     };
     arm(msLeft);
 
-    if (resumeAfter !== undefined && resumeAfter < registeredAt) {
-      await catchUp(conn, resumeAfter, registeredAt);
-    }
-    if (!conn.ended) conn.goLive();
+    if (resumeAfter === undefined) conn.goLive(hubAt);
+    else await catchUp(conn, resumeAfter, true);
     await done;
   };
 
-  async function catchUp(conn: SseConnection, after: number, upTo: number): Promise<void> {
+  /**
+   * Sends rows after `after` until the cursor meets the hub's position, then switches the client to live. Used on
+   * connect (`initial`) and when a live client lagged: then it first waits for the socket to drain.
+   */
+  async function catchUp(conn: SseConnection, after: number, initial: boolean): Promise<void> {
     const t0 = performance.now();
     let cursor = after;
     let rows = 0;
     try {
+      if (!initial && !(await drained(conn.res, deps.stallMs))) {
+        conn.end(conn.ended ?? 'slow_client');
+        return;
+      }
       for (;;) {
+        const upTo = hub.lastId!;
+        if (cursor >= upTo) {
+          conn.goLive(cursor); // same tick as the check: the hub cannot deliver in between
+          break;
+        }
         const page = await rowsAfter(pool, cursor, CATCH_UP_PAGE, upTo);
         if (conn.ended) return;
-        if (page.length === 0) break;
+        if (page.length === 0) {
+          cursor = upTo; // only holes the hub gave up on remain below its position
+          continue;
+        }
         let chunk = '';
         for (const row of page) {
           chunk += eventFrame(row);
@@ -231,22 +176,17 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
         }
         cursor = page[page.length - 1]!.id;
         rows += page.length;
-        if (!conn.write(chunk, page.length)) {
-          await new Promise<void>((resolve) => {
-            const go = () => (conn.res.off('drain', go), conn.res.off('close', go), resolve());
-            conn.res.on('drain', go);
-            conn.res.on('close', go);
-          });
+        if (!conn.write(chunk, page.length) && !(await drained(conn.res, deps.stallMs))) {
+          conn.end(conn.ended ?? 'slow_client');
+          return;
         }
-        conn.sentMax = Math.max(conn.sentMax, cursor);
-        if (page.length < CATCH_UP_PAGE) break;
       }
     } catch (err) {
       log.warning('sse_replay_failed', { after, error: err });
       conn.end('server_closing');
       return;
     }
-    log.info('sse_replay', { after, up_to: upTo, rows, ms: Math.round(performance.now() - t0) });
+    if (initial) log.info('sse_replay', { after, up_to: cursor, rows, ms: Math.round(performance.now() - t0) });
   }
 
   return Object.assign(handler, {

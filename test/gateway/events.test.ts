@@ -36,6 +36,7 @@ describe('gateway event stream', () => {
       SSE_HEARTBEAT_SECONDS: '0.2',
       SSE_GAP_WAIT_MS: '1000',
       SSE_CLIENT_BUFFER_BYTES: '262144',
+      SSE_CLIENT_STALL_SECONDS: '1',
       GRAPH_SERVICE_URL: 'http://127.0.0.1:1',
       INGESTION_SERVICE_URL: 'http://127.0.0.1:1',
     });
@@ -318,19 +319,27 @@ describe('gateway event stream', () => {
     healthy.close();
   });
 
-  it('catch-up of thousands of rows streams them all in order', async () => {
+  it('a burst larger than the client buffer while the client joins: all rows, in order, nobody dropped', async () => {
     const from = gw.hub.lastId!;
+    const live = await connect(); // live before the burst: it lags, drains and is caught up from the table
     await db.pool.query(
-      `INSERT INTO events (type, payload) SELECT 'sync_progress', jsonb_build_object('n', g) FROM generate_series(1, 5000) g`,
+      `INSERT INTO events (type, payload)
+       SELECT 'sync_progress', jsonb_build_object('n', g, 'pad', repeat('x', 100)) FROM generate_series(1, 20000) g`,
     );
-    const head = await emit();
-    await waitFor(() => gw.hub.lastId === head, 5000, 'hub at head');
+    const head = await emit(); // its NOTIFY sets the hub paging through 20k rows; a client joins meanwhile
     const c = await connect(`?last_event_id=${from}`);
-    await c.waitForEvents(5001, 20000);
-    const got = ids(c.events);
-    assert.equal(got.length, 5001);
-    for (let i = 1; i < got.length; i++) assert.equal(got[i], got[i - 1]! + 1);
-    assert.equal(got.at(-1), head);
+    const more = [await emit(), await emit()];
+    for (const client of [c, live]) {
+      await client.waitForEvents(20003, 20000);
+      await new Promise((r) => setTimeout(r, 100));
+      const got = ids(client.events);
+      assert.equal(got.length, 20003, '~4 MB of frames, far more than SSE_CLIENT_BUFFER_BYTES');
+      assert.equal(got[0], from + 1);
+      for (let i = 1; i < got.length; i++) assert.equal(got[i], got[i - 1]! + 1);
+      assert.deepEqual(got.slice(-3), [head, ...more]);
+      assert.equal(client.ended, false);
+    }
     c.close();
+    live.close();
   });
 });
