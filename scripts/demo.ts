@@ -19,7 +19,7 @@ const realm = env('KEYCLOAK_REALM', 'service');
 const stateDir = env('CKG_STATE_DIR', `${repoRoot}.stack`);
 const secret = readFileSync(`${stateDir}/gateway-client-secret`, 'utf8').trim();
 
-async function clientCredentialsToken(): Promise<string> {
+async function clientCredentialsToken(): Promise<{ token: string; exp: number }> {
   const res = await fetch(`${idp}/realms/${realm}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -30,20 +30,30 @@ async function clientCredentialsToken(): Promise<string> {
     }),
   });
   if (!res.ok) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { access_token: string }).access_token;
+  const token = ((await res.json()) as { access_token: string }).access_token;
+  const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number };
+  return { token, exp: claims.exp * 1000 };
 }
 
-const token = await clientCredentialsToken();
-const auth = { authorization: `Bearer ${token}` };
+// Tokens live a few minutes (the provider's setting): a new one is fetched when the current one is about to expire.
+let current: { token: string; exp: number } | undefined;
+async function auth(): Promise<{ authorization: string }> {
+  if (!current || current.exp - Date.now() < 30_000) current = await clientCredentialsToken();
+  return { authorization: `Bearer ${current.token}` };
+}
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
   const res = await fetch(gateway + path, {
     method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { ...(await auth()), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
+  return { status: res.status, text: await res.text() };
+}
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const { status, text } = await call(method, path, body);
+  if (status < 200 || status > 299) throw new Error(`${method} ${path} → ${status}: ${text}`);
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
@@ -57,62 +67,89 @@ const source = await api<{ id: string }>('POST', '/api/sources', {
 });
 console.log(`[demo] source ${source.id} (this repository, branch ${branch})`);
 
-// Follow events from now on: read the newest event id first, then open the stream after it.
+// The event stream, opened before the sync starts so that none of its events is missed. It ends when the token it
+// was opened with expires (an `error` frame) or when the connection drops: then it is opened again after the last
+// event id seen, with a fresh token, and continues without a gap.
 const events = new AbortController();
-const stream = await fetch(`${gateway}/api/events`, {
-  headers: { ...auth, accept: 'text/event-stream' },
-  signal: events.signal,
-});
-if (!stream.ok || !stream.body) throw new Error(`GET /api/events → ${stream.status}`);
+const deadline = setTimeout(() => events.abort(), 15 * 60_000);
+let lastEventId: string | undefined;
+async function openEvents(): Promise<ReadableStream<Uint8Array>> {
+  const res = await fetch(`${gateway}/api/events`, {
+    headers: {
+      ...(await auth()),
+      accept: 'text/event-stream',
+      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+    },
+    signal: events.signal,
+  });
+  if (!res.ok || !res.body) throw new Error(`GET /api/events → ${res.status}: ${await res.text()}`);
+  return res.body;
+}
+let stream = await openEvents();
 
-const sync = await api<{ id: string; status: string }>('POST', '/api/syncs', {
-  source_id: source.id,
-  triggered_by: 'demo',
-});
-console.log(`[demo] sync ${sync.id} started; following it over SSE`);
-
+// Start the sync; when one is already running for this source (an earlier `up` was interrupted), follow that one.
 const started = Date.now();
+const created = await call('POST', '/api/syncs', { source_id: source.id, triggered_by: 'demo' });
+let syncId: string;
+if (created.status === 201) {
+  syncId = (JSON.parse(created.text) as { id: string }).id;
+  console.log(`[demo] sync ${syncId} started; following it over SSE`);
+} else {
+  const active = (JSON.parse(created.text) as { error?: { code?: string; details?: { active_sync_id?: string } } })
+    .error;
+  if (created.status !== 409 || active?.code !== 'CONFLICT' || !active.details?.active_sync_id) {
+    throw new Error(`POST /api/syncs → ${created.status}: ${created.text}`);
+  }
+  syncId = active.details.active_sync_id;
+  console.log(`[demo] sync ${syncId} was already running for this source; following it over SSE`);
+}
+
 let final = '';
-const decoder = new TextDecoder();
-let buffer = '';
 let lastPhase = '';
-const timeout = setTimeout(() => events.abort(), 15 * 60_000);
 try {
-  for await (const piece of stream.body) {
-    buffer += decoder.decode(piece as Uint8Array, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const data = frame
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trim())
-        .join('\n');
-      if (!data) continue;
-      const row = JSON.parse(data) as { type: string; sync_id: string | null; payload: Record<string, unknown> };
-      if (row.sync_id !== sync.id) continue;
-      if (row.type === 'sync_progress') {
-        const phase = typeof row.payload.phase === 'string' ? row.payload.phase : '';
-        if (phase !== lastPhase) console.log(`[demo]   phase ${phase}`);
-        lastPhase = phase;
-      } else if (row.type === 'sync_lifecycle') {
-        const status = String(row.payload.status);
-        console.log(`[demo]   status ${status}`);
-        if (['completed', 'failed', 'cancelled'].includes(status)) {
-          final = status;
-          events.abort();
+  while (!final) {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const piece of stream) {
+      buffer += decoder.decode(piece, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const lines = buffer.slice(0, cut).split('\n');
+        buffer = buffer.slice(cut + 2);
+        const id = lines.find((l) => l.startsWith('id:'));
+        if (id) lastEventId = id.slice(3).trim();
+        const data = lines
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('\n');
+        if (!data) continue;
+        const row = JSON.parse(data) as { type?: string; sync_id?: string | null; payload?: Record<string, unknown> };
+        if (row.sync_id !== syncId || !row.payload) continue;
+        if (row.type === 'sync_progress') {
+          const phase = typeof row.payload.phase === 'string' ? row.payload.phase : '';
+          if (phase !== lastPhase) console.log(`[demo]   phase ${phase}`);
+          lastPhase = phase;
+        } else if (row.type === 'sync_lifecycle') {
+          const status = String(row.payload.status);
+          console.log(`[demo]   status ${status}`);
+          if (['completed', 'failed', 'cancelled', 'purged'].includes(status)) final = status;
         }
       }
+      if (final) break;
+    }
+    if (!final) {
+      console.log(`[demo]   event stream ended; resuming after event ${lastEventId ?? '(none)'}`);
+      stream = await openEvents();
     }
   }
 } catch (err) {
   if (!events.signal.aborted) throw err;
 } finally {
-  clearTimeout(timeout);
+  clearTimeout(deadline);
+  events.abort();
 }
 if (final !== 'completed') {
-  const run = await api<unknown>('GET', `/api/syncs/${sync.id}`);
+  const run = await api<unknown>('GET', `/api/syncs/${syncId}`);
   throw new Error(`the demo sync ended ${final || 'without a final status'}: ${JSON.stringify(run)}`);
 }
 const stats = await api<Record<string, unknown>>('GET', '/api/graph/stats');
@@ -125,8 +162,8 @@ The service is up.
   API reference               ${gateway}/docs  (ReDoc: ${gateway}/redoc)
   Temporal UI (syncs)         ${env('TEMPORAL_UI_URL', 'http://127.0.0.1:8233')}
   Identity provider (realm)   ${idp}/realms/${realm}
-Get a token for yourself:
-  node --import tsx standins/idp/cli.ts token --user alice
+Get a token for yourself (the identity-provider stand-in's user alice):
+  TOKEN=$(IDP_STATE_DIR=${stateDir}/idp KEYCLOAK_REALM=${realm} node --import tsx standins/idp/cli.ts token --user alice --issuer ${idp}/realms/${realm})
 then for example:
   curl -H "Authorization: Bearer $TOKEN" ${gateway}/api/graph/stats
 Stop everything: bash scripts/stack.sh down`);

@@ -11,8 +11,12 @@ die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
 
 # port_in_use PORT -> 0 when something listens on 127.0.0.1:PORT (or any address).
 port_in_use() {
-  ss -H -ltn "sport = :$1" 2>/dev/null | grep -q . && return 0
-  return 1
+  if command -v ss >/dev/null; then
+    ss -H -ltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+    return 1
+  fi
+  # No iproute2 (a minimal image): something accepting a connection on 127.0.0.1 is a taken port.
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
 # pid_alive PIDFILE -> 0 when the process in PIDFILE runs.

@@ -26,7 +26,17 @@ pg_mode() {
   fi
 }
 
-psql_host() { PGCONNECT_TIMEOUT=3 psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+# psql of the host, else the trixie root's (a fresh machine has no PostgreSQL client; the root always has one).
+psql_host() {
+  if psql --version >/dev/null 2>&1; then
+    PGCONNECT_TIMEOUT=3 psql -X -q -v ON_ERROR_STOP=1 "$@"
+  elif [[ -x $PG_ROOT/usr/lib/postgresql/17/bin/psql && $(id -u) == 0 ]]; then
+    PGCONNECT_TIMEOUT=3 chroot "$PG_ROOT" /usr/lib/postgresql/17/bin/psql -X -q -v ON_ERROR_STOP=1 "$@"
+  else
+    say "error: no psql: install postgresql-client (or run as root so the trixie root's psql is used)"
+    return 127
+  fi
+}
 local_url() { echo "postgresql://postgres@127.0.0.1:$PG_PORT/${1:-$PG_DB}"; }
 
 pg_install_trixie() {

@@ -10,6 +10,12 @@ EMBED_PORT=${CKG_EMBEDDING_PORT:-8101}
 CHAT_PORT=${CKG_CHAT_PORT:-8102}
 IDP_PORT_LOCAL=${CKG_IDP_PORT:-8180}
 REALM=${KEYCLOAK_REALM:-service}
+# External model host / identity provider, as the caller set them. Read now, when this file is sourced: stack.sh
+# later loads $STATE_DIR/env, which holds the KEYCLOAK_URL of the previous `up` (our own stand-in), and that must
+# not pass for an external provider (a second `up`, or `up` after `down`, would then never start the stand-in).
+EXTERNAL_EMBEDDING_URL=${EMBEDDING_URL:-}
+EXTERNAL_DENSE_LLM_URL=${DENSE_LLM_URL:-}
+EXTERNAL_KEYCLOAK_URL=${KEYCLOAK_URL:-}
 
 # The service-gateway client secret of the local identity provider: made once, kept in .stack/ (mode 0600).
 gateway_secret() {
@@ -20,38 +26,52 @@ gateway_secret() {
   cat "$f"
 }
 
-http_ok() { curl -fsS -m 2 "$1" >/dev/null 2>&1; }
+# GET URL answers 2xx. curl when the host has it, else Node (a fresh machine may lack curl; Node is required).
+http_ok() {
+  if command -v curl >/dev/null; then
+    curl -fsS -m 2 "$1" >/dev/null 2>&1
+  else
+    node -e 'fetch(process.argv[1], { signal: AbortSignal.timeout(2000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1" >/dev/null 2>&1
+  fi
+}
 
-# start_service NAME ENTRY HEALTH_URL [VAR=VALUE ...]
+# logged_since FILE OFFSET EVENT -> 0 when FILE, from byte OFFSET on, has a JSON log line with "event":"EVENT".
+logged_since() { tail -c "+$(($2 + 1))" "$1" 2>/dev/null | grep -q "\"event\":\"$3\""; }
+
+# start_service NAME ENTRY READY [VAR=VALUE ...]
+# READY is a health URL (http://host:port/health), or log:EVENT for a process without HTTP (ready once it logs EVENT).
 start_service() {
-  local name=$1 entry=$2 health=$3
+  local name=$1 entry=$2 ready=$3
   shift 3
   mkdir -p "$LOG_DIR" "$RUN_DIR"
-  local pidfile=$RUN_DIR/$name.pid
-  if pid_alive "$pidfile" && { [[ -z $health ]] || http_ok "$health"; }; then
+  local pidfile=$RUN_DIR/$name.pid log=$LOG_DIR/$name.log
+  if pid_alive "$pidfile" && { [[ $ready == log:* ]] || http_ok "$ready"; }; then
     say "$name: already running (pid $(cat "$pidfile"))"
     return 0
   fi
-  if [[ -n $health ]]; then
+  if [[ $ready != log:* ]]; then
     local port
-    port=$(sed -E 's#^https?://[^:/]+:([0-9]+).*#\1#' <<<"$health")
+    port=$(sed -E 's#^https?://[^:/]+:([0-9]+).*#\1#' <<<"$ready")
     port_in_use "$port" && die "$name: port $port is taken by another program; free it or change CKG_*_PORT"
   fi
+  local offset
+  offset=$(stat -c %s "$log" 2>/dev/null || echo 0)
   (
     cd "$REPO_ROOT"
     set -a
     source "$STATE_DIR/env"
     set +a
-    exec env "$@" setsid node --import tsx "$entry" >>"$LOG_DIR/$name.log" 2>&1 </dev/null
+    exec env "$@" setsid node --import tsx "$entry" >>"$log" 2>&1 </dev/null
   ) &
   echo $! >"$pidfile"
-  if [[ -n $health ]]; then
-    wait_for "$name" 90 http_ok "$health" || die "$name did not become healthy at $health; see $LOG_DIR/$name.log"
-  else
-    sleep 2
-    pid_alive "$pidfile" || die "$name exited at start; see $LOG_DIR/$name.log"
-  fi
-  say "$name: started (log $LOG_DIR/$name.log)"
+  # Ready, or exited (fail at once rather than after the timeout), or out of time.
+  local deadline=$((SECONDS + 90))
+  until if [[ $ready == log:* ]]; then logged_since "$log" "$offset" "${ready#log:}"; else http_ok "$ready"; fi; do
+    pid_alive "$pidfile" || die "$name exited at start; see $log"
+    ((SECONDS < deadline)) || die "$name did not become ready ($ready) within 90 s; see $log"
+    sleep 0.2
+  done
+  say "$name: started (log $log)"
 }
 
 stop_service() {
@@ -71,29 +91,29 @@ services_up() {
   local secret
   secret=$(gateway_secret)
   local common=(
-    "EMBEDDING_URL=${EMBEDDING_URL:-http://127.0.0.1:$EMBED_PORT/v1/embeddings}"
-    "DENSE_LLM_URL=${DENSE_LLM_URL:-http://127.0.0.1:$CHAT_PORT/v1/chat/completions}"
+    "EMBEDDING_URL=${EXTERNAL_EMBEDDING_URL:-http://127.0.0.1:$EMBED_PORT/v1/embeddings}"
+    "DENSE_LLM_URL=${EXTERNAL_DENSE_LLM_URL:-http://127.0.0.1:$CHAT_PORT/v1/chat/completions}"
     "LLM_API_KEY=${LLM_API_KEY:-}"
   )
-  if [[ -z ${EMBEDDING_URL:-} ]]; then
+  if [[ -z $EXTERNAL_EMBEDDING_URL ]]; then
     start_service model-host standins/model-host/main.ts "http://127.0.0.1:$EMBED_PORT/health" \
       "MODEL_HOST_EMBEDDINGS_PORT=$EMBED_PORT" "MODEL_HOST_CHAT_PORT=$CHAT_PORT" "LLM_API_KEY=${LLM_API_KEY:-}"
   fi
-  if [[ -z ${KEYCLOAK_URL:-} ]]; then
+  if [[ -z $EXTERNAL_KEYCLOAK_URL ]]; then
     start_service idp standins/idp/main.ts "http://127.0.0.1:$IDP_PORT_LOCAL/health" \
       "IDP_PORT=$IDP_PORT_LOCAL" "KEYCLOAK_REALM=$REALM" "KC_GATEWAY_CLIENT_SECRET=$secret" "IDP_STATE_DIR=$STATE_DIR/idp"
   fi
   start_service graph graph-api/main.ts "http://127.0.0.1:$GRAPH_PORT/health" \
     "APP_PORT=$GRAPH_PORT" "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" "${common[@]}"
   start_service ingestion temporal/ingestion-main.ts "http://127.0.0.1:$INGESTION_PORT/health" "APP_PORT=$INGESTION_PORT"
-  start_service worker temporal/worker-main.ts "" "WORKER_CLONE_DIR=$STATE_DIR/clones" "${common[@]}"
+  start_service worker temporal/worker-main.ts log:worker_started "WORKER_CLONE_DIR=$STATE_DIR/clones" "${common[@]}"
   start_service gateway gateway/main.ts "http://127.0.0.1:$GATEWAY_PORT/health" \
     "APP_PORT=$GATEWAY_PORT" "GRAPH_SERVICE_URL=http://127.0.0.1:$GRAPH_PORT" \
     "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" \
-    "KEYCLOAK_URL=${KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}" "KEYCLOAK_REALM=$REALM" \
+    "KEYCLOAK_URL=${EXTERNAL_KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}" "KEYCLOAK_REALM=$REALM" \
     "KC_GATEWAY_CLIENT_SECRET=$secret" "CORS_ORIGINS=${CORS_ORIGINS:-[]}"
   env_set GATEWAY_URL "http://127.0.0.1:$GATEWAY_PORT"
-  env_set KEYCLOAK_URL "${KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}"
+  env_set KEYCLOAK_URL "${EXTERNAL_KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}"
   env_set KEYCLOAK_REALM "$REALM"
 }
 

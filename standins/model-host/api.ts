@@ -108,6 +108,8 @@ export interface ChatOutcome {
   maxTokens: number | undefined;
   temperature: number | undefined;
   enableThinking: boolean;
+  /** The roles of the messages, in order. */
+  roles: string[];
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
@@ -207,5 +209,6 @@ export function chatCompletions(raw: unknown, contextTokens: number): ChatOutcom
     maxTokens,
     temperature,
     enableThinking,
+    roles: messages.map((m) => m.role),
   };
 }

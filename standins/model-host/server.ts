@@ -40,6 +40,8 @@ export interface RequestLogEntry {
   maxTokens?: number;
   temperature?: number;
   enableThinking?: boolean;
+  /** Chat: the roles of the messages, in order. */
+  roles?: string[];
 }
 
 export interface EndpointStats {
@@ -202,6 +204,7 @@ export async function startModelHost(
           ...(out.maxTokens === undefined ? {} : { maxTokens: out.maxTokens }),
           ...(out.temperature === undefined ? {} : { temperature: out.temperature }),
           enableThinking: out.enableThinking,
+          roles: out.roles,
         });
         sendJson(res, 200, out.body);
       }

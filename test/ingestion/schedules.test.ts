@@ -1,13 +1,15 @@
-// Schedule writes of the ingestion component as Temporal Schedules, over real HTTP, PostgreSQL and Temporal.
-import { after, before, describe, it } from 'node:test';
+// Schedule writes of the ingestion component as Temporal Schedules, over real HTTP, PostgreSQL and Temporal; the
+// scheduled runs are synced by the real worker from a git repository made at test time.
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
 import { insertSource } from '../support/fixtures.ts';
 import {
   events,
-  finishStandin,
   startHarness,
+  syncStatus,
   waitFor,
+  waitForEnd,
   waitForStatus,
   type Harness,
 } from '../support/ingestion/harness.ts';
@@ -32,8 +34,10 @@ describe('ingestion: schedules as Temporal Schedules', () => {
   before(async () => {
     h = await startHarness();
   });
+  afterEach(() => h.releaseSyncs());
   after(async () => {
-    // Temporal schedules outlive the test database: remove any a failed test left.
+    // Temporal schedules outlive the test database: remove any a failed test left (the harness also removes every
+    // schedule with its prefix).
     for (const id of created) {
       await h.client.schedule
         .getHandle(`${h.settings.scheduleIdPrefix}${id}`)
@@ -47,9 +51,14 @@ describe('ingestion: schedules as Temporal Schedules', () => {
   const describeSchedule = (id: number): Promise<ScheduleDescription> =>
     h.client.schedule.getHandle(temporalId(id)).describe();
 
+  /** A source of the slow repository: its syncs stay running while held (see holdSyncs). */
   async function source(config: Record<string, unknown> = {}): Promise<string> {
     const id = await insertSource(h.db.pool);
-    await h.db.pool.query(`UPDATE sources SET config = $2 WHERE id = $1`, [id, JSON.stringify(config)]);
+    await h.db.pool.query(`UPDATE sources SET config = $2, url = $3 WHERE id = $1`, [
+      id,
+      JSON.stringify(config),
+      h.repos.slow.dir,
+    ]);
     return id;
   }
 
@@ -226,6 +235,7 @@ describe('ingestion: schedules as Temporal Schedules', () => {
       interval_minutes: 45,
       config_overrides: { include_paths: ['docs'] },
     });
+    h.holdSyncs();
     await trigger(s.id);
     const [run] = await waitFor('the scheduled run', async () => {
       const runs = await runsOf(sourceId);
@@ -258,8 +268,15 @@ describe('ingestion: schedules as Temporal Schedules', () => {
     });
     assert.equal((await runsOf(sourceId)).length, 1);
     assert.ok(h.logs.some((l) => l.event === 'scheduled_sync_skipped' && l.reason === 'active_sync'));
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, run!.id, 'completed');
+    h.releaseSyncs();
+    await waitForEnd(h, run!.id, 'completed');
+    // The worker synced what the merged config asks for: docs/ only.
+    const paths = await h.db.pool.query<{ file_path: string }>(
+      `SELECT file_path FROM file_records WHERE sync_id = $1`,
+      [run!.id],
+    );
+    assert.ok(paths.rows.length > 0);
+    assert.ok(paths.rows.every((p) => p.file_path.startsWith('docs/')));
   });
 
   it('a tick of a disabled source or a disabled schedule is skipped with its reason', async () => {
@@ -281,6 +298,7 @@ describe('ingestion: schedules as Temporal Schedules', () => {
 
   it('a 1-minute schedule starts runs on its own, skips ticks while one is active, and stops when paused', async () => {
     const sourceId = await source();
+    h.holdSyncs();
     const s = await schedule({ source_id: sourceId, interval_minutes: 1 });
     // First tick: at the next minute boundary.
     const [first] = await waitFor(
@@ -289,28 +307,39 @@ describe('ingestion: schedules as Temporal Schedules', () => {
         const runs = await runsOf(sourceId);
         return runs.length > 0 ? runs : undefined;
       },
-      75_000,
+      90_000,
     );
     await waitForStatus(h, first!.id, 'running');
-    // Second tick while the first run is still running: skipped.
+    // Second tick while the first run is still running (held): skipped.
     await waitFor(
       'a skipped tick',
       async () => (await skips(s.id)).some((e) => e.payload.reason === 'active_sync'),
-      75_000,
+      90_000,
     );
     assert.equal((await runsOf(sourceId)).length, 1);
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, first!.id, 'completed');
+    assert.equal(await syncStatus(h, first!.id), 'running');
+    h.releaseSyncs();
+    await waitForEnd(h, first!.id, 'completed');
 
-    // Paused: no further run or skip across the next tick.
+    // Paused: no further run or skip across the next tick. The tick is observed on a sentinel: an unpaused
+    // 1-minute schedule of a disabled source, whose ticks are skipped with reason source_disabled.
     const paused = await h.api<Schedule>('PATCH', `/api/schedules/${s.id}`, { enabled: false });
     assert.equal(paused.body.next_run_at, null);
+    const pausedAt = Date.now();
     const skipsBefore = (await skips(s.id)).length;
-    const nextBoundary = Math.ceil(Date.now() / 60_000) * 60_000;
-    await new Promise((r) => setTimeout(r, nextBoundary - Date.now() + 5000));
+    const sentinelSource = await source();
+    await h.db.pool.query(`UPDATE sources SET enabled = false WHERE id = $1`, [sentinelSource]);
+    const sentinel = await schedule({ source_id: sentinelSource, interval_minutes: 1 });
+    await waitFor(
+      'the sentinel schedule to tick',
+      async () => (await skips(sentinel.id)).some((e) => e.payload.reason === 'source_disabled'),
+      90_000,
+    );
+    const tickAt = (await describeSchedule(sentinel.id)).info.recentActions[0]?.takenAt.getTime() ?? 0;
+    assert.ok(tickAt > pausedAt, 'the sentinel ticked after the pause');
     assert.equal((await runsOf(sourceId)).length, 1);
     assert.equal((await skips(s.id)).length, skipsBefore);
-    const recent = (await describeSchedule(s.id)).info.recentActions.filter((a) => a.takenAt.getTime() >= nextBoundary);
+    const recent = (await describeSchedule(s.id)).info.recentActions.filter((a) => a.takenAt.getTime() >= pausedAt);
     assert.deepEqual(recent, []);
   });
 });

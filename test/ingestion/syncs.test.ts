@@ -1,15 +1,15 @@
-// Sync commands of the ingestion component over real HTTP, against real PostgreSQL and the real Temporal server
-// (a worker runs the stand-in syncWorkflow of test/support/workflows/ingestion.ts until the pipeline lands).
-import { after, before, describe, it } from 'node:test';
+// Sync commands of the ingestion component over real HTTP, against real PostgreSQL and the real Temporal server,
+// with the real sync worker syncing git repositories made at test time (test/support/ingestion/harness.ts).
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { graphCounts, insertFile, insertGraph, insertSource, insertSync } from '../support/fixtures.ts';
 import {
   events,
-  finishStandin,
   lifecycle,
   startHarness,
   syncStatus,
   waitFor,
+  waitForEnd,
   waitForStatus,
   type Harness,
 } from '../support/ingestion/harness.ts';
@@ -21,25 +21,42 @@ describe('ingestion: sync commands', () => {
   before(async () => {
     h = await startHarness();
   });
+  afterEach(() => h.releaseSyncs());
   after(async () => {
     await h.close();
   });
 
-  async function source(config: Record<string, unknown> = {}, branch = 'main'): Promise<string> {
+  /** A source of `repo` (the small repository by default). */
+  async function source(
+    config: Record<string, unknown> = {},
+    branch = 'main',
+    repo: 'small' | 'slow' = 'small',
+  ): Promise<string> {
     const id = await insertSource(h.db.pool);
-    await h.db.pool.query(`UPDATE sources SET config = $2, default_branch = $3 WHERE id = $1`, [
+    await h.db.pool.query(`UPDATE sources SET config = $2, default_branch = $3, url = $4 WHERE id = $1`, [
       id,
       JSON.stringify(config),
       branch,
+      h.repos[repo].dir,
     ]);
     return id;
   }
 
+  /** A source whose syncs stay running while held (see holdSyncs). */
+  const slowSource = () => source({}, 'main', 'slow');
+
+  /** Creates a sync and waits until the worker runs it (hold syncs first to keep it running). */
   async function runningSync(sourceId: string): Promise<string> {
     const res = await h.api<Sync>('POST', '/api/syncs', { source_id: sourceId, triggered_by: 'alice' });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     await waitForStatus(h, res.body.id, 'running');
     return res.body.id;
+  }
+
+  /** Lets held syncs go and waits for the run to complete. */
+  async function releaseAndComplete(syncId: string): Promise<void> {
+    h.releaseSyncs();
+    await waitForEnd(h, syncId, 'completed');
   }
 
   async function workflowClosed(sourceId: string): Promise<void> {
@@ -82,9 +99,21 @@ describe('ingestion: sync commands', () => {
     assert.match(String(d.searchAttributes.CkgSourceName?.[0]), /^acme\/repo-/);
     assert.deepEqual(d.searchAttributes.CkgTrigger, ['alice']);
     assert.equal(d.memo?.sync_id, res.body.id);
-    await waitForStatus(h, res.body.id, 'running');
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, res.body.id, 'completed');
+    // The worker syncs it: branch trunk, only the overridden include_paths.
+    await waitForEnd(h, res.body.id, 'completed');
+    assert.deepEqual(await lifecycle(h, res.body.id), ['pending', 'running', 'completed']);
+    const files = await h.db.pool.query<{ file_path: string }>(
+      `SELECT file_path FROM file_records WHERE sync_id = $1 ORDER BY file_path`,
+      [res.body.id],
+    );
+    assert.deepEqual(
+      files.rows.map((f) => f.file_path),
+      ['lib/read.ts'],
+    );
+    const run = await h.db.pool.query<{ stats: { commit_sha: string } }>(`SELECT stats FROM sync_runs WHERE id = $1`, [
+      res.body.id,
+    ]);
+    assert.equal(run.rows[0]!.stats.commit_sha, h.repos.taggedCommit, 'branch trunk was fetched, not main');
   });
 
   it('uses the given ref, defaults triggered_by to "api", and the source config when no overrides', async () => {
@@ -94,13 +123,24 @@ describe('ingestion: sync commands', () => {
     assert.equal(res.body.ref, 'refs/tags/v1.2');
     assert.equal(res.body.triggered_by, 'api');
     assert.deepEqual(res.body.config_snapshot, { a: 1 });
-    await waitForStatus(h, res.body.id, 'running');
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, res.body.id, 'completed');
+    await waitForEnd(h, res.body.id, 'completed');
+    const stats = (
+      await h.db.pool.query<{ stats: { commit_sha: string } }>(`SELECT stats FROM sync_runs WHERE id = $1`, [
+        res.body.id,
+      ])
+    ).rows[0]!.stats;
+    assert.equal(stats.commit_sha, h.repos.taggedCommit, 'the tag was fetched, not the branch');
+    assert.notEqual(stats.commit_sha, h.repos.small.head);
+    const changelog = await h.db.pool.query(
+      `SELECT 1 FROM file_records WHERE sync_id = $1 AND file_path = 'CHANGELOG.md'`,
+      [res.body.id],
+    );
+    assert.equal(changelog.rowCount, 0);
   });
 
   it('50 concurrent POST /api/syncs for one source: exactly one 201, the rest 409 CONFLICT', async () => {
-    const sourceId = await source();
+    const sourceId = await slowSource();
+    h.holdSyncs();
     const results = await Promise.all(
       Array.from({ length: 50 }, () => h.api<Sync>('POST', '/api/syncs', { source_id: sourceId })),
     );
@@ -116,13 +156,13 @@ describe('ingestion: sync commands', () => {
     }
     const rows = await h.db.pool.query(`SELECT id FROM sync_runs WHERE source_id = $1`, [sourceId]);
     assert.equal(rows.rowCount, 1);
+    await waitForStatus(h, winner, 'running');
     assert.deepEqual(
       (await events(h, 'sync_lifecycle')).filter((e) => e.source_id === sourceId).map((e) => e.payload.status),
       ['pending', 'running'],
     );
-    await waitForStatus(h, winner, 'running');
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, winner, 'completed');
+    await releaseAndComplete(winner);
+    assert.equal((await h.db.pool.query(`SELECT id FROM sync_runs WHERE source_id = $1`, [sourceId])).rowCount, 1);
   });
 
   it('a disabled source starts no sync: 409 FAILED_PRECONDITION, no row', async () => {
@@ -177,9 +217,11 @@ describe('ingestion: sync commands', () => {
   });
 
   it('cancel mid-run: the workflow gets the cancel signal and the run ends cancelled with the reason', async () => {
-    const sourceId = await source();
+    const sourceId = await slowSource();
+    h.holdSyncs();
     const syncId = await runningSync(sourceId);
     const res = await h.api<Sync>('POST', `/api/syncs/${syncId}/cancel`, { reason: 'wrong branch' });
+    h.releaseSyncs();
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'cancelled');
     assert.equal(res.body.error, 'wrong branch');
@@ -203,12 +245,20 @@ describe('ingestion: sync commands', () => {
   });
 
   it('retry a failed sync: back to pending with error and progress cleared, then it runs again (signal-with-start)', async () => {
+    // The repository is not there: the sync fails in its cloning phase.
     const sourceId = await source();
-    const syncId = await runningSync(sourceId);
-    await h.db.pool.query(`UPDATE sync_runs SET progress_done = 7, progress_total = 9 WHERE id = $1`, [syncId]);
-    await finishStandin(h, sourceId, 'failed', 'clone failed: repository not found');
-    await waitForStatus(h, syncId, 'failed');
+    await h.db.pool.query(`UPDATE sources SET url = '/nonexistent/ckg/repository' WHERE id = $1`, [sourceId]);
+    const res0 = await h.api<Sync>('POST', '/api/syncs', { source_id: sourceId, triggered_by: 'alice' });
+    assert.equal(res0.status, 201);
+    const syncId = res0.body.id;
+    await waitForEnd(h, syncId, 'failed');
     await workflowClosed(sourceId);
+    const failed = await h.db.pool.query<{ error: string }>(`SELECT error FROM sync_runs WHERE id = $1`, [syncId]);
+    assert.match(failed.rows[0]!.error, /^cloning .*nonexistent.* failed/);
+    // As a run that failed mid-way would have it.
+    await h.db.pool.query(`UPDATE sync_runs SET progress_done = 7, progress_total = 9 WHERE id = $1`, [syncId]);
+    // The repository is back.
+    await h.db.pool.query(`UPDATE sources SET url = $2 WHERE id = $1`, [sourceId, h.repos.small.dir]);
 
     const res = await h.api<Sync>('POST', `/api/syncs/${syncId}/retry`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -218,27 +268,29 @@ describe('ingestion: sync commands', () => {
     assert.equal(res.body.progress_done, 0);
     assert.equal(res.body.progress_total, 0);
     assert.equal(res.body.completed_at, null);
-    await waitForStatus(h, syncId, 'running');
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, syncId, 'completed');
+    await waitForEnd(h, syncId, 'completed');
     assert.deepEqual(await lifecycle(h, syncId), ['pending', 'running', 'failed', 'pending', 'running', 'completed']);
+    const issues = await h.db.pool.query(`SELECT 1 FROM sync_issues WHERE sync_id = $1`, [syncId]);
+    assert.equal(issues.rowCount, 0, 'the clone issue of the failed attempt is gone');
   });
 
   it('retry refuses a sync that is not failed or cancelled (409), and a retry while another run is active (409 CONFLICT)', async () => {
-    const sourceId = await source();
+    const sourceId = await slowSource();
     const completed = await insertSync(h.db.pool, sourceId, 'completed');
     const res = await h.api('POST', `/api/syncs/${completed}/retry`);
     assert.equal(res.status, 409);
     assert.equal((res.body as { error: { code: string } }).error.code, 'FAILED_PRECONDITION');
 
     const failed = await insertSync(h.db.pool, sourceId, 'failed');
+    h.holdSyncs();
     const active = await runningSync(sourceId);
     const conflict = await h.api('POST', `/api/syncs/${failed}/retry`);
     assert.equal(conflict.status, 409);
     assert.equal((conflict.body as { error: { code: string } }).error.code, 'CONFLICT');
     assert.equal(await syncStatus(h, failed), 'failed');
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, active, 'completed');
+    assert.equal(await syncStatus(h, active), 'running', 'the conflict was checked while the other run was active');
+    await releaseAndComplete(active);
+    assert.equal(await syncStatus(h, failed), 'failed');
   });
 
   it('clean: completed → cleaned, graph removed in the same change, file records kept; other states 409', async () => {
@@ -331,26 +383,34 @@ describe('ingestion: sync commands', () => {
   });
 
   it('purge of a running sync cancels its workflow first, then deletes the run', async () => {
-    const sourceId = await source();
+    const sourceId = await slowSource();
+    h.holdSyncs();
     const syncId = await runningSync(sourceId);
     const res = await h.api('DELETE', `/api/syncs/${syncId}`);
+    h.releaseSyncs();
     assert.equal(res.status, 204);
     assert.equal(await syncStatus(h, syncId), undefined);
     const d = await h.client.workflow.getHandle(sourceId).describe();
     assert.equal(d.status.name, 'COMPLETED');
     assert.deepEqual(await lifecycle(h, syncId), ['pending', 'running', 'cancelled', 'purged']);
+    for (const table of ['file_records', 'content_chunks', 'sync_issues']) {
+      const r = await h.db.pool.query(`SELECT 1 FROM ${table} WHERE sync_id = $1`, [syncId]);
+      assert.equal(r.rowCount, 0, `${table} of the purged run`);
+    }
+    assert.deepEqual(await graphCounts(h.db.pool, syncId), { File: 0, Symbol: 0, depends_on: 0, defines: 0 });
     // The source can sync again.
     const next = await runningSync(sourceId);
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, next, 'completed');
+    await waitForEnd(h, next, 'completed');
   });
 
   it('DELETE /ingest/sources/{id}: cancels the active sync, deletes the schedules; idempotent', async () => {
-    const sourceId = await source();
+    const sourceId = await slowSource();
+    h.holdSyncs();
     const syncId = await runningSync(sourceId);
     const sched = await h.api<{ id: number }>('POST', '/api/schedules', { source_id: sourceId, interval_minutes: 60 });
     assert.equal(sched.status, 201);
     const res = await h.api('DELETE', `/ingest/sources/${sourceId}`);
+    h.releaseSyncs();
     assert.equal(res.status, 204);
     assert.equal(await syncStatus(h, syncId), 'cancelled');
     await workflowClosed(sourceId);
@@ -366,7 +426,8 @@ describe('ingestion: sync commands', () => {
   });
 
   it('GET /ingest/workflows/{source_id} describes the Temporal state of the source workflow', async () => {
-    const sourceId = await source();
+    const sourceId = await slowSource();
+    h.holdSyncs();
     const syncId = await runningSync(sourceId);
     const res = await h.api('GET', `/ingest/workflows/${sourceId}`);
     assert.equal(res.status, 200);
@@ -375,8 +436,11 @@ describe('ingestion: sync commands', () => {
     assert.equal(res.body.sync_id, syncId);
     assert.equal(res.body.triggered_by, 'alice');
     assert.equal(res.body.type, 'syncWorkflow');
-    await finishStandin(h, sourceId, 'completed');
-    await waitForStatus(h, syncId, 'completed');
+    await releaseAndComplete(syncId);
+    await workflowClosed(sourceId);
+    const closed = await h.api('GET', `/ingest/workflows/${sourceId}`);
+    assert.equal(closed.status, 200);
+    assert.equal(closed.body.status, 'COMPLETED');
     const none = await h.api('GET', `/ingest/workflows/00000000-0000-4000-8000-00000000dcba`);
     assert.equal(none.status, 404);
   });

@@ -132,6 +132,7 @@ describe('model host: chat completions', () => {
     assert.equal(entry?.temperature, 0.2);
     assert.equal(entry?.maxTokens, 400);
     assert.equal(entry?.enableThinking, false);
+    assert.deepEqual(entry?.roles, ['system', 'user']);
     assert.equal(entry?.promptChars, SYSTEM.length + PROMPT.length);
   });
 

@@ -33,7 +33,13 @@ describe('structured logging', () => {
   it('keeps fields that only talk about tokens', () => {
     const lines: string[] = [];
     const log = createLogger('x', { write: (l) => lines.push(l) });
-    log.info('chat', { prompt_tokens: 12, token_url: 'http://idp/token', token: 'abc', LLM_API_KEY: 'k', password: 'p' });
+    log.info('chat', {
+      prompt_tokens: 12,
+      token_url: 'http://idp/token',
+      token: 'abc',
+      LLM_API_KEY: 'k',
+      password: 'p',
+    });
     const rec = JSON.parse(lines[0]!) as Record<string, unknown>;
     assert.equal(rec.prompt_tokens, 12);
     assert.equal(rec.token_url, 'http://idp/token');

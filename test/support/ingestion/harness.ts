@@ -1,27 +1,54 @@
 /**
- * Everything an ingestion test needs, all real: a migrated database of its own, the Temporal dev server with a
- * worker on a task queue of its own (the real trigger workflow and its activities, plus the stand-in syncWorkflow),
- * and the ingestion app listening on a free port, spoken to over HTTP.
+ * Everything an ingestion test needs, all real: a migrated database of its own, the Temporal dev server with the
+ * sync worker (temporal/worker.ts: the real workflows and activities) on a task queue of its own, the project's
+ * model-host stand-in for embeddings, git repositories made at test time for the sources to point at, and the
+ * ingestion app listening on a free port, spoken to over HTTP.
+ *
+ * Runs that must stay `running` for a while (to cancel, purge or conflict with them) are held by real means: the
+ * worker embeds one input per request, one request at a time, and `holdSyncs()` makes the model host answer each
+ * request after HOLD_LATENCY_MS, so a sync of `repos.slow` stays in its embedding phases for minutes;
+ * `releaseSyncs()` lets it finish in seconds.
  */
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
+import { DEFAULT_PIPELINE_SETTINGS, type PipelineSettings } from '../../../activities/index.ts';
+import { createEngine } from '../../../activities/engine/index.ts';
+import { EmbeddingClient } from '../../../lib/embeddings.ts';
 import { createLogger, type Logger } from '../../../lib/log.ts';
-import { createScheduleActivities } from '../../../activities/schedule/index.ts';
-import { bundlerOptions } from '../../../temporal/bundler.ts';
 import { createApp } from '../../../temporal/ingestion/app.ts';
 import type { IngestionDeps, IngestionSettings } from '../../../temporal/ingestion/deps.ts';
+import { createWorker } from '../../../temporal/worker.ts';
 import { createTestDatabase, type TestDatabase } from '../db.ts';
 import { testEnv } from '../env.ts';
+import { addCommit, addRef, createRepo, generatedFiles, type TestRepo } from '../git-repos.ts';
+import { startObservedModelHost, type ObservedModelHost } from '../observed-model-host.ts';
 import { connectClient, connectWorker, uniqueTaskQueue } from '../temporal.ts';
-import { createStandinSyncActivities } from './standin-activities.ts';
+
+/** Latency of every embedding request while syncs are held. */
+export const HOLD_LATENCY_MS = 1000;
+/** How long a test waits for a real sync to reach a status (the machine is shared and loaded). */
+export const SYNC_WAIT_MS = 180_000;
 
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
   body: T;
+}
+
+export interface Repos {
+  /**
+   * A few files in src/, lib/ and docs/ on branches main and trunk and tag v1.2 (commit `taggedCommit`); main has
+   * one more commit (CHANGELOG.md). Syncs in seconds.
+   */
+  small: TestRepo;
+  taggedCommit: string;
+  /** 60 TypeScript files in src/ and 60 Markdown files in docs/: hundreds of embedding requests. */
+  slow: TestRepo;
 }
 
 export interface Harness {
@@ -33,10 +60,36 @@ export interface Harness {
   /** Every log line of the app and the worker's activities, parsed. */
   logs: Array<Record<string, unknown>>;
   deps: IngestionDeps;
+  modelHost: ObservedModelHost;
+  repos: Repos;
+  /** Slows every embedding request to HOLD_LATENCY_MS: a sync of repos.slow stays running. */
+  holdSyncs(): void;
+  /** Back to full speed: held syncs finish. */
+  releaseSyncs(): void;
   api<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
   /** Raw request: the body is sent as given (for malformed JSON). */
   raw(method: string, path: string, body: string, contentType?: string): Promise<ApiResponse>;
   close(): Promise<void>;
+}
+
+function createRepos(): Repos {
+  const small = createRepo({
+    'README.md': '# Demo\n\nA small repository.\n',
+    'src/app.ts': "import { helper } from './util';\n\nexport const run = () => helper(2);\n",
+    'src/util.ts': 'export function helper(x: number): number {\n  return x * 2;\n}\n',
+    'lib/read.ts':
+      "import { helper } from '../src/util';\n\nexport function read(): number {\n  return helper(1);\n}\n",
+    'docs/guide.md': '# Guide\n\n## Install\n\nRun it.\n',
+  });
+  addRef(small, 'branch', 'trunk');
+  addRef(small, 'tag', 'v1.2');
+  const taggedCommit = small.head;
+  addCommit(small, { 'CHANGELOG.md': '# Changes\n\n- after v1.2\n' });
+  const docs: Record<string, string> = {};
+  for (let i = 0; i < 60; i++)
+    docs[`docs/note${i}.md`] = `# Note ${i}\n\nThe ${i}th note.\n\n## More\n\nDetails of note ${i}.\n`;
+  const slow = createRepo({ ...generatedFiles(60), ...docs });
+  return { small, taggedCommit, slow };
 }
 
 export async function startHarness(overrides: Partial<IngestionSettings> = {}): Promise<Harness> {
@@ -49,21 +102,46 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
     level: 'debug',
     write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>),
   });
-  const worker = await Worker.create({
+  const modelHost = await startObservedModelHost();
+  const repos = createRepos();
+  const cloneDir = mkdtempSync(join(tmpdir(), 'ckg-ingestion-clones-'));
+  const pipeline: PipelineSettings = {
+    ...DEFAULT_PIPELINE_SETTINGS,
+    cloneDir,
+    heartbeatTimeoutMs: 5000,
+    maxAttempts: 3,
+    parseThreads: 1,
+    embeddingBatchSize: 1,
+    embeddingConcurrency: 1,
+  };
+  const engine = createEngine({ threads: 1 });
+  const worker = await createWorker({
     connection,
     namespace: testEnv.temporalNamespace,
     taskQueue,
-    workflowsPath: fileURLToPath(new URL('../workflows/ingestion.ts', import.meta.url)),
-    activities: { ...createScheduleActivities({ pool: db.pool, log }), ...createStandinSyncActivities(db.pool) },
-    bundlerOptions,
+    pool: db.pool,
+    engine,
+    embeddings: new EmbeddingClient({
+      url: modelHost.embeddingUrl,
+      model: 'embeddings',
+      dimension: 896,
+      batchSize: 1,
+      concurrency: 1,
+      attempts: 3,
+      backoffMs: 20,
+    }),
+    settings: pipeline,
+    log,
   });
   const running = worker.run();
   const settings: IngestionSettings = {
     taskQueue,
-    scheduleIdPrefix: `sched-test-${randomBytes(4).toString('hex')}-`,
-    cancelWaitMs: 3000,
-    stopTimeoutMs: 3000,
-    startConflictWaitMs: 2000,
+    // Temporal schedules live in the shared dev server: a random prefix per harness keeps test files that run at
+    // the same time, and schedules left by earlier runs, apart.
+    scheduleIdPrefix: `sched-test-${randomBytes(6).toString('hex')}-`,
+    cancelWaitMs: 20_000,
+    stopTimeoutMs: 20_000,
+    startConflictWaitMs: 5000,
     ...overrides,
   };
   const deps: IngestionDeps = { pool: db.pool, temporal: client, log, settings };
@@ -76,6 +154,25 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   }
 
+  /** Leaves nothing behind in the shared Temporal server: this harness's workflows and schedules. */
+  async function cleanTemporal(): Promise<void> {
+    const open = client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` });
+    for await (const wf of open) {
+      await client.workflow
+        .getHandle(wf.workflowId, wf.runId)
+        .terminate('test harness closed')
+        .catch(() => undefined);
+    }
+    for await (const s of client.schedule.list()) {
+      if (s.scheduleId.startsWith(settings.scheduleIdPrefix)) {
+        await client.schedule
+          .getHandle(s.scheduleId)
+          .delete()
+          .catch(() => undefined);
+      }
+    }
+  }
+
   return {
     db,
     client,
@@ -84,6 +181,10 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
     url,
     logs,
     deps,
+    modelHost,
+    repos,
+    holdSyncs: () => modelHost.setFaults({ latencyMs: HOLD_LATENCY_MS }, 'embeddings'),
+    releaseSyncs: () => modelHost.setFaults({ latencyMs: 0 }, 'embeddings'),
     api: async <T>(method: string, path: string, body?: unknown) => {
       const res = await fetch(url + path, {
         method,
@@ -98,11 +199,18 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      modelHost.setFaults({ latencyMs: 0, failureRate: 0 });
+      await cleanTemporal();
       worker.shutdown();
       await running;
+      await engine.close();
       await connection.close();
       await closeClient();
+      await modelHost.close();
       await db.drop();
+      repos.small.remove();
+      repos.slow.remove();
+      rmSync(cloneDir, { recursive: true, force: true });
     },
   };
 }
@@ -113,7 +221,7 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export async function waitFor<T>(
   what: string,
   fn: () => Promise<T | undefined | false>,
-  timeoutMs = 15_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -129,7 +237,12 @@ export async function syncStatus(h: Harness, syncId: string): Promise<string | u
   return r.rows[0]?.status;
 }
 
-export async function waitForStatus(h: Harness, syncId: string, status: string, timeoutMs = 15_000): Promise<void> {
+export async function waitForStatus(
+  h: Harness,
+  syncId: string,
+  status: string,
+  timeoutMs = SYNC_WAIT_MS,
+): Promise<void> {
   await waitFor(`sync ${syncId} to be ${status}`, async () => (await syncStatus(h, syncId)) === status, timeoutMs);
 }
 
@@ -143,7 +256,9 @@ export interface EventRowJson {
 
 export async function events(h: Harness, type?: string): Promise<EventRowJson[]> {
   const r = await h.db.pool.query<EventRowJson>(
-    `SELECT id::text, type, sync_id, source_id, payload FROM events ${type ? 'WHERE type = $1' : ''} ORDER BY id`,
+    // Ordered by the bigint id (ORDER BY id would sort the text column of the same name: '10' < '9').
+    `SELECT e.id::text AS id, e.type, e.sync_id, e.source_id, e.payload FROM events e
+      ${type ? 'WHERE e.type = $1' : ''} ORDER BY e.id`,
     type ? [type] : [],
   );
   return r.rows;
@@ -154,12 +269,19 @@ export async function lifecycle(h: Harness, syncId: string): Promise<string[]> {
   return (await events(h, 'sync_lifecycle')).filter((e) => e.sync_id === syncId).map((e) => String(e.payload.status));
 }
 
-/** Ends the stand-in workflow's current run with `status`. */
-export async function finishStandin(
-  h: Harness,
-  sourceId: string,
-  status: 'completed' | 'failed',
-  error?: string,
-): Promise<void> {
-  await h.client.workflow.getHandle(sourceId).signal('standin_finish', { status, ...(error ? { error } : {}) });
+/** Waits until the run leaves pending/running, then checks it ended `expected` (naming its error otherwise). */
+export async function waitForEnd(h: Harness, syncId: string, expected: string): Promise<void> {
+  const row = await waitFor(
+    `sync ${syncId} to end`,
+    async () => {
+      const r = await h.db.pool.query<{ status: string; error: string | null }>(
+        `SELECT status, error FROM sync_runs WHERE id = $1`,
+        [syncId],
+      );
+      const run = r.rows[0];
+      return run && run.status !== 'pending' && run.status !== 'running' ? run : undefined;
+    },
+    SYNC_WAIT_MS,
+  );
+  if (row.status !== expected) throw new Error(`sync ${syncId} ended ${row.status} (${row.error ?? 'no error'})`);
 }

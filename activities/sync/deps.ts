@@ -1,0 +1,50 @@
+/** What the worker injects into the sync activities (the factory pattern of temporalio/samples-typescript). */
+import type { Pool } from '../../lib/db.ts';
+import type { EmbeddingClient } from '../../lib/embeddings.ts';
+import type { Logger } from '../../lib/log.ts';
+import type { Engine } from '../engine/types.ts';
+
+export interface PipelineSettings {
+  /** Where clones live while a sync runs (one folder per sync, removed afterwards). */
+  cloneDir: string;
+  /** Files above this size are recorded without content analysis (engine option). */
+  maxFileBytes: number;
+  /** Parse threads; undefined = the number of cores. */
+  parseThreads?: number;
+  /** Heartbeat timeout of the long activities: how soon a dead worker's activity is retried elsewhere. */
+  heartbeatTimeoutMs: number;
+  /** Attempts of the long activities. */
+  maxAttempts: number;
+  /** Upper bound of one attempt of a long activity. */
+  attemptTimeoutMs: number;
+  /** Upper bound of the git fetch. */
+  cloneTimeoutMs: number;
+  /** Inputs per embedding request and requests in flight. */
+  embeddingBatchSize: number;
+  embeddingConcurrency: number;
+  /** Consecutive failed embedding requests after which the rest of a phase is skipped (endpoint is down). */
+  embeddingBreakerFailures: number;
+  /** Minimum gap between two sync_progress events of one sync. */
+  progressIntervalMs: number;
+}
+
+export interface ActivityDeps {
+  pool: Pool;
+  engine: Engine;
+  embeddings: EmbeddingClient;
+  settings: PipelineSettings;
+  log: Logger;
+}
+
+export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
+  cloneDir: '.stack/clones',
+  maxFileBytes: 2 * 1024 * 1024,
+  heartbeatTimeoutMs: 60_000,
+  maxAttempts: 5,
+  attemptTimeoutMs: 2 * 60 * 60 * 1000,
+  cloneTimeoutMs: 10 * 60 * 1000,
+  embeddingBatchSize: 64,
+  embeddingConcurrency: 4,
+  embeddingBreakerFailures: 3,
+  progressIntervalMs: 250,
+};

@@ -1,0 +1,44 @@
+/** Typed queries on sync_runs and sources used by the sync activities. */
+import type { Queryable } from '../../lib/db.ts';
+
+export interface RunRow {
+  id: string;
+  source_id: string;
+  status: string;
+  ref: string | null;
+  triggered_by: string | null;
+  config_snapshot: Record<string, unknown>;
+  started_at: Date | null;
+  source_enabled: boolean;
+  source_owner: string;
+  source_name: string;
+  source_url: string | null;
+  default_branch: string;
+}
+
+/** The run with its source, locked FOR UPDATE OF the run when `lock` (call inside a transaction). */
+export async function loadRun(db: Queryable, syncId: string, lock = false): Promise<RunRow | null> {
+  const r = await db.query<RunRow>(
+    `SELECT r.id, r.source_id, r.status, r.ref, r.triggered_by, r.config_snapshot, r.started_at,
+            s.enabled AS source_enabled, s.owner AS source_owner, s.name AS source_name, s.url AS source_url,
+            s.default_branch
+       FROM sync_runs r JOIN sources s ON s.id = r.source_id
+      WHERE r.id = $1 ${lock ? 'FOR UPDATE OF r' : ''}`,
+    [syncId],
+  );
+  return r.rows[0] ?? null;
+}
+
+/** The source's code-host token, or null. Read only where it is used; never logged or returned. */
+export async function loadAccessToken(db: Queryable, sourceId: string): Promise<string | null> {
+  const r = await db.query<{ access_token: string }>(`SELECT access_token FROM source_secrets WHERE source_id = $1`, [
+    sourceId,
+  ]);
+  const token = r.rows[0]?.access_token;
+  return token ? token : null;
+}
+
+export async function runStatus(db: Queryable, syncId: string): Promise<string | null> {
+  const r = await db.query<{ status: string }>(`SELECT status FROM sync_runs WHERE id = $1`, [syncId]);
+  return r.rows[0]?.status ?? null;
+}

@@ -1,0 +1,42 @@
+/**
+ * The graph component as a Koa app: error middleware first, /health, the OpenAPI document, then the routes.
+ * `createGraphApp(deps)` takes everything from outside so tests run it in-process over real HTTP.
+ */
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { InvalidArgumentError } from '../lib/errors.ts';
+import { errorMiddleware, healthRoute } from '../lib/http.ts';
+import type { GraphAppDeps } from './deps.ts';
+import { graphRoutes } from './graph/routes.ts';
+import { nodeRoutes } from './graph/node-routes.ts';
+import { openApiDocument } from './openapi.ts';
+import { sourceRoutes } from './sources/routes.ts';
+import { syncRoutes } from './syncs/routes.ts';
+
+export function createGraphApp(deps: GraphAppDeps): Koa {
+  const app = new Koa();
+  app.proxy = true;
+  app.use(errorMiddleware(deps.log));
+  app.use(healthRoute());
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '1mb',
+      onError: (err) => {
+        throw new InvalidArgumentError('body', `is not valid JSON: ${err.message}`);
+      },
+    }),
+  );
+  const router = new Router();
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = openApiDocument;
+  });
+  sourceRoutes(router, deps);
+  syncRoutes(router, deps);
+  graphRoutes(router, deps);
+  app.use(nodeRoutes(deps));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,131 @@
+/**
+ * GET /api/graph/nodes/{node_id}, /{node_id}/summary and /{node_id}/file, with the greedy path rule of
+ * node-path.ts.
+ */
+import type Koa from 'koa';
+import { encodeNodeId } from '../../lib/node-id.ts';
+import { queryBool, queryUuid } from '../../lib/http.ts';
+import { withReadTx } from '../db/read.ts';
+import type { GraphAppDeps } from '../deps.ts';
+import { reconstruct } from '../file/reconstruct.ts';
+import { iso } from '../rows.ts';
+import { NODES_PREFIX, parseNodePath, type NodeAction, type NodeRequest } from './node-path.ts';
+import {
+  chunksOf,
+  fileNotFound,
+  findFile,
+  findFileWithChunks,
+  findFileWithNeighbors,
+  neighbors,
+  requireFile,
+  type FileRecordRow,
+  type NeighborRow,
+} from './node-queries.ts';
+
+export function neighborJson(n: NeighborRow): Record<string, unknown> {
+  if (n.label === 'File' && n.source_id !== null && n.file_path !== null) {
+    return {
+      node_id: encodeNodeId(n.source_id, n.file_path),
+      name: n.name,
+      rel_type: n.rel_type,
+      weight: n.weight ?? 1,
+      direction: n.direction,
+      label: 'File',
+      file_path: n.file_path,
+      type: n.type,
+    };
+  }
+  // A Symbol (or a vertex of a future label): its own id property; symbols are not addressable as nodes.
+  return {
+    node_id: n.symbol_id ?? n.file_id,
+    name: n.name,
+    rel_type: n.rel_type,
+    weight: n.weight ?? 1,
+    direction: n.direction,
+    label: n.label,
+    ...(n.kind !== null ? { kind: n.kind } : {}),
+    ...(n.line !== null ? { line: n.line } : {}),
+  };
+}
+
+function nodeJson(nodeId: string, f: FileRecordRow): Record<string, unknown> {
+  return {
+    id: nodeId,
+    name: f.name,
+    type: f.type,
+    language: f.language,
+    size_bytes: f.size_bytes,
+    line_count: f.line_count,
+    description: f.description,
+    imports_count: f.imports_count,
+    content_hash: f.content_hash,
+    domain: f.domain,
+    file_path: f.file_path,
+    source_id: f.source_id,
+    sync_id: f.sync_id,
+    exports: f.exports,
+    status: f.status,
+    description_generated_at: iso(f.description_generated_at),
+  };
+}
+
+export function nodeRoutes(deps: GraphAppDeps): Koa.Middleware {
+  const { pool, graphTimeoutMs } = deps;
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith(NODES_PREFIX) || ctx.method !== 'GET') {
+      await next();
+      return;
+    }
+    const parsed = parseNodePath(ctx.path.slice(NODES_PREFIX.length));
+    const syncId = queryUuid(ctx.query, 'sync_id');
+    const force = queryBool(ctx.query, 'force', false);
+
+    const result = await withReadTx(pool, graphTimeoutMs, async (tx) => {
+      let action: NodeAction = 'detail';
+      let node: NodeRequest;
+      let found: FileRecordRow | undefined;
+      if (parsed.sub && parsed.whole) {
+        // Ambiguous: the whole path wins when it names a file.
+        found = await findFile(tx, parsed.whole.decoded.sourceId, parsed.whole.decoded.filePath, syncId);
+        if (found) node = parsed.whole;
+        else ({ action, node } = parsed.sub);
+      } else if (parsed.sub) {
+        ({ action, node } = parsed.sub);
+      } else {
+        node = parsed.whole!;
+      }
+      const { sourceId, filePath } = node.decoded;
+      const missing = () => fileNotFound(tx, node.nodeId, syncId);
+      if (action === 'summary') {
+        return {
+          summaryOf: {
+            nodeId: node.nodeId,
+            file: found ?? (await requireFile(tx, node.nodeId, sourceId, filePath, syncId)),
+          },
+        };
+      }
+      // The file record and what the endpoint shows of it come in one statement (the usual, unambiguous case).
+      if (action === 'file') {
+        const got = found
+          ? { file: found, chunks: await chunksOf(tx, found.id) }
+          : ((await findFileWithChunks(tx, sourceId, filePath, syncId)) ?? (await missing()));
+        const { content, truncated } = reconstruct(got.chunks);
+        return {
+          body: {
+            node_id: node.nodeId,
+            sync_id: got.file.sync_id,
+            content,
+            chunk_count: got.chunks.length,
+            truncated,
+          },
+        };
+      }
+      const got = found
+        ? { file: found, neighbors: await neighbors(tx, found.id) }
+        : ((await findFileWithNeighbors(tx, sourceId, filePath, syncId)) ?? (await missing()));
+      return { body: { node: nodeJson(node.nodeId, got.file), neighbors: got.neighbors.map(neighborJson) } };
+    });
+    // The summary runs outside the read transaction: it may wait seconds for the model.
+    ctx.body = result.summaryOf ? await deps.summaries.summarize({ ...result.summaryOf, force }) : result.body;
+  };
+}

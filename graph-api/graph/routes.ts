@@ -1,0 +1,44 @@
+/** GET /api/graph (merged graph), /api/graph/stats and /api/graph/search. */
+import type Router from '@koa/router';
+import { InvalidArgumentError } from '../../lib/errors.ts';
+import { queryEnum, queryInt, queryString } from '../../lib/http.ts';
+import { withReadTx } from '../db/read.ts';
+import type { GraphAppDeps } from '../deps.ts';
+import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';
+import { MergedCache, SnapshotCache } from './cache.ts';
+import { mergedGraph, metaTail } from './merged.ts';
+import { negotiateEncoding, sendChunks } from './send.ts';
+import { parseSyncIds } from './params.ts';
+import { StatsCache } from './stats.ts';
+
+export function graphRoutes(router: Router, deps: GraphAppDeps): void {
+  const { pool, graphTimeoutMs } = deps;
+  const budget = deps.snapshotCacheBytes ?? 256 * 1024 * 1024;
+  const caches = { snapshots: new SnapshotCache(budget), merged: new MergedCache(budget / 2) };
+  const stats = new StatsCache();
+
+  router.get('/api/graph', async (ctx) => {
+    const started = performance.now();
+    const syncIds = parseSyncIds(ctx.query.sync_ids);
+    const merged = await withReadTx(pool, graphTimeoutMs, (tx) => mergedGraph(tx, caches, syncIds));
+    // Compression happens after the transaction: no connection is held while the head is compressed (once).
+    const encoding = negotiateEncoding(ctx);
+    await merged.body.prepare(encoding);
+    sendChunks(ctx, encoding, await merged.body.chunks(encoding, metaTail(merged, started)));
+  });
+
+  router.get('/api/graph/stats', async (ctx) => {
+    ctx.body = await withReadTx(pool, graphTimeoutMs, (tx) => stats.read(tx));
+  });
+
+  router.get('/api/graph/search', async (ctx) => {
+    const q = queryString(ctx.query, 'q', { required: true, maxLength: 2000 })!;
+    if (q.trim() === '') throw new InvalidArgumentError('q', 'must not be blank');
+    const type = queryEnum(ctx.query, 'type', FILE_TYPES);
+    const limit = queryInt(ctx.query, 'limit', SEARCH_LIMIT);
+    // The embedding call happens before any connection is taken from the pool.
+    const vector = await deps.embedder.embedOne(searchInput(q));
+    const results = await withReadTx(pool, graphTimeoutMs, (tx) => searchFiles(tx, vector, { type, limit }));
+    ctx.body = { results };
+  });
+}

@@ -1,0 +1,511 @@
+/**
+ * The graph component's OpenAPI 3.1 document, served at GET /openapi.json (the gateway merges the components'
+ * documents at /docs). Decisions where the spec says "not shown" are written into the descriptions.
+ */
+const uuid = { type: 'string', format: 'uuid' } as const;
+const ts = { type: ['string', 'null'], format: 'date-time' } as const;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const ok = (description: string, schema: unknown) => ({ description, content: json(schema) });
+const err = (description: string) => ({ description, content: json(ref('Error')) });
+const page = (item: string) => ({
+  type: 'object',
+  required: ['items', 'next_cursor'],
+  properties: { items: { type: 'array', items: ref(item) }, next_cursor: { type: ['string', 'null'] } },
+});
+const q = (name: string, schema: unknown, description: string, required = false) => ({
+  name,
+  in: 'query',
+  required,
+  schema,
+  description,
+});
+const listParams = [
+  q('limit', { type: 'integer', minimum: 1, maximum: 200, default: 50 }, 'Page size.'),
+  q('cursor', { type: 'string' }, 'Opaque cursor from next_cursor of the previous page.'),
+];
+const nodeParam = {
+  name: 'node_id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description:
+    '`src_<source_id>:<file_path>`; slashes may stay literal. The raw path is split at its last literal `/` before ' +
+    'percent-decoding: a last segment `summary` or `file` selects that sub-resource unless the whole path names a ' +
+    'file of the source (then it is that node). `%2F` never splits, so encodeURIComponent(node_id) is always ' +
+    'unambiguous.',
+};
+const syncIdParam = q(
+  'sync_id',
+  uuid,
+  'The sync to read. Default: the newest completed sync (by created_at) of the source that contains the file.',
+);
+const E400 = err('INVALID_ARGUMENT: `error.field` names the parameter.');
+const E404 = err('NOT_FOUND');
+const E504 = err('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Code-knowledge graph: graph component',
+    version: '1.0.0',
+    description:
+      'Reads of the graph (merged snapshots, node detail, file text, stats, search, summaries), the source registry ' +
+      'and reads of syncs, issues and schedules. Every error has the body `{ error: { code, message, field?, ' +
+      'details? } }`. Lists are `{ items, next_cursor }`, newest first (issues: oldest first).',
+  },
+  paths: {
+    '/health': {
+      get: {
+        summary: 'Liveness',
+        responses: { 200: ok('ok', { type: 'object', properties: { status: { const: 'ok' } } }) },
+      },
+    },
+    '/api/sources': {
+      get: {
+        summary: 'List sources',
+        parameters: listParams,
+        responses: { 200: ok('A page of sources', page('Source')), 400: E400 },
+      },
+      post: {
+        summary: 'Create or update a source (upsert by source_type, owner, name)',
+        description:
+          'Fields not sent keep their stored value on update. A new github_repo without url gets ' +
+          '`https://github.com/<owner>/<name>.git`. `access_token` is stored apart and never returned. Unknown ' +
+          'fields are refused. Emits `source_changed` (created|updated).',
+        requestBody: { required: true, content: json(ref('SourceCreate')) },
+        responses: { 201: ok('Created', ref('Source')), 200: ok('Updated', ref('Source')), 400: E400 },
+      },
+    },
+    '/api/sources/{source_id}': {
+      parameters: [{ name: 'source_id', in: 'path', required: true, schema: uuid }],
+      get: { summary: 'One source', responses: { 200: ok('The source', ref('Source')), 400: E400, 404: E404 } },
+      patch: {
+        summary: 'Change config, enabled, url, default_branch, meta or the access token (null removes it)',
+        requestBody: { required: true, content: json(ref('SourcePatch')) },
+        responses: { 200: ok('The updated source', ref('Source')), 400: E400, 404: E404 },
+      },
+      delete: {
+        summary: 'Delete the source and everything of it',
+        description:
+          'First `DELETE {INGESTION_SERVICE_URL}/ingest/sources/{id}` (cancels the active workflow, deletes the ' +
+          'Temporal schedules); then the row, cascading to runs, issues, schedules, files, chunks, the secret and ' +
+          'the graph rows. If the ingestion component cannot do its part nothing is deleted. Emits `source_changed` ' +
+          '(deleted).',
+        responses: {
+          204: { description: 'Deleted' },
+          404: E404,
+          502: err('UPSTREAM_DISCONNECTED: the ingestion component refused the teardown'),
+          503: err('UPSTREAM_UNAVAILABLE: the ingestion component is unreachable'),
+          504: err('UPSTREAM_TIMEOUT'),
+        },
+      },
+    },
+    '/api/syncs': {
+      get: {
+        summary: 'List sync runs',
+        parameters: [
+          q('source_id', uuid, 'Only runs of this source.'),
+          q(
+            'status',
+            { enum: ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] },
+            'Only this status.',
+          ),
+          ...listParams,
+        ],
+        responses: { 200: ok('A page of runs', page('Sync')), 400: E400 },
+      },
+    },
+    '/api/syncs/{sync_id}': {
+      parameters: [{ name: 'sync_id', in: 'path', required: true, schema: uuid }],
+      get: { summary: 'One sync run', responses: { 200: ok('The run', ref('Sync')), 400: E400, 404: E404 } },
+    },
+    '/api/syncs/{sync_id}/issues': {
+      parameters: [{ name: 'sync_id', in: 'path', required: true, schema: uuid }],
+      get: {
+        summary: 'Issues of a sync, oldest first',
+        parameters: [
+          q('level', { enum: ['info', 'warning', 'error'] }, 'Only this level.'),
+          q('phase', { type: 'string' }, 'Only this phase.'),
+          ...listParams,
+        ],
+        responses: { 200: ok('A page of issues', page('Issue')), 400: E400, 404: E404 },
+      },
+    },
+    '/api/schedules': {
+      get: {
+        summary: 'List schedules',
+        parameters: [q('source_id', uuid, 'Only schedules of this source.'), ...listParams],
+        responses: { 200: ok('A page of schedules', page('Schedule')), 400: E400 },
+      },
+    },
+    '/api/graph': {
+      get: {
+        summary: 'Merged graph of several syncs',
+        description:
+          'One node per (source_id, file_path) over the requested syncs, fields from the newest requested sync ' +
+          '(created_at) containing it. loaded_sync_ids: the requested syncs containing it, newest first. divergent: ' +
+          'their content_hash values differ. Edges: the depends_on edges of the requested syncs, one per (source, ' +
+          'target): weight = sum of the per-sync weights, weight_max = the largest. A cleaned sync contributes ' +
+          'nothing (its graph is gone). Unknown ids: 404 with details.unknown_sync_ids. The body is compressed ' +
+          '(Content-Encoding br or gzip) when Accept-Encoding allows it, and sent as is otherwise; `Vary: ' +
+          'Accept-Encoding`. The JSON is the same either way.',
+        parameters: [q('sync_ids', { type: 'string' }, 'Comma-separated sync UUIDs (at most 50).', true)],
+        responses: { 200: ok('The merged graph', ref('Graph')), 400: E400, 404: E404, 504: E504 },
+      },
+    },
+    '/api/graph/nodes/{node_id}': {
+      get: {
+        summary: 'Node detail with its neighbours',
+        description:
+          'neighbors: every edge touching the file, both directions, rel_type = the edge label. File neighbours ' +
+          'carry their node id; Symbol neighbours (defines) carry their symbol_id `<file_id>:<name>:<line>` as ' +
+          'node_id plus kind and line. weight is the edge weight, 1 for edges without one (defines).',
+        parameters: [nodeParam, syncIdParam],
+        responses: { 200: ok('The node', ref('NodeDetail')), 400: E400, 404: E404, 504: E504 },
+      },
+    },
+    '/api/graph/nodes/{node_id}/file': {
+      get: {
+        summary: 'The file text reconstructed from its chunks',
+        description:
+          'Chunks joined in chunk_index order, breadcrumbs stripped, leading lines already covered by the previous ' +
+          'chunk dropped. Cut at 5,242,880 bytes (UTF-8, on a character boundary) with truncated=true.',
+        parameters: [nodeParam, syncIdParam],
+        responses: { 200: ok('The file', ref('FileText')), 400: E400, 404: E404, 504: E504 },
+      },
+    },
+    '/api/graph/nodes/{node_id}/summary': {
+      get: {
+        summary: 'A short language-model summary of the file',
+        description:
+          'source: `cache` (cached description, force=false), `llm` (generated now and cached), `no_content` (no ' +
+          'chunks), `llm_failed` (every attempt failed: context-window errors at budgets 1.0, 0.5, 0.25, or another ' +
+          'model error; nothing cached). One model call per file at a time across processes.',
+        parameters: [
+          nodeParam,
+          syncIdParam,
+          q('force', { type: 'boolean', default: false }, 'Regenerate even when cached.'),
+        ],
+        responses: { 200: ok('The summary', ref('Summary')), 400: E400, 404: E404 },
+      },
+    },
+    '/api/graph/stats': {
+      get: {
+        summary: 'Platform-wide counts',
+        description:
+          'nodes_by_type and total_nodes count file records (of every sync); total_edges counts every edge of the ' +
+          'graph (all labels), edges_by_label splits it.',
+        responses: { 200: ok('Counts', ref('Stats')), 504: E504 },
+      },
+    },
+    '/api/graph/search': {
+      get: {
+        summary: 'Semantic search over files',
+        description:
+          "q is embedded as `search_query: <q>` (cut to 1400 characters). Searched: each source's newest completed " +
+          'sync. Approximate nearest neighbours (HNSW, cosine), returned in ascending exact cosine distance.',
+        parameters: [
+          q('q', { type: 'string', maxLength: 2000 }, 'The query.', true),
+          q(
+            'type',
+            { enum: ['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service'] },
+            'Only files of this type.',
+          ),
+          q('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'How many results.'),
+        ],
+        responses: {
+          200: ok('Results', ref('SearchResults')),
+          400: E400,
+          503: err('UPSTREAM_UNAVAILABLE: the embedding endpoint failed'),
+          504: E504,
+        },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['error'],
+        properties: {
+          error: {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: {
+              code: {
+                enum: [
+                  'INVALID_ARGUMENT',
+                  'NOT_FOUND',
+                  'CONFLICT',
+                  'FAILED_PRECONDITION',
+                  'UNAUTHORIZED',
+                  'token_expired',
+                  'UPSTREAM_DISCONNECTED',
+                  'UPSTREAM_UNAVAILABLE',
+                  'UPSTREAM_TIMEOUT',
+                  'TIMEOUT',
+                  'INTERNAL',
+                ],
+              },
+              message: { type: 'string' },
+              field: { type: 'string' },
+              details: { type: 'object' },
+            },
+          },
+        },
+      },
+      Source: {
+        type: 'object',
+        properties: {
+          id: uuid,
+          source_type: { type: 'string' },
+          owner: { type: 'string' },
+          name: { type: 'string' },
+          url: { type: ['string', 'null'] },
+          default_branch: { type: 'string' },
+          config: { type: 'object' },
+          enabled: { type: 'boolean' },
+          last_sync_id: { type: ['string', 'null'], format: 'uuid' },
+          last_synced_at: ts,
+          meta: { type: 'object' },
+          has_access_token: { type: 'boolean' },
+          created_at: ts,
+          updated_at: ts,
+        },
+      },
+      SourceCreate: {
+        type: 'object',
+        required: ['owner', 'name'],
+        additionalProperties: false,
+        properties: {
+          source_type: { type: 'string', default: 'github_repo' },
+          owner: { type: 'string' },
+          name: { type: 'string' },
+          url: { type: ['string', 'null'] },
+          default_branch: { type: 'string', default: 'main' },
+          config: { type: 'object', properties: { include_paths: { type: 'array', items: { type: 'string' } } } },
+          enabled: { type: 'boolean' },
+          meta: { type: 'object' },
+          access_token: { type: ['string', 'null'], writeOnly: true },
+        },
+      },
+      SourcePatch: {
+        type: 'object',
+        minProperties: 1,
+        additionalProperties: false,
+        properties: {
+          url: { type: ['string', 'null'] },
+          default_branch: { type: 'string' },
+          config: { type: 'object' },
+          enabled: { type: 'boolean' },
+          meta: { type: 'object' },
+          access_token: { type: ['string', 'null'], writeOnly: true },
+        },
+      },
+      Sync: {
+        type: 'object',
+        properties: {
+          id: uuid,
+          source_id: uuid,
+          status: { enum: ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] },
+          config_snapshot: {},
+          ref: { type: ['string', 'null'] },
+          progress_done: { type: 'integer' },
+          progress_total: { type: 'integer' },
+          progress_meta: {},
+          stats: {},
+          schedule_id: { type: ['integer', 'null'] },
+          triggered_by: { type: ['string', 'null'] },
+          error: { type: ['string', 'null'] },
+          issues_recorded: { type: 'integer' },
+          issues_dropped: { type: 'integer' },
+          started_at: ts,
+          completed_at: ts,
+          created_at: ts,
+        },
+      },
+      Issue: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          sync_id: uuid,
+          level: { enum: ['info', 'warning', 'error'] },
+          phase: { type: 'string' },
+          code: { type: 'string' },
+          message: { type: 'string' },
+          context: {},
+          occurred_at: ts,
+        },
+      },
+      Schedule: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          source_id: uuid,
+          interval_minutes: { type: 'integer' },
+          config_overrides: { type: 'object' },
+          enabled: { type: 'boolean' },
+          last_run_at: ts,
+          next_run_at: ts,
+          created_at: ts,
+        },
+      },
+      Graph: {
+        type: 'object',
+        properties: {
+          nodes: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                data: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'string' },
+                    name: { type: 'string' },
+                    type: { type: 'string' },
+                    domain: { type: 'string' },
+                    source_id: uuid,
+                    file_path: { type: 'string' },
+                    loaded_sync_ids: { type: 'array', items: uuid },
+                    latest_sync_id: uuid,
+                    divergent: { type: 'boolean' },
+                  },
+                },
+              },
+            },
+          },
+          edges: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                data: {
+                  type: 'object',
+                  properties: {
+                    source: { type: 'string' },
+                    target: { type: 'string' },
+                    label: { const: 'depends_on' },
+                    weight: { type: 'number' },
+                    weight_max: { type: 'number' },
+                    loaded_sync_ids: { type: 'array', items: uuid },
+                  },
+                },
+              },
+            },
+          },
+          meta: {
+            type: 'object',
+            properties: {
+              node_count: { type: 'integer' },
+              edge_count: { type: 'integer' },
+              sync_count: { type: 'integer' },
+              query_ms: { type: 'integer' },
+            },
+          },
+        },
+      },
+      NodeDetail: {
+        type: 'object',
+        properties: {
+          node: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              name: { type: 'string' },
+              type: { type: 'string' },
+              language: { type: 'string' },
+              size_bytes: { type: 'integer' },
+              line_count: { type: 'integer' },
+              description: { type: ['string', 'null'] },
+              imports_count: { type: 'integer' },
+              content_hash: { type: 'string' },
+              domain: { type: 'string' },
+              file_path: { type: 'string' },
+              source_id: uuid,
+              sync_id: uuid,
+              exports: { type: 'array', items: { type: 'string' } },
+              status: { type: 'string' },
+              description_generated_at: ts,
+            },
+          },
+          neighbors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                node_id: { type: 'string' },
+                name: { type: 'string' },
+                rel_type: { type: 'string' },
+                weight: { type: 'number' },
+                direction: { enum: ['in', 'out'] },
+                label: { type: 'string' },
+                file_path: { type: 'string' },
+                type: { type: 'string' },
+                kind: { type: 'string' },
+                line: { type: 'integer' },
+              },
+            },
+          },
+        },
+      },
+      FileText: {
+        type: 'object',
+        properties: {
+          node_id: { type: 'string' },
+          sync_id: uuid,
+          content: { type: 'string' },
+          chunk_count: { type: 'integer' },
+          truncated: { type: 'boolean' },
+        },
+      },
+      Summary: {
+        type: 'object',
+        required: ['node_id', 'sync_id', 'source', 'summary', 'generated_at'],
+        properties: {
+          node_id: { type: 'string' },
+          sync_id: uuid,
+          file_id: uuid,
+          source: { enum: ['cache', 'llm', 'no_content', 'llm_failed'] },
+          summary: { type: ['string', 'null'] },
+          generated_at: ts,
+          model: { type: 'string' },
+          attempts: { type: 'integer', minimum: 1, maximum: 3 },
+          error: { type: 'string', description: 'Why the last attempt failed (llm_failed only).' },
+        },
+      },
+      Stats: {
+        type: 'object',
+        properties: {
+          nodes_by_type: { type: 'object', additionalProperties: { type: 'integer' } },
+          total_nodes: { type: 'integer' },
+          total_edges: { type: 'integer' },
+          edges_by_label: { type: 'object', additionalProperties: { type: 'integer' } },
+        },
+      },
+      SearchResults: {
+        type: 'object',
+        properties: {
+          results: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                name: { type: 'string' },
+                type: { type: 'string' },
+                language: { type: 'string' },
+                description: { type: ['string', 'null'] },
+                distance: { type: 'number' },
+                file_path: { type: 'string' },
+                source_id: uuid,
+                sync_id: uuid,
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;

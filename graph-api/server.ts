@@ -1,0 +1,101 @@
+/**
+ * Start-up of the graph component: apply migrations, refuse to start when the embedding columns' dimension differs
+ * from EMBEDDING_DIM, then listen on APP_PORT. Returns a handle whose close() stops accepting, drains and ends the
+ * pool.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createPool } from '../lib/db.ts';
+import { EmbeddingClient } from '../lib/embeddings.ts';
+import { createLogger, type Logger } from '../lib/log.ts';
+import { checkEmbeddingDimension, migrate } from '../schema/migrate.ts';
+import { createGraphApp } from './app.ts';
+import type { GraphConfig } from './config.ts';
+import { createIngestionClient } from './ingestion-client.ts';
+import { createDenseClient } from './summary/dense-client.ts';
+import { createSummaryService } from './summary/service.ts';
+
+export interface GraphApiHandle {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startGraphApi(
+  config: GraphConfig,
+  log: Logger = createLogger('graph-api'),
+): Promise<GraphApiHandle> {
+  const migrated = await migrate(config.DATABASE_URL, log);
+  const pool = createPool(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_SIZE,
+    applicationName: 'ckg-graph-api',
+    log,
+  });
+  try {
+    await checkEmbeddingDimension(pool, config.EMBEDDING_DIM);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  const apiKey = config.LLM_API_KEY === '' ? undefined : config.LLM_API_KEY;
+  const embedder = new EmbeddingClient({
+    url: config.EMBEDDING_URL,
+    model: config.EMBEDDING_MODEL,
+    dimension: config.EMBEDDING_DIM,
+    ...(apiKey ? { apiKey } : {}),
+    // An interactive query: fail fast rather than make the caller wait through five backoffs.
+    attempts: 2,
+    timeoutMs: 30_000,
+    log,
+  });
+  const dense = createDenseClient({
+    url: config.DENSE_LLM_URL,
+    model: config.DENSE_LLM_MODEL,
+    apiKey,
+    maxTokens: config.SUMMARY_MAX_TOKENS,
+    timeoutMs: config.DENSE_LLM_TIMEOUT_SECONDS * 1000,
+  });
+  const summaries = createSummaryService({
+    pool,
+    dense,
+    log,
+    budget: {
+      totalChars: config.SUMMARY_TOTAL_BUDGET_CHARS,
+      fileRatio: config.SUMMARY_FILE_BUDGET_RATIO,
+      neighborRatio: config.SUMMARY_NEIGHBOR_BUDGET_RATIO,
+      neighborChars: config.SUMMARY_NEIGHBOR_CHARS,
+      edgeNeighbors: config.SUMMARY_EDGE_NEIGHBORS,
+    },
+  });
+  const app = createGraphApp({
+    pool,
+    log,
+    ingestion: createIngestionClient(config.INGESTION_SERVICE_URL, config.INGESTION_TIMEOUT_SECONDS * 1000),
+    embedder,
+    summaries,
+    graphTimeoutMs: Math.round(config.GRAPH_QUERY_TIMEOUT_SECONDS * 1000),
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.APP_PORT, config.APP_HOST, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  log.info('graph_api_started', {
+    port,
+    schema_version: migrated.current,
+    migrations_applied: migrated.applied,
+    embedding_dim: config.EMBEDDING_DIM,
+  });
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await pool.end();
+      log.info('graph_api_stopped', {});
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * /api/sources: list, get, upsert (201 created / 200 updated), PATCH, DELETE (ingestion teardown first, then the
+ * row and its database cascade). Every change writes a `source_changed` event in the same transaction.
+ */
+import type Router from '@koa/router';
+import { withTransaction, type Queryable } from '../../lib/db.ts';
+import { NotFoundError } from '../../lib/errors.ts';
+import { writeEvent } from '../../lib/events.ts';
+import { PAGE, decodeCursor, encodeCursor, jsonObjectBody, queryInt, requireUuid } from '../../lib/http.ts';
+import type { GraphAppDeps } from '../deps.ts';
+import { sourceJson } from '../rows.ts';
+import { parseCreate, parsePatch } from './body.ts';
+import {
+  deleteSource,
+  getSource,
+  listSources,
+  patchSource,
+  setAccessToken,
+  upsertSource,
+  type SourceRow,
+} from './queries.ts';
+
+async function sourceChanged(db: Queryable, row: SourceRow, change: 'created' | 'updated' | 'deleted'): Promise<void> {
+  await writeEvent(db, {
+    type: 'source_changed',
+    sourceId: row.id,
+    payload: {
+      source_id: row.id,
+      change,
+      last_sync_id: row.last_sync_id,
+      last_synced_at: row.last_synced_at?.toISOString() ?? null,
+    },
+  });
+}
+
+export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
+  const { pool, log } = deps;
+
+  router.get('/api/sources', async (ctx) => {
+    const limit = queryInt(ctx.query, 'limit', PAGE);
+    const after = decodeCursor(ctx.query);
+    const rows = await listSources(pool, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    ctx.body = {
+      items: page.map(sourceJson),
+      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
+    };
+  });
+
+  router.get('/api/sources/:id', async (ctx) => {
+    const id = requireUuid(ctx.params.id, 'source_id');
+    const row = await getSource(pool, id);
+    if (!row) throw new NotFoundError('source', id);
+    ctx.body = sourceJson(row);
+  });
+
+  router.post('/api/sources', async (ctx) => {
+    const { source, accessToken } = parseCreate(jsonObjectBody(ctx));
+    const { row, created } = await withTransaction(pool, async (c) => {
+      const { id, created } = await upsertSource(c, source);
+      if (accessToken !== undefined) await setAccessToken(c, id, accessToken);
+      const row = (await getSource(c, id))!;
+      await sourceChanged(c, row, created ? 'created' : 'updated');
+      return { row, created };
+    });
+    log.info(created ? 'source_created' : 'source_updated', { source_id: row.id, owner: row.owner, name: row.name });
+    ctx.status = created ? 201 : 200;
+    ctx.body = sourceJson(row);
+  });
+
+  router.patch('/api/sources/:id', async (ctx) => {
+    const id = requireUuid(ctx.params.id, 'source_id');
+    const { patch, accessToken } = parsePatch(jsonObjectBody(ctx));
+    const row = await withTransaction(pool, async (c) => {
+      if (!(await patchSource(c, id, patch))) throw new NotFoundError('source', id);
+      if (accessToken !== undefined) await setAccessToken(c, id, accessToken);
+      const row = (await getSource(c, id))!;
+      await sourceChanged(c, row, 'updated');
+      return row;
+    });
+    log.info('source_updated', {
+      source_id: id,
+      fields: Object.keys(patch),
+      access_token_changed: accessToken !== undefined,
+    });
+    ctx.body = sourceJson(row);
+  });
+
+  router.delete('/api/sources/:id', async (ctx) => {
+    const id = requireUuid(ctx.params.id, 'source_id');
+    const existing = await getSource(pool, id);
+    if (!existing) throw new NotFoundError('source', id);
+    // Temporal state first: if the ingestion component cannot tear it down, nothing is deleted.
+    await deps.ingestion.teardownSource(id);
+    const started = Date.now();
+    await withTransaction(pool, async (c) => {
+      if (!(await deleteSource(c, id))) throw new NotFoundError('source', id);
+      await sourceChanged(c, existing, 'deleted');
+    });
+    log.info('source_deleted', { source_id: id, ms: Date.now() - started });
+    ctx.status = 204;
+  });
+}

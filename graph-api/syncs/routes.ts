@@ -1,0 +1,75 @@
+/** Reads of sync runs, sync issues and schedules. */
+import type Router from '@koa/router';
+import { InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
+import {
+  PAGE,
+  decodeCursor,
+  encodeCursor,
+  queryEnum,
+  queryInt,
+  queryString,
+  queryUuid,
+  requireUuid,
+} from '../../lib/http.ts';
+import type { GraphAppDeps } from '../deps.ts';
+import { issueJson, scheduleJson, syncJson } from '../rows.ts';
+import { ISSUE_LEVELS, SYNC_STATUSES, getSync, listIssues, listSchedules, listSyncs } from './queries.ts';
+
+export function syncRoutes(router: Router, deps: GraphAppDeps): void {
+  const { pool } = deps;
+
+  router.get('/api/syncs', async (ctx) => {
+    const sourceId = queryUuid(ctx.query, 'source_id');
+    const status = queryEnum(ctx.query, 'status', SYNC_STATUSES);
+    const limit = queryInt(ctx.query, 'limit', PAGE);
+    const after = decodeCursor(ctx.query);
+    if (after && !/^[0-9a-f-]{36}$/i.test(after.id))
+      throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
+    const rows = await listSyncs(pool, { sourceId, status, limit: limit + 1, after });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    ctx.body = {
+      items: page.map(syncJson),
+      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
+    };
+  });
+
+  router.get('/api/syncs/:id', async (ctx) => {
+    const id = requireUuid(ctx.params.id, 'sync_id');
+    const row = await getSync(pool, id);
+    if (!row) throw new NotFoundError('sync', id);
+    ctx.body = syncJson(row);
+  });
+
+  router.get('/api/syncs/:id/issues', async (ctx) => {
+    const syncId = requireUuid(ctx.params.id, 'sync_id');
+    const level = queryEnum(ctx.query, 'level', ISSUE_LEVELS);
+    const phase = queryString(ctx.query, 'phase', { maxLength: 100 });
+    const limit = queryInt(ctx.query, 'limit', PAGE);
+    const after = decodeCursor(ctx.query);
+    if (after && !/^\d{1,19}$/.test(after.id)) throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
+    if (!(await getSync(pool, syncId))) throw new NotFoundError('sync', syncId);
+    const rows = await listIssues(pool, { syncId, level, phase, limit: limit + 1, afterId: after?.id });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    ctx.body = {
+      items: page.map(issueJson),
+      next_cursor:
+        rows.length > limit && last ? encodeCursor({ t: last.occurred_at.toISOString(), id: last.id }) : null,
+    };
+  });
+
+  router.get('/api/schedules', async (ctx) => {
+    const sourceId = queryUuid(ctx.query, 'source_id');
+    const limit = queryInt(ctx.query, 'limit', PAGE);
+    const after = decodeCursor(ctx.query);
+    if (after && !/^\d{1,19}$/.test(after.id)) throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
+    const rows = await listSchedules(pool, { sourceId, limit: limit + 1, after });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    ctx.body = {
+      items: page.map(scheduleJson),
+      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
+    };
+  });
+}

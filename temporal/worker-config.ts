@@ -1,0 +1,50 @@
+/** The sync worker's environment (validated once at start-up; the error names the bad variable). */
+import { databaseVars, embeddingVars, loadConfig, type ConfigOf, type VarSpec } from '../lib/config.ts';
+import type { PipelineSettings } from '../activities/sync/deps.ts';
+
+export const workerVars = {
+  ...databaseVars,
+  ...embeddingVars,
+  TEMPORAL_ADDRESS: { type: 'string', default: '127.0.0.1:7233' },
+  TEMPORAL_NAMESPACE: { type: 'string', default: 'default' },
+  TEMPORAL_TASK_QUEUE: { type: 'string', default: 'ckg-sync' },
+  EMBEDDING_URL: { type: 'url', default: 'http://127.0.0.1:8101/v1/embeddings' },
+  EMBEDDING_MODEL: { type: 'string', default: 'embeddings' },
+  LLM_API_KEY: { type: 'string', default: '', secret: true },
+  EMBEDDING_BATCH_SIZE: { type: 'int', default: 64, min: 1, max: 2048 },
+  EMBEDDING_CONCURRENCY: { type: 'int', default: 4, min: 1, max: 64 },
+  EMBEDDING_ATTEMPTS: { type: 'int', default: 5, min: 1, max: 20 },
+  EMBEDDING_BACKOFF_MS: { type: 'int', default: 200, min: 1, max: 60_000 },
+  EMBEDDING_TIMEOUT_SECONDS: { type: 'int', default: 60, min: 1, max: 3600 },
+  WORKER_CLONE_DIR: { type: 'string', default: '.stack/clones' },
+  WORKER_MAX_CONCURRENT_ACTIVITIES: { type: 'int', default: 4, min: 1, max: 100 },
+  SYNC_MAX_FILE_BYTES: { type: 'int', default: 2 * 1024 * 1024, min: 1 },
+  SYNC_PARSE_THREADS: { type: 'int', default: 0, min: 0, max: 256 },
+  SYNC_HEARTBEAT_TIMEOUT_SECONDS: { type: 'number', default: 60, min: 1, max: 3600 },
+  SYNC_ACTIVITY_ATTEMPTS: { type: 'int', default: 5, min: 1, max: 100 },
+  SYNC_ACTIVITY_TIMEOUT_MINUTES: { type: 'int', default: 120, min: 1, max: 7 * 24 * 60 },
+  SYNC_CLONE_TIMEOUT_SECONDS: { type: 'int', default: 600, min: 1, max: 24 * 3600 },
+  SYNC_PROGRESS_INTERVAL_MS: { type: 'int', default: 250, min: 0, max: 60_000 },
+} as const satisfies Record<string, VarSpec>;
+
+export type WorkerConfig = ConfigOf<typeof workerVars>;
+
+export function loadWorkerConfig(env: Record<string, string | undefined> = process.env): WorkerConfig {
+  return loadConfig(workerVars, env);
+}
+
+export function pipelineSettings(c: WorkerConfig): PipelineSettings {
+  return {
+    cloneDir: c.WORKER_CLONE_DIR,
+    maxFileBytes: c.SYNC_MAX_FILE_BYTES,
+    ...(c.SYNC_PARSE_THREADS > 0 ? { parseThreads: c.SYNC_PARSE_THREADS } : {}),
+    heartbeatTimeoutMs: Math.round(c.SYNC_HEARTBEAT_TIMEOUT_SECONDS * 1000),
+    maxAttempts: c.SYNC_ACTIVITY_ATTEMPTS,
+    attemptTimeoutMs: c.SYNC_ACTIVITY_TIMEOUT_MINUTES * 60_000,
+    cloneTimeoutMs: c.SYNC_CLONE_TIMEOUT_SECONDS * 1000,
+    embeddingBatchSize: c.EMBEDDING_BATCH_SIZE,
+    embeddingConcurrency: c.EMBEDDING_CONCURRENCY,
+    embeddingBreakerFailures: 3,
+    progressIntervalMs: c.SYNC_PROGRESS_INTERVAL_MS,
+  };
+}

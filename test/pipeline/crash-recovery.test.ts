@@ -1,0 +1,103 @@
+/**
+ * SIGKILL the worker process in the middle of each phase, start a new one: the sync completes and its row, vector,
+ * vertex, edge and issue counts equal those of an undisturbed run.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRepo, generatedFiles, type TestRepo } from '../support/git-repos.ts';
+import {
+  createHarness,
+  getRun,
+  insertPendingSync,
+  insertSource,
+  startSync,
+  syncCounts,
+  waitFor,
+  type Harness,
+} from '../support/pipeline.ts';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
+import { testEnv } from '../support/env.ts';
+
+const PHASES = ['cloning', 'parsing', 'graphing', 'embedding_summaries', 'embedding_chunks'] as const;
+
+describe('worker crash in each phase', () => {
+  let h: Harness;
+  let repo: TestRepo;
+  let cloneDir: string;
+  let worker: WorkerProcess | null = null;
+  let env: Record<string, string>;
+
+  before(async () => {
+    h = await createHarness();
+    h.modelHost.setFaults({ latencyMs: 60 }, 'embeddings');
+    cloneDir = mkdtempSync(join(tmpdir(), 'ckg-crash-clones-'));
+    repo = createRepo({
+      ...generatedFiles(1200),
+      escape: { symlink: '/etc/passwd' },
+      'bad.py': Buffer.concat([Buffer.from('x = "'), Buffer.from([0xff, 0xfe]), Buffer.from('"\n')]),
+    });
+    env = {
+      DATABASE_URL: h.db.url,
+      TEMPORAL_ADDRESS: testEnv.temporalAddress,
+      TEMPORAL_NAMESPACE: testEnv.temporalNamespace,
+      TEMPORAL_TASK_QUEUE: h.taskQueue,
+      EMBEDDING_URL: h.modelHost.embeddingUrl,
+      EMBEDDING_BACKOFF_MS: '20',
+      EMBEDDING_BATCH_SIZE: '32',
+      WORKER_CLONE_DIR: cloneDir,
+      SYNC_HEARTBEAT_TIMEOUT_SECONDS: '2',
+      SYNC_ACTIVITY_ATTEMPTS: '10',
+      SYNC_PARSE_THREADS: '2',
+      LOG_LEVEL: 'info',
+    };
+    worker = await startWorkerProcess(env);
+  });
+  after(async () => {
+    await worker?.kill();
+    await h.close();
+    repo.remove();
+    rmSync(cloneDir, { recursive: true, force: true });
+  });
+
+  it('completes after a SIGKILL in every phase with the counts of an undisturbed run', async () => {
+    const baseSource = await insertSource(h.db.pool, { url: repo.dir });
+    const baseSync = await insertPendingSync(h.db.pool, baseSource);
+    const base = await (await startSync(h, baseSource, baseSync)).result();
+    assert.equal(base.status, 'completed');
+    const expected = await syncCounts(h.db.pool, baseSync);
+    assert.equal(expected.files, 1201);
+    assert.equal(expected.files_with_vector, expected.files);
+    assert.equal(expected.chunks_with_vector, expected.chunks);
+    assert.ok(expected.issues >= 2, `issues of the undisturbed run: ${expected.issues}`);
+    assert.equal(expected.depends_on, 1199);
+
+    for (const phase of PHASES) {
+      const sourceId = await insertSource(h.db.pool, { url: repo.dir });
+      const syncId = await insertPendingSync(h.db.pool, sourceId);
+      const handle = await startSync(h, sourceId, syncId);
+      await waitFor(
+        async () => ((await getRun(h.db.pool, syncId)).progress_meta.phase === phase ? true : undefined),
+        60_000,
+        5,
+      );
+      await worker!.kill('SIGKILL');
+      const atKill = await getRun(h.db.pool, syncId);
+      assert.equal(atKill.progress_meta.phase, phase, `killed during ${phase}`);
+      assert.equal(atKill.status, 'running');
+      worker = await startWorkerProcess(env);
+      const result = await handle.result();
+      assert.equal(result.status, 'completed', `${phase}: ${JSON.stringify(result)}`);
+      assert.deepEqual(await syncCounts(h.db.pool, syncId), expected, `counts after a crash in ${phase}`);
+      const run = await getRun(h.db.pool, syncId);
+      assert.equal(run.issues_recorded, expected.issues);
+      const history = await handle.fetchHistory();
+      const retried = (history.events ?? []).some(
+        (e) => e.activityTaskStartedEventAttributes && (e.activityTaskStartedEventAttributes.attempt ?? 1) > 1,
+      );
+      assert.ok(retried, `an activity was retried after the crash in ${phase}`);
+    }
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Graph data for the graph component's tests, written with the sync pipeline's own writers (activities/store):
+ * file records, chunks, File/Symbol vertices, depends_on/defines edges and file embeddings of one sync.
+ */
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../../lib/db.ts';
+import type { ChunkInfo, FileType, SymbolInfo } from '../../activities/engine/types.ts';
+import { setFileEmbeddings, writeChunks, writeFileRecords, writeGraph } from '../../activities/store/index.ts';
+
+export interface FileSpec {
+  path: string;
+  /** File text; one chunk covering it unless `chunks` is given (or `noChunks`). Default: `// <path>\n`. */
+  text?: string;
+  type?: FileType;
+  language?: string;
+  domain?: string;
+  deps?: Array<[target: string, weight: number]>;
+  symbols?: SymbolInfo[];
+  chunks?: Array<{ start: number; end: number; body: string }>;
+  noChunks?: boolean;
+  embedding?: number[];
+}
+
+export function breadcrumb(path: string): string {
+  return `# file: ${path}\n# in: \n\n`;
+}
+
+function chunkInfos(f: FileSpec, text: string): ChunkInfo[] {
+  if (f.noChunks) return [];
+  const specs = f.chunks ?? [{ start: 1, end: Math.max(1, text.split('\n').length - 1), body: text }];
+  return specs.map((c, i) => ({
+    chunk_index: i,
+    content: breadcrumb(f.path) + c.body,
+    start_line: c.start,
+    end_line: c.end,
+    token_count: 1,
+    language: f.language ?? 'typescript',
+    chunk_type: 'block',
+    symbols: [],
+  }));
+}
+
+export async function createSyncRow(
+  db: Queryable,
+  sourceId: string,
+  opts: { status?: string; minutesAgo?: number } = {},
+): Promise<string> {
+  const r = await db.query<{ id: string }>(
+    `INSERT INTO sync_runs (source_id, status, created_at, completed_at)
+     VALUES ($1, $2, now() - make_interval(mins => $3), CASE WHEN $2 = 'completed' THEN now() END) RETURNING id`,
+    [sourceId, opts.status ?? 'completed', opts.minutesAgo ?? 0],
+  );
+  return r.rows[0]!.id;
+}
+
+/** Writes the files of one sync; returns the sync id and file ids by path. */
+export async function writeSyncFiles(
+  db: Queryable,
+  sourceId: string,
+  files: FileSpec[],
+  opts: { status?: string; minutesAgo?: number; syncId?: string } = {},
+): Promise<{ syncId: string; ids: Map<string, string> }> {
+  const syncId = opts.syncId ?? (await createSyncRow(db, sourceId, opts));
+  const texts = files.map((f) => f.text ?? `// ${f.path}\n`);
+  const { ids, issues } = await writeFileRecords(
+    db,
+    { syncId, sourceId },
+    files.map((f, i) => ({
+      file_path: f.path,
+      name: f.path.split('/').pop()!,
+      type: f.type ?? 'source',
+      domain: f.domain ?? '',
+      language: f.language ?? 'typescript',
+      size_bytes: Buffer.byteLength(texts[i]!),
+      line_count: texts[i]!.split('\n').length - 1,
+      imports_count: f.deps?.length ?? 0,
+      exports: [],
+      content_hash: createHash('sha256').update(texts[i]!).digest('hex'),
+    })),
+  );
+  if (issues.length > 0) throw new Error(`file records rejected: ${JSON.stringify(issues)}`);
+  await writeChunks(
+    db,
+    syncId,
+    files.map((f, i) => ({ fileId: ids.get(f.path)!, chunks: chunkInfos(f, texts[i]!) })),
+  );
+  const graph = await writeGraph(
+    db,
+    { syncId, sourceId },
+    files.map((f) => ({
+      fileId: ids.get(f.path)!,
+      file_path: f.path,
+      name: f.path.split('/').pop()!,
+      type: f.type ?? 'source',
+      domain: f.domain ?? '',
+      symbols: f.symbols ?? [],
+      dependencies: (f.deps ?? []).map(([target_path, weight]) => ({ target_path, weight })),
+    })),
+  );
+  if (graph.issues.length > 0) throw new Error(`graph rows rejected: ${JSON.stringify(graph.issues)}`);
+  const vectors = files.filter((f) => f.embedding).map((f) => ({ id: ids.get(f.path)!, embedding: f.embedding! }));
+  if (vectors.length > 0) await setFileEmbeddings(db, vectors);
+  return { syncId, ids };
+}
