@@ -3,6 +3,7 @@
  * public) so that both plain SQL and cypher() calls work on any client taken from the pool.
  */
 import pg from 'pg';
+import pgvector from 'pgvector';
 import type { Logger } from './log.ts';
 
 export type Pool = pg.Pool;
@@ -75,9 +76,9 @@ export function agString(value: string): string {
   return JSON.stringify(value);
 }
 
-/** pgvector's text form: '[0.1,0.2,...]'. */
+/** pgvector's text form: '[0.1,0.2,...]' (pgvector's own serialiser). */
 export function toVectorLiteral(values: ArrayLike<number>): string {
-  return '[' + Array.prototype.join.call(values, ',') + ']';
+  return pgvector.toSql(Array.from(values)) as string;
 }
 
 /** Unique-violation check, e.g. for the one-active-sync index. */
