@@ -1,29 +1,23 @@
 /**
  * The graph component's OpenAPI 3.1 document, served at GET /openapi.json (the gateway merges the components'
- * documents at /docs). Decisions where the spec says "not shown" are written into the descriptions.
+ * documents at /docs). Decisions where the spec says "not shown" are written into the descriptions. The error body,
+ * Sync, Schedule, Health, pages and their parameters come from lib/openapi.ts (shared by every component).
  */
-const uuid = { type: 'string', format: 'uuid' } as const;
-const ts = { type: ['string', 'null'], format: 'date-time' } as const;
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: unknown) => ({ 'application/json': { schema } });
+import {
+  errorResponse,
+  json,
+  nullableTimestamp,
+  pageOf,
+  pageParameters,
+  pathParam,
+  queryParam,
+  ref,
+  sharedSchemas,
+  uuid,
+} from '../lib/openapi.ts';
+import { SYNC_STATUSES } from '../lib/resources.ts';
+
 const ok = (description: string, schema: unknown) => ({ description, content: json(schema) });
-const err = (description: string) => ({ description, content: json(ref('Error')) });
-const page = (item: string) => ({
-  type: 'object',
-  required: ['items', 'next_cursor'],
-  properties: { items: { type: 'array', items: ref(item) }, next_cursor: { type: ['string', 'null'] } },
-});
-const q = (name: string, schema: unknown, description: string, required = false) => ({
-  name,
-  in: 'query',
-  required,
-  schema,
-  description,
-});
-const listParams = [
-  q('limit', { type: 'integer', minimum: 1, maximum: 200, default: 50 }, 'Page size.'),
-  q('cursor', { type: 'string' }, 'Opaque cursor from next_cursor of the previous page.'),
-];
 const nodeParam = {
   name: 'node_id',
   in: 'path',
@@ -35,14 +29,14 @@ const nodeParam = {
     'file of the source (then it is that node). `%2F` never splits, so encodeURIComponent(node_id) is always ' +
     'unambiguous.',
 };
-const syncIdParam = q(
+const syncIdParam = queryParam(
   'sync_id',
   uuid,
   'The sync to read. Default: the newest completed sync (by created_at) of the source that contains the file.',
 );
-const E400 = err('INVALID_ARGUMENT: `error.field` names the parameter.');
-const E404 = err('NOT_FOUND');
-const E504 = err('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
+const E400 = errorResponse('INVALID_ARGUMENT: `error.field` names the parameter.');
+const E404 = errorResponse('NOT_FOUND');
+const E504 = errorResponse('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
 
 export const openApiDocument = {
   openapi: '3.1.0',
@@ -58,14 +52,14 @@ export const openApiDocument = {
     '/health': {
       get: {
         summary: 'Liveness',
-        responses: { 200: ok('ok', { type: 'object', properties: { status: { const: 'ok' } } }) },
+        responses: { 200: ok('ok', ref('Health')) },
       },
     },
     '/api/sources': {
       get: {
         summary: 'List sources',
-        parameters: listParams,
-        responses: { 200: ok('A page of sources', page('Source')), 400: E400 },
+        parameters: pageParameters,
+        responses: { 200: ok('A page of sources', pageOf('Source')), 400: E400 },
       },
       post: {
         summary: 'Create or update a source (upsert by source_type, owner, name)',
@@ -78,7 +72,7 @@ export const openApiDocument = {
       },
     },
     '/api/sources/{source_id}': {
-      parameters: [{ name: 'source_id', in: 'path', required: true, schema: uuid }],
+      parameters: [pathParam('source_id')],
       get: { summary: 'One source', responses: { 200: ok('The source', ref('Source')), 400: E400, 404: E404 } },
       patch: {
         summary: 'Change config, enabled, url, default_branch, meta or the access token (null removes it)',
@@ -95,9 +89,9 @@ export const openApiDocument = {
         responses: {
           204: { description: 'Deleted' },
           404: E404,
-          502: err('UPSTREAM_DISCONNECTED: the ingestion component refused the teardown'),
-          503: err('UPSTREAM_UNAVAILABLE: the ingestion component is unreachable'),
-          504: err('UPSTREAM_TIMEOUT'),
+          502: errorResponse('UPSTREAM_DISCONNECTED: the ingestion component refused the teardown'),
+          503: errorResponse('UPSTREAM_UNAVAILABLE: the ingestion component is unreachable'),
+          504: errorResponse('UPSTREAM_TIMEOUT'),
         },
       },
     },
@@ -105,38 +99,34 @@ export const openApiDocument = {
       get: {
         summary: 'List sync runs',
         parameters: [
-          q('source_id', uuid, 'Only runs of this source.'),
-          q(
-            'status',
-            { enum: ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] },
-            'Only this status.',
-          ),
-          ...listParams,
+          queryParam('source_id', uuid, 'Only runs of this source.'),
+          queryParam('status', { enum: SYNC_STATUSES }, 'Only this status.'),
+          ...pageParameters,
         ],
-        responses: { 200: ok('A page of runs', page('Sync')), 400: E400 },
+        responses: { 200: ok('A page of runs', pageOf('Sync')), 400: E400 },
       },
     },
     '/api/syncs/{sync_id}': {
-      parameters: [{ name: 'sync_id', in: 'path', required: true, schema: uuid }],
+      parameters: [pathParam('sync_id')],
       get: { summary: 'One sync run', responses: { 200: ok('The run', ref('Sync')), 400: E400, 404: E404 } },
     },
     '/api/syncs/{sync_id}/issues': {
-      parameters: [{ name: 'sync_id', in: 'path', required: true, schema: uuid }],
+      parameters: [pathParam('sync_id')],
       get: {
         summary: 'Issues of a sync, oldest first',
         parameters: [
-          q('level', { enum: ['info', 'warning', 'error'] }, 'Only this level.'),
-          q('phase', { type: 'string' }, 'Only this phase.'),
-          ...listParams,
+          queryParam('level', { enum: ['info', 'warning', 'error'] }, 'Only this level.'),
+          queryParam('phase', { type: 'string' }, 'Only this phase.'),
+          ...pageParameters,
         ],
-        responses: { 200: ok('A page of issues', page('Issue')), 400: E400, 404: E404 },
+        responses: { 200: ok('A page of issues', pageOf('Issue')), 400: E400, 404: E404 },
       },
     },
     '/api/schedules': {
       get: {
         summary: 'List schedules',
-        parameters: [q('source_id', uuid, 'Only schedules of this source.'), ...listParams],
-        responses: { 200: ok('A page of schedules', page('Schedule')), 400: E400 },
+        parameters: [queryParam('source_id', uuid, 'Only schedules of this source.'), ...pageParameters],
+        responses: { 200: ok('A page of schedules', pageOf('Schedule')), 400: E400 },
       },
     },
     '/api/graph': {
@@ -150,7 +140,7 @@ export const openApiDocument = {
           'nothing (its graph is gone). Unknown ids: 404 with details.unknown_sync_ids. The body is compressed ' +
           '(Content-Encoding br or gzip) when Accept-Encoding allows it, and sent as is otherwise; `Vary: ' +
           'Accept-Encoding`. The JSON is the same either way.',
-        parameters: [q('sync_ids', { type: 'string' }, 'Comma-separated sync UUIDs (at most 50).', true)],
+        parameters: [queryParam('sync_ids', { type: 'string' }, 'Comma-separated sync UUIDs (at most 50).', true)],
         responses: { 200: ok('The merged graph', ref('Graph')), 400: E400, 404: E404, 504: E504 },
       },
     },
@@ -185,7 +175,7 @@ export const openApiDocument = {
         parameters: [
           nodeParam,
           syncIdParam,
-          q('force', { type: 'boolean', default: false }, 'Regenerate even when cached.'),
+          queryParam('force', { type: 'boolean', default: false }, 'Regenerate even when cached.'),
         ],
         responses: { 200: ok('The summary', ref('Summary')), 400: E400, 404: E404 },
       },
@@ -206,18 +196,18 @@ export const openApiDocument = {
           "q is embedded as `search_query: <q>` (cut to 1400 characters). Searched: each source's newest completed " +
           'sync. Approximate nearest neighbours (HNSW, cosine), returned in ascending exact cosine distance.',
         parameters: [
-          q('q', { type: 'string', maxLength: 2000 }, 'The query.', true),
-          q(
+          queryParam('q', { type: 'string', maxLength: 2000 }, 'The query.', true),
+          queryParam(
             'type',
             { enum: ['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service'] },
             'Only files of this type.',
           ),
-          q('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'How many results.'),
+          queryParam('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'How many results.'),
         ],
         responses: {
           200: ok('Results', ref('SearchResults')),
           400: E400,
-          503: err('UPSTREAM_UNAVAILABLE: the embedding endpoint failed'),
+          503: errorResponse('UPSTREAM_UNAVAILABLE: the embedding endpoint failed'),
           504: E504,
         },
       },
@@ -225,36 +215,7 @@ export const openApiDocument = {
   },
   components: {
     schemas: {
-      Error: {
-        type: 'object',
-        required: ['error'],
-        properties: {
-          error: {
-            type: 'object',
-            required: ['code', 'message'],
-            properties: {
-              code: {
-                enum: [
-                  'INVALID_ARGUMENT',
-                  'NOT_FOUND',
-                  'CONFLICT',
-                  'FAILED_PRECONDITION',
-                  'UNAUTHORIZED',
-                  'token_expired',
-                  'UPSTREAM_DISCONNECTED',
-                  'UPSTREAM_UNAVAILABLE',
-                  'UPSTREAM_TIMEOUT',
-                  'TIMEOUT',
-                  'INTERNAL',
-                ],
-              },
-              message: { type: 'string' },
-              field: { type: 'string' },
-              details: { type: 'object' },
-            },
-          },
-        },
-      },
+      ...sharedSchemas,
       Source: {
         type: 'object',
         properties: {
@@ -267,11 +228,11 @@ export const openApiDocument = {
           config: { type: 'object' },
           enabled: { type: 'boolean' },
           last_sync_id: { type: ['string', 'null'], format: 'uuid' },
-          last_synced_at: ts,
+          last_synced_at: nullableTimestamp,
           meta: { type: 'object' },
           has_access_token: { type: 'boolean' },
-          created_at: ts,
-          updated_at: ts,
+          created_at: nullableTimestamp,
+          updated_at: nullableTimestamp,
         },
       },
       SourceCreate: {
@@ -303,28 +264,6 @@ export const openApiDocument = {
           access_token: { type: ['string', 'null'], writeOnly: true },
         },
       },
-      Sync: {
-        type: 'object',
-        properties: {
-          id: uuid,
-          source_id: uuid,
-          status: { enum: ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] },
-          config_snapshot: {},
-          ref: { type: ['string', 'null'] },
-          progress_done: { type: 'integer' },
-          progress_total: { type: 'integer' },
-          progress_meta: {},
-          stats: {},
-          schedule_id: { type: ['integer', 'null'] },
-          triggered_by: { type: ['string', 'null'] },
-          error: { type: ['string', 'null'] },
-          issues_recorded: { type: 'integer' },
-          issues_dropped: { type: 'integer' },
-          started_at: ts,
-          completed_at: ts,
-          created_at: ts,
-        },
-      },
       Issue: {
         type: 'object',
         properties: {
@@ -335,20 +274,7 @@ export const openApiDocument = {
           code: { type: 'string' },
           message: { type: 'string' },
           context: {},
-          occurred_at: ts,
-        },
-      },
-      Schedule: {
-        type: 'object',
-        properties: {
-          id: { type: 'integer' },
-          source_id: uuid,
-          interval_minutes: { type: 'integer' },
-          config_overrides: { type: 'object' },
-          enabled: { type: 'boolean' },
-          last_run_at: ts,
-          next_run_at: ts,
-          created_at: ts,
+          occurred_at: nullableTimestamp,
         },
       },
       Graph: {
@@ -427,7 +353,7 @@ export const openApiDocument = {
               sync_id: uuid,
               exports: { type: 'array', items: { type: 'string' } },
               status: { type: 'string' },
-              description_generated_at: ts,
+              description_generated_at: nullableTimestamp,
             },
           },
           neighbors: {
@@ -469,7 +395,7 @@ export const openApiDocument = {
           file_id: uuid,
           source: { enum: ['cache', 'llm', 'no_content', 'llm_failed'] },
           summary: { type: ['string', 'null'] },
-          generated_at: ts,
+          generated_at: nullableTimestamp,
           model: { type: 'string' },
           attempts: { type: 'integer', minimum: 1, maximum: 3 },
           error: { type: 'string', description: 'Why the last attempt failed (llm_failed only).' },

@@ -1,8 +1,9 @@
 /**
- * JSON representation of stored rows: timestamps as ISO strings, bigint ids as numbers, secrets never.
+ * JSON representation of the rows only the graph component serves (sources, sync issues): timestamps as ISO
+ * strings, bigint ids as numbers, secrets never. Sync runs and schedules: lib/resources.ts.
  */
 import type { SourceRow } from './sources/queries.ts';
-import type { IssueRow, ScheduleRow, SyncRow } from './syncs/queries.ts';
+import type { IssueRow } from './syncs/queries.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -29,28 +30,6 @@ export function sourceJson(r: SourceRow): Json {
   };
 }
 
-export function syncJson(r: SyncRow): Json {
-  return {
-    id: r.id,
-    source_id: r.source_id,
-    status: r.status,
-    config_snapshot: r.config_snapshot,
-    ref: r.ref,
-    progress_done: r.progress_done,
-    progress_total: r.progress_total,
-    progress_meta: r.progress_meta,
-    stats: r.stats,
-    schedule_id: r.schedule_id === null ? null : Number(r.schedule_id),
-    triggered_by: r.triggered_by,
-    error: r.error,
-    issues_recorded: r.issues_recorded,
-    issues_dropped: r.issues_dropped,
-    started_at: iso(r.started_at),
-    completed_at: iso(r.completed_at),
-    created_at: iso(r.created_at),
-  };
-}
-
 export function issueJson(r: IssueRow): Json {
   return {
     id: Number(r.id),
@@ -61,18 +40,5 @@ export function issueJson(r: IssueRow): Json {
     message: r.message,
     context: r.context,
     occurred_at: iso(r.occurred_at),
-  };
-}
-
-export function scheduleJson(r: ScheduleRow): Json {
-  return {
-    id: Number(r.id),
-    source_id: r.source_id,
-    interval_minutes: r.interval_minutes,
-    config_overrides: r.config_overrides,
-    enabled: r.enabled,
-    last_run_at: iso(r.last_run_at),
-    next_run_at: iso(r.next_run_at),
-    created_at: iso(r.created_at),
   };
 }

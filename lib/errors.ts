@@ -2,21 +2,23 @@
  * One error family for the whole service. Every error carries a stable string `code` that clients switch on,
  * an HTTP `status`, and `expose` (only messages of exposed errors reach a client; 5xx bodies never leak internals).
  */
-export type ErrorCode =
-  | 'UNAUTHORIZED'
-  | 'token_expired'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'CONFLICT'
-  | 'INVALID_ARGUMENT'
-  | 'FAILED_PRECONDITION'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'UPSTREAM_DISCONNECTED'
-  | 'UPSTREAM_TIMEOUT'
-  | 'TIMEOUT'
-  | 'INTERNAL'
-  | 'CONFIG_INVALID'
-  | 'SCHEMA_MISMATCH';
+export const ERROR_CODES = [
+  'UNAUTHORIZED',
+  'token_expired',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'INVALID_ARGUMENT',
+  'FAILED_PRECONDITION',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_DISCONNECTED',
+  'UPSTREAM_TIMEOUT',
+  'TIMEOUT',
+  'INTERNAL',
+  'CONFIG_INVALID',
+  'SCHEMA_MISMATCH',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; field?: string; details?: Record<string, unknown> };

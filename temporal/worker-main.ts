@@ -1,38 +1,25 @@
 /** Process entry of the sync worker: `node --import tsx temporal/worker-main.ts` (env: docs/pipeline.md). */
 import { createLogger } from '../lib/log.ts';
+import { runMain } from '../lib/main.ts';
 import { loadWorkerConfig } from './worker-config.ts';
 import { startWorker } from './worker.ts';
 
 const log = createLogger('worker');
 
-async function main(): Promise<void> {
-  const config = loadWorkerConfig();
-  const running = await startWorker(config, log);
-  log.info('worker_started', {
-    task_queue: config.TEMPORAL_TASK_QUEUE,
-    namespace: config.TEMPORAL_NAMESPACE,
-    temporal_address: config.TEMPORAL_ADDRESS,
-    pid: process.pid,
-  });
-  const stop = (signal: string) => {
-    log.info('worker_stopping', { signal });
-    running.shutdown().then(
-      () => {
-        log.info('worker_stopped', {});
-        process.exit(0);
-      },
-      (err: unknown) => {
-        log.error('worker_stop_failed', { error: err });
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-  await running.done;
-}
-
-main().catch((err: unknown) => {
-  log.error('worker_failed', { error: err });
-  process.exit(1);
+runMain({
+  name: 'worker',
+  log,
+  // A worker that cannot start or whose run loop fails logs worker_failed and exits 1.
+  failedEvent: 'worker_failed',
+  start: async () => {
+    const config = loadWorkerConfig();
+    const running = await startWorker(config, log);
+    log.info('worker_started', {
+      task_queue: config.TEMPORAL_TASK_QUEUE,
+      namespace: config.TEMPORAL_NAMESPACE,
+      temporal_address: config.TEMPORAL_ADDRESS,
+      pid: process.pid,
+    });
+    return { close: () => running.shutdown(), done: running.done };
+  },
 });

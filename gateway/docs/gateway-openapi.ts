@@ -1,14 +1,11 @@
 /** The gateway's own part of the API document: /health, /api/events, /auth/*, and what every route shares. */
+import { errorResponse, json, ref, sharedSchemas } from '../../lib/openapi.ts';
+
 export type OpenApiDoc = Record<string, unknown> & {
   paths?: Record<string, Record<string, unknown>>;
   components?: Record<string, Record<string, unknown>>;
   tags?: ({ name: string } & Record<string, unknown>)[];
 };
-
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
 
 export function gatewayDocument(issuer: string): OpenApiDoc {
   return {
@@ -36,14 +33,7 @@ export function gatewayDocument(issuer: string): OpenApiDoc {
           summary: 'Liveness of the gateway (no token needed)',
           security: [],
           responses: {
-            '200': {
-              description: 'alive',
-              content: {
-                'application/json': {
-                  schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
-                },
-              },
-            },
+            '200': { description: 'alive', content: json(ref('Health')) },
           },
         },
       },
@@ -104,29 +94,7 @@ export function gatewayDocument(issuer: string): OpenApiDoc {
         queryToken: { type: 'apiKey', in: 'query', name: 'token' },
         oidc: { type: 'openIdConnect', openIdConnectUrl: `${issuer}/.well-known/openid-configuration` },
       },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: {
-                  type: 'string',
-                  description:
-                    'UNAUTHORIZED, token_expired, INVALID_ARGUMENT, NOT_FOUND, METHOD_NOT_ALLOWED, CONFLICT, ' +
-                    'FAILED_PRECONDITION, UPSTREAM_DISCONNECTED, UPSTREAM_UNAVAILABLE, UPSTREAM_TIMEOUT, TIMEOUT, INTERNAL',
-                },
-                message: { type: 'string' },
-                field: { type: 'string' },
-                details: { type: 'object' },
-              },
-            },
-          },
-        },
-      },
+      schemas: { Error: sharedSchemas.Error, Health: sharedSchemas.Health },
       responses: {
         Unauthorized: errorResponse('UNAUTHORIZED (invalid or missing token) or token_expired'),
         UpstreamDisconnected: errorResponse('UPSTREAM_DISCONNECTED: the component closed the connection'),

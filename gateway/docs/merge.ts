@@ -1,8 +1,10 @@
 /**
  * Merging the components' OpenAPI documents into one. Only operations the gateway actually routes to that
  * component are kept (a component's own /health, say, is not reachable through the gateway). Paths present in
- * several documents are merged method by method. A component name (schema, response, ...) defined differently by
- * two documents is renamed `<Name>_<component>` in the later one, with its $refs rewritten.
+ * several documents are merged method by method. The components take their shared names (Error, Sync, Schedule,
+ * Health) from lib/openapi.ts, so these are identical and merge into one. A name defined differently by two documents
+ * (components of different versions during a rolling deploy) is renamed `<Name>_<component>` in the later one, with
+ * its $refs rewritten.
  */
 import { resolveRoute, type Destination } from '../routes.ts';
 import type { OpenApiDoc } from './gateway-openapi.ts';

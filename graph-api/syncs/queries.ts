@@ -1,41 +1,21 @@
 /** Reads of sync runs, their issues, and schedules (writes belong to the ingestion component). */
 import type { Queryable } from '../../lib/db.ts';
 import type { CursorKey } from '../../lib/http.ts';
+import { SCHEDULE_COLUMNS, syncRunColumns, type ScheduleRow, type SyncRunRow } from '../../lib/resources.ts';
 
-export const SYNC_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] as const;
 export const ISSUE_LEVELS = ['info', 'warning', 'error'] as const;
 
-export interface SyncRow {
-  id: string;
-  source_id: string;
-  status: string;
-  config_snapshot: unknown;
-  ref: string | null;
-  progress_done: number;
-  progress_total: number;
-  progress_meta: unknown;
-  stats: unknown;
-  schedule_id: string | null;
-  triggered_by: string | null;
-  error: string | null;
-  issues_recorded: number;
-  issues_dropped: number;
-  started_at: Date | null;
-  completed_at: Date | null;
-  created_at: Date;
-  /** created_at at full (microsecond) precision, for keyset cursors. */
-  cursor_t: string;
-}
+/** A row with its created_at at full (microsecond) precision, for keyset cursors. */
+export type WithCursor<T> = T & { cursor_t: string };
+const CURSOR_T = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
 
-const SYNC_COLUMNS = `id, source_id, status, config_snapshot, ref, progress_done, progress_total, progress_meta, stats,
-  schedule_id, triggered_by, error, issues_recorded, issues_dropped, started_at, completed_at, created_at,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
+const SYNC_COLUMNS = `${syncRunColumns()}, ${CURSOR_T}`;
 
 export async function listSyncs(
   db: Queryable,
   f: { sourceId?: string | undefined; status?: string | undefined; limit: number; after?: CursorKey | undefined },
-): Promise<SyncRow[]> {
-  const res = await db.query<SyncRow>(
+): Promise<WithCursor<SyncRunRow>[]> {
+  const res = await db.query<WithCursor<SyncRunRow>>(
     `SELECT ${SYNC_COLUMNS} FROM sync_runs
       WHERE ($1::uuid IS NULL OR source_id = $1)
         AND ($2::text IS NULL OR status = $2)
@@ -47,8 +27,8 @@ export async function listSyncs(
   return res.rows;
 }
 
-export async function getSync(db: Queryable, id: string): Promise<SyncRow | undefined> {
-  return (await db.query<SyncRow>(`SELECT ${SYNC_COLUMNS} FROM sync_runs WHERE id = $1`, [id])).rows[0];
+export async function getSync(db: Queryable, id: string): Promise<WithCursor<SyncRunRow> | undefined> {
+  return (await db.query<WithCursor<SyncRunRow>>(`SELECT ${SYNC_COLUMNS} FROM sync_runs WHERE id = $1`, [id])).rows[0];
 }
 
 export interface IssueRow {
@@ -86,26 +66,12 @@ export async function listIssues(
   return res.rows;
 }
 
-export interface ScheduleRow {
-  id: string;
-  source_id: string;
-  interval_minutes: number;
-  config_overrides: unknown;
-  enabled: boolean;
-  last_run_at: Date | null;
-  next_run_at: Date | null;
-  created_at: Date;
-  cursor_t: string;
-}
-
 export async function listSchedules(
   db: Queryable,
   f: { sourceId?: string | undefined; limit: number; after?: CursorKey | undefined },
-): Promise<ScheduleRow[]> {
-  const res = await db.query<ScheduleRow>(
-    `SELECT id::text AS id, source_id, interval_minutes, config_overrides, enabled, last_run_at, next_run_at, created_at,
-            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t
-       FROM schedules
+): Promise<WithCursor<ScheduleRow>[]> {
+  const res = await db.query<WithCursor<ScheduleRow>>(
+    `SELECT ${SCHEDULE_COLUMNS}, ${CURSOR_T} FROM schedules
       WHERE ($1::uuid IS NULL OR source_id = $1)
         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::bigint))
       ORDER BY schedules.created_at DESC, schedules.id DESC

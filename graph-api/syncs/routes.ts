@@ -12,8 +12,9 @@ import {
   requireUuid,
 } from '../../lib/http.ts';
 import type { GraphAppDeps } from '../deps.ts';
-import { issueJson, scheduleJson, syncJson } from '../rows.ts';
-import { ISSUE_LEVELS, SYNC_STATUSES, getSync, listIssues, listSchedules, listSyncs } from './queries.ts';
+import { SYNC_STATUSES, scheduleToJson, syncToJson } from '../../lib/resources.ts';
+import { issueJson } from '../rows.ts';
+import { ISSUE_LEVELS, getSync, listIssues, listSchedules, listSyncs } from './queries.ts';
 
 export function syncRoutes(router: Router, deps: GraphAppDeps): void {
   const { pool } = deps;
@@ -29,7 +30,7 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     ctx.body = {
-      items: page.map(syncJson),
+      items: page.map(syncToJson),
       next_cursor: rows.length > limit && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
     };
   });
@@ -38,7 +39,7 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
     const id = requireUuid(ctx.params.id, 'sync_id');
     const row = await getSync(pool, id);
     if (!row) throw new NotFoundError('sync', id);
-    ctx.body = syncJson(row);
+    ctx.body = syncToJson(row);
   });
 
   router.get('/api/syncs/:id/issues', async (ctx) => {
@@ -68,7 +69,7 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     ctx.body = {
-      items: page.map(scheduleJson),
+      items: page.map(scheduleToJson),
       next_cursor: rows.length > limit && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
     };
   });

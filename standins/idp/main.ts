@@ -4,55 +4,39 @@
  */
 import { join } from 'node:path';
 import { createLogger } from '../../lib/log.ts';
+import { runMain } from '../../lib/main.ts';
 import { idpConfigFromEnv } from './config.ts';
 import { GATEWAY_SECRET_FILE, startIdp } from './server.ts';
 
 const logger = createLogger('idp');
 
-async function main(): Promise<void> {
-  const config = idpConfigFromEnv();
-  const idp = await startIdp(config, logger);
-  // Field names avoid token/secret: lib/log.ts redacts keys containing them.
-  logger.info('idp_started', {
-    url: idp.issuer,
-    issuer: idp.issuer,
-    listen_url: idp.listenUrl,
-    discovery_url: idp.discoveryUrl,
-    jwks_url: idp.jwksUrl,
-    realm: config.realm,
-    state_dir: config.stateDir,
-    signing_kid: idp.kids()[0],
-    access_ttl_seconds: config.accessTokenTtlSeconds,
-    users: config.users.map((u) => u.username),
-    gateway_client: {
-      id: 'service-gateway',
-      credentials_from:
-        config.gatewayClientSecret === undefined
-          ? `file ${join(config.stateDir, GATEWAY_SECRET_FILE)}`
-          : 'KC_GATEWAY_CLIENT_SECRET',
-    },
-  });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    idp.close().then(
-      () => {
-        logger.info('idp_stopped', { signal });
-        process.exit(0);
+runMain({
+  name: 'idp',
+  log: logger,
+  start: async () => {
+    const config = idpConfigFromEnv();
+    const idp = await startIdp(config, logger);
+    // Field names avoid token/secret: lib/log.ts redacts keys containing them.
+    logger.info('idp_started', {
+      url: idp.issuer,
+      issuer: idp.issuer,
+      listen_url: idp.listenUrl,
+      discovery_url: idp.discoveryUrl,
+      jwks_url: idp.jwksUrl,
+      realm: config.realm,
+      state_dir: config.stateDir,
+      signing_kid: idp.kids()[0],
+      access_ttl_seconds: config.accessTokenTtlSeconds,
+      users: config.users.map((u) => u.username),
+      gateway_client: {
+        id: 'service-gateway',
+        credentials_from:
+          config.gatewayClientSecret === undefined
+            ? `file ${join(config.stateDir, GATEWAY_SECRET_FILE)}`
+            : 'KC_GATEWAY_CLIENT_SECRET',
       },
-      (err: unknown) => {
-        logger.error('idp_stop_failed', { err });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGHUP', () => idp.reloadKeys());
-}
-
-main().catch((err: unknown) => {
-  logger.error('idp_start_failed', { err });
-  process.exit(1);
+    });
+    process.on('SIGHUP', () => idp.reloadKeys());
+    return idp;
+  },
 });

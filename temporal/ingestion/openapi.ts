@@ -2,24 +2,17 @@
  * The OpenAPI 3.1 document of the ingestion component, served at GET /openapi.json (the gateway merges the
  * components' documents at /docs). It records every choice made where the spec says "not shown".
  */
-const uuid = { type: 'string', format: 'uuid' } as const;
-const ts = { type: ['string', 'null'], format: 'date-time' } as const;
-const json = (schema: object) => ({ 'application/json': { schema } });
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const error = (description: string) => ({ description, content: json(ref('Error')) });
+import { errorResponse, json, nullableTimestamp, pathParam, ref, sharedSchemas, uuid } from '../../lib/openapi.ts';
 
-const invalid = error('INVALID_ARGUMENT: a body field or path parameter is invalid; `field` names it.');
-const notFound = error('NOT_FOUND: the sync, source or schedule does not exist.');
-const unavailable = error('UPSTREAM_UNAVAILABLE: the Temporal service could not be reached; see each operation.');
-const syncId = { name: 'sync_id', in: 'path', required: true, schema: uuid } as const;
-const scheduleId = {
-  name: 'schedule_id',
-  in: 'path',
-  required: true,
-  schema: { type: 'integer', minimum: 1, format: 'int64' },
-} as const;
-const sourceId = { name: 'source_id', in: 'path', required: true, schema: uuid } as const;
-const syncResponse = (description: string) => ({ description, content: json(ref('SyncRun')) });
+const invalid = errorResponse('INVALID_ARGUMENT: a body field or path parameter is invalid; `field` names it.');
+const notFound = errorResponse('NOT_FOUND: the sync, source or schedule does not exist.');
+const unavailable = errorResponse(
+  'UPSTREAM_UNAVAILABLE: the Temporal service could not be reached; see each operation.',
+);
+const syncId = pathParam('sync_id');
+const scheduleId = pathParam('schedule_id', { type: 'integer', minimum: 1, format: 'int64' });
+const sourceId = pathParam('source_id');
+const syncResponse = (description: string) => ({ description, content: json(ref('Sync')) });
 
 export function openApiDocument(): Record<string, unknown> {
   return {
@@ -58,7 +51,7 @@ export function openApiDocument(): Record<string, unknown> {
             201: syncResponse('The new run, status `pending`.'),
             400: invalid,
             404: notFound,
-            409: error(
+            409: errorResponse(
               'CONFLICT: the source has an active (pending or running) sync; `details.active_sync_id` names it. ' +
                 'FAILED_PRECONDITION: the source is disabled.',
             ),
@@ -82,7 +75,7 @@ export function openApiDocument(): Record<string, unknown> {
             200: syncResponse('The run (usually `cancelled`).'),
             400: invalid,
             404: notFound,
-            409: error('FAILED_PRECONDITION: the sync is not pending or running.'),
+            409: errorResponse('FAILED_PRECONDITION: the sync is not pending or running.'),
             503: unavailable,
           },
         },
@@ -100,11 +93,11 @@ export function openApiDocument(): Record<string, unknown> {
             200: syncResponse('The run, status `pending`.'),
             400: invalid,
             404: notFound,
-            409: error(
+            409: errorResponse(
               'FAILED_PRECONDITION: the sync is not failed or cancelled, or its source is disabled. CONFLICT: the ' +
                 'source has another active sync.',
             ),
-            503: error('UPSTREAM_UNAVAILABLE: Temporal could not be reached; the run is marked failed again.'),
+            503: errorResponse('UPSTREAM_UNAVAILABLE: Temporal could not be reached; the run is marked failed again.'),
           },
         },
       },
@@ -120,7 +113,7 @@ export function openApiDocument(): Record<string, unknown> {
             200: syncResponse('The run, status `cleaned`.'),
             400: invalid,
             404: notFound,
-            409: error('FAILED_PRECONDITION: the sync is not completed or failed.'),
+            409: errorResponse('FAILED_PRECONDITION: the sync is not completed or failed.'),
           },
         },
         delete: {
@@ -131,7 +124,7 @@ export function openApiDocument(): Record<string, unknown> {
             200: syncResponse('The run, status `cleaned`.'),
             400: invalid,
             404: notFound,
-            409: error('FAILED_PRECONDITION: the sync is not completed or failed.'),
+            409: errorResponse('FAILED_PRECONDITION: the sync is not completed or failed.'),
           },
         },
       },
@@ -163,7 +156,9 @@ export function openApiDocument(): Record<string, unknown> {
             201: { description: 'The schedule.', content: json(ref('Schedule')) },
             400: invalid,
             404: notFound,
-            409: error('CONFLICT: the source already has a schedule with this interval; `details.schedule_id`.'),
+            409: errorResponse(
+              'CONFLICT: the source already has a schedule with this interval; `details.schedule_id`.',
+            ),
             503: unavailable,
           },
         },
@@ -178,7 +173,7 @@ export function openApiDocument(): Record<string, unknown> {
             200: { description: 'The schedule.', content: json(ref('Schedule')) },
             400: invalid,
             404: notFound,
-            409: error('CONFLICT: another schedule of the source has this interval.'),
+            409: errorResponse('CONFLICT: another schedule of the source has this interval.'),
             503: unavailable,
           },
         },
@@ -210,7 +205,7 @@ export function openApiDocument(): Record<string, unknown> {
           responses: {
             200: { description: 'Workflow description.', content: json(ref('WorkflowState')) },
             400: invalid,
-            404: error('NOT_FOUND: Temporal knows no workflow for this source.'),
+            404: errorResponse('NOT_FOUND: Temporal knows no workflow for this source.'),
           },
         },
       },
@@ -229,32 +224,7 @@ export function openApiDocument(): Record<string, unknown> {
     },
     components: {
       schemas: {
-        Health: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: {
-                  enum: [
-                    'INVALID_ARGUMENT',
-                    'NOT_FOUND',
-                    'CONFLICT',
-                    'FAILED_PRECONDITION',
-                    'UPSTREAM_UNAVAILABLE',
-                    'INTERNAL',
-                  ],
-                },
-                message: { type: 'string' },
-                field: { type: 'string', description: 'The invalid parameter (INVALID_ARGUMENT only).' },
-                details: { type: 'object' },
-              },
-            },
-          },
-        },
+        ...sharedSchemas,
         CreateSync: {
           type: 'object',
           required: ['source_id'],
@@ -274,28 +244,6 @@ export function openApiDocument(): Record<string, unknown> {
           type: 'object',
           additionalProperties: false,
           properties: { reason: { type: 'string', minLength: 1, maxLength: 1000, default: 'cancelled by request' } },
-        },
-        SyncRun: {
-          type: 'object',
-          properties: {
-            id: uuid,
-            source_id: uuid,
-            status: { enum: ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] },
-            config_snapshot: { type: 'object' },
-            ref: { type: ['string', 'null'] },
-            progress_done: { type: 'integer' },
-            progress_total: { type: 'integer' },
-            progress_meta: { type: 'object' },
-            stats: { type: 'object' },
-            schedule_id: { type: ['integer', 'null'] },
-            triggered_by: { type: ['string', 'null'] },
-            error: { type: ['string', 'null'], description: 'Why the run failed or was cancelled.' },
-            issues_recorded: { type: 'integer' },
-            issues_dropped: { type: 'integer' },
-            started_at: ts,
-            completed_at: ts,
-            created_at: { type: 'string', format: 'date-time' },
-          },
         },
         CreateSchedule: {
           type: 'object',
@@ -318,19 +266,6 @@ export function openApiDocument(): Record<string, unknown> {
             config_overrides: { type: 'object', description: 'Replaces the schedule’s overrides.' },
           },
         },
-        Schedule: {
-          type: 'object',
-          properties: {
-            id: { type: 'integer' },
-            source_id: uuid,
-            interval_minutes: { type: 'integer' },
-            config_overrides: { type: 'object' },
-            enabled: { type: 'boolean' },
-            last_run_at: ts,
-            next_run_at: { ...ts, description: 'Null while disabled (paused).' },
-            created_at: { type: 'string', format: 'date-time' },
-          },
-        },
         WorkflowState: {
           type: 'object',
           properties: {
@@ -343,7 +278,7 @@ export function openApiDocument(): Record<string, unknown> {
             source: { type: ['string', 'null'], description: 'owner/name' },
             triggered_by: { type: ['string', 'null'] },
             start_time: { type: 'string', format: 'date-time' },
-            close_time: ts,
+            close_time: nullableTimestamp,
             history_length: { type: 'integer' },
             memo: { type: 'object' },
           },
@@ -360,7 +295,7 @@ export function openApiDocument(): Record<string, unknown> {
                 paused: { type: 'boolean' },
                 note: { type: ['string', 'null'] },
                 next_action_times: { type: 'array', items: { type: 'string', format: 'date-time' } },
-                next_run_at: ts,
+                next_run_at: nullableTimestamp,
                 recent_actions: { type: 'array', items: { type: 'object' } },
                 running_workflows: { type: 'array', items: { type: 'string' } },
               },

@@ -7,9 +7,10 @@
 import type Koa from 'koa';
 import type { Router } from '@koa/router';
 import { NotFoundError } from '../../../lib/errors.ts';
+import { scheduleToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { pathBigint, pathUuid } from '../body.ts';
-import { getSchedule, scheduleToJson } from '../schedules/rows.ts';
+import { getSchedule } from '../schedules/rows.ts';
 import { describeTemporalSchedule, nextRunOf, temporalScheduleId } from '../schedules/temporal.ts';
 import { describeSourceWorkflow, syncIdOf } from '../syncs/workflow.ts';
 import { CKG_SOURCE_NAME, CKG_TRIGGER } from '../start-options.ts';

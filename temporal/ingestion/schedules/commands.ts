@@ -5,6 +5,7 @@
  */
 import { isUniqueViolation, withTransaction } from '../../../lib/db.ts';
 import { ConflictError, NotFoundError, UpstreamError } from '../../../lib/errors.ts';
+import type { ScheduleRow } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { getSource, sourceName } from '../sources.ts';
 import {
@@ -17,7 +18,6 @@ import {
   updateSchedule,
   writeScheduleEvent,
   type ScheduleChanges,
-  type ScheduleRow,
 } from './rows.ts';
 import {
   createTemporalSchedule,

@@ -2,10 +2,10 @@
 import type Koa from 'koa';
 import type { Router } from '@koa/router';
 import { InvalidArgumentError } from '../../../lib/errors.ts';
+import { scheduleToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { bodyBool, bodyInt, bodyObject, bodyUuid, pathBigint, readBody } from '../body.ts';
 import { createSchedule, deleteSchedule, patchSchedule } from './commands.ts';
-import { scheduleToJson } from './rows.ts';
 
 /** interval_minutes: at least 1 minute, at most one year. */
 export const INTERVAL = { min: 1, max: 525_600 } as const;

@@ -1,51 +1,15 @@
 /** SQL of schedules, one query per function with typed rows, and the schedule_changed event. */
 import type { Queryable } from '../../../lib/db.ts';
 import { writeEvent } from '../../../lib/events.ts';
+import { SCHEDULE_COLUMNS, type ScheduleRow } from '../../../lib/resources.ts';
 
 export const SCHEDULE_UNIQUE = 'schedules_source_interval_key';
 
-export interface ScheduleRow {
-  id: string;
-  source_id: string;
-  interval_minutes: number;
-  config_overrides: Record<string, unknown>;
-  enabled: boolean;
-  last_run_at: Date | null;
-  next_run_at: Date | null;
-  created_at: Date;
-}
-
-export interface ScheduleJson {
-  id: number;
-  source_id: string;
-  interval_minutes: number;
-  config_overrides: Record<string, unknown>;
-  enabled: boolean;
-  last_run_at: string | null;
-  next_run_at: string | null;
-  created_at: string;
-}
-
-export function scheduleToJson(r: ScheduleRow): ScheduleJson {
-  return {
-    id: Number(r.id),
-    source_id: r.source_id,
-    interval_minutes: r.interval_minutes,
-    config_overrides: r.config_overrides,
-    enabled: r.enabled,
-    last_run_at: r.last_run_at?.toISOString() ?? null,
-    next_run_at: r.next_run_at?.toISOString() ?? null,
-    created_at: r.created_at.toISOString(),
-  };
-}
-
-const COLUMNS = `id::text AS id, source_id, interval_minutes, config_overrides, enabled, last_run_at, next_run_at,
-  created_at`;
-
 export async function getSchedule(db: Queryable, id: string, lock = false): Promise<ScheduleRow | undefined> {
-  const r = await db.query<ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE id = $1 ${lock ? 'FOR UPDATE' : ''}`, [
-    id,
-  ]);
+  const r = await db.query<ScheduleRow>(
+    `SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = $1 ${lock ? 'FOR UPDATE' : ''}`,
+    [id],
+  );
   return r.rows[0];
 }
 
@@ -55,14 +19,14 @@ export async function findSchedule(
   intervalMinutes: number,
 ): Promise<ScheduleRow | undefined> {
   const r = await db.query<ScheduleRow>(
-    `SELECT ${COLUMNS} FROM schedules WHERE source_id = $1 AND interval_minutes = $2`,
+    `SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE source_id = $1 AND interval_minutes = $2`,
     [sourceId, intervalMinutes],
   );
   return r.rows[0];
 }
 
 export async function schedulesOfSource(db: Queryable, sourceId: string): Promise<ScheduleRow[]> {
-  const r = await db.query<ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE source_id = $1 ORDER BY id`, [
+  const r = await db.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE source_id = $1 ORDER BY id`, [
     sourceId,
   ]);
   return r.rows;
@@ -79,7 +43,7 @@ export interface NewSchedule {
 export async function insertSchedule(db: Queryable, s: NewSchedule): Promise<ScheduleRow> {
   const r = await db.query<ScheduleRow>(
     `INSERT INTO schedules (source_id, interval_minutes, config_overrides, enabled) VALUES ($1, $2, $3, $4)
-     RETURNING ${COLUMNS}`,
+     RETURNING ${SCHEDULE_COLUMNS}`,
     [s.sourceId, s.intervalMinutes, JSON.stringify(s.configOverrides), s.enabled],
   );
   const row = r.rows[0];
@@ -99,7 +63,7 @@ export async function updateSchedule(db: Queryable, id: string, c: ScheduleChang
        enabled = COALESCE($2, enabled),
        interval_minutes = COALESCE($3, interval_minutes),
        config_overrides = COALESCE($4::jsonb, config_overrides)
-     WHERE id = $1 RETURNING ${COLUMNS}`,
+     WHERE id = $1 RETURNING ${SCHEDULE_COLUMNS}`,
     [id, c.enabled ?? null, c.intervalMinutes ?? null, c.configOverrides ? JSON.stringify(c.configOverrides) : null],
   );
   const row = r.rows[0];
@@ -108,10 +72,10 @@ export async function updateSchedule(db: Queryable, id: string, c: ScheduleChang
 }
 
 export async function setNextRunAt(db: Queryable, id: string, next: Date | null): Promise<ScheduleRow | undefined> {
-  const r = await db.query<ScheduleRow>(`UPDATE schedules SET next_run_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [
-    id,
-    next,
-  ]);
+  const r = await db.query<ScheduleRow>(
+    `UPDATE schedules SET next_run_at = $2 WHERE id = $1 RETURNING ${SCHEDULE_COLUMNS}`,
+    [id, next],
+  );
   return r.rows[0];
 }
 

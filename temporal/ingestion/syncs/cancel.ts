@@ -6,8 +6,9 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
+import type { SyncRunRow } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { ACTIVE_STATUSES, changeStatus, getSync, type SyncRunRow } from './rows.ts';
+import { ACTIVE_STATUSES, changeStatus, getSync } from './rows.ts';
 import { runningWorkflow, signalCancel } from './workflow.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

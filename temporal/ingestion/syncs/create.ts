@@ -6,10 +6,11 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { withTransaction, isUniqueViolation } from '../../../lib/db.ts';
 import { ConflictError, FailedPreconditionError, NotFoundError, UpstreamError } from '../../../lib/errors.ts';
+import type { SyncRunRow } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import type { SyncStartInput } from '../start-options.ts';
 import { effectiveConfig, getSource, sourceName } from '../sources.ts';
-import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX, type SyncRunRow } from './rows.ts';
+import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX } from './rows.ts';
 import { startSyncWorkflow, waitForClose, runningWorkflow } from './workflow.ts';
 
 export interface CreateSyncInput {

@@ -5,10 +5,11 @@
  */
 import { withTransaction, isUniqueViolation } from '../../../lib/db.ts';
 import { FailedPreconditionError, NotFoundError, UpstreamError } from '../../../lib/errors.ts';
+import type { SyncRunRow, SyncStatus } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { getSource, sourceName } from '../sources.ts';
 import { activeSyncConflict } from './create.ts';
-import { changeStatus, getSync, ONE_ACTIVE_INDEX, type SyncRunRow, type SyncStatus } from './rows.ts';
+import { changeStatus, getSync, ONE_ACTIVE_INDEX } from './rows.ts';
 import { signalRetry } from './workflow.ts';
 
 const RETRYABLE: readonly SyncStatus[] = ['failed', 'cancelled'];

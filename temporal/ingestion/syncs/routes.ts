@@ -1,6 +1,7 @@
 /** Sync commands: POST /api/syncs, cancel, retry, clean (POST or DELETE) and purge (DELETE). */
 import type Koa from 'koa';
 import type { Router } from '@koa/router';
+import { syncToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { bodyObject, bodyString, bodyUuid, isGitRef, pathUuid, readBody } from '../body.ts';
 import { cancelSync } from './cancel.ts';
@@ -8,7 +9,6 @@ import { cleanSync } from './clean.ts';
 import { createSync } from './create.ts';
 import { purgeSync } from './purge.ts';
 import { retrySync } from './retry.ts';
-import { syncToJson } from './rows.ts';
 
 export const DEFAULT_TRIGGERED_BY = 'api';
 export const DEFAULT_CANCEL_REASON = 'cancelled by request';

@@ -4,100 +4,12 @@
  */
 import type { Queryable } from '../../../lib/db.ts';
 import { writeEvent } from '../../../lib/events.ts';
+import { syncRunColumns, type SyncRunRow, type SyncStatus } from '../../../lib/resources.ts';
 
-export type SyncStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled' | 'cleaned';
 export const ACTIVE_STATUSES: readonly SyncStatus[] = ['pending', 'running'];
 export const ONE_ACTIVE_INDEX = 'sync_runs_one_active_per_source';
 
-export interface SyncRunRow {
-  id: string;
-  source_id: string;
-  status: SyncStatus;
-  config_snapshot: Record<string, unknown>;
-  ref: string | null;
-  progress_done: number;
-  progress_total: number;
-  progress_meta: Record<string, unknown>;
-  stats: Record<string, unknown>;
-  schedule_id: string | null;
-  triggered_by: string | null;
-  error: string | null;
-  issues_recorded: number;
-  issues_dropped: number;
-  started_at: Date | null;
-  completed_at: Date | null;
-  created_at: Date;
-}
-
-/** The API representation of a sync run: the stored columns, timestamps as ISO strings, schedule_id a number. */
-export interface SyncRunJson {
-  id: string;
-  source_id: string;
-  status: SyncStatus;
-  config_snapshot: Record<string, unknown>;
-  ref: string | null;
-  progress_done: number;
-  progress_total: number;
-  progress_meta: Record<string, unknown>;
-  stats: Record<string, unknown>;
-  schedule_id: number | null;
-  triggered_by: string | null;
-  error: string | null;
-  issues_recorded: number;
-  issues_dropped: number;
-  started_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-}
-
-export function syncToJson(r: SyncRunRow): SyncRunJson {
-  return {
-    id: r.id,
-    source_id: r.source_id,
-    status: r.status,
-    config_snapshot: r.config_snapshot,
-    ref: r.ref,
-    progress_done: r.progress_done,
-    progress_total: r.progress_total,
-    progress_meta: r.progress_meta,
-    stats: r.stats,
-    schedule_id: r.schedule_id === null ? null : Number(r.schedule_id),
-    triggered_by: r.triggered_by,
-    error: r.error,
-    issues_recorded: r.issues_recorded,
-    issues_dropped: r.issues_dropped,
-    started_at: r.started_at?.toISOString() ?? null,
-    completed_at: r.completed_at?.toISOString() ?? null,
-    created_at: r.created_at.toISOString(),
-  };
-}
-
-/** The selected columns of a run, optionally qualified by a table alias. */
-function columns(alias = ''): string {
-  const q = alias ? `${alias}.` : '';
-  return [
-    'id',
-    'source_id',
-    'status',
-    'config_snapshot',
-    'ref',
-    'progress_done',
-    'progress_total',
-    'progress_meta',
-    'stats',
-    `${q}schedule_id::text AS schedule_id`,
-    'triggered_by',
-    'error',
-    'issues_recorded',
-    'issues_dropped',
-    'started_at',
-    'completed_at',
-    'created_at',
-  ]
-    .map((c) => (c.includes(' AS ') ? c : q + c))
-    .join(', ');
-}
-const COLUMNS = columns();
+const COLUMNS = syncRunColumns();
 
 export async function getSync(db: Queryable, syncId: string, lock = false): Promise<SyncRunRow | undefined> {
   const r = await db.query<SyncRunRow>(`SELECT ${COLUMNS} FROM sync_runs WHERE id = $1 ${lock ? 'FOR UPDATE' : ''}`, [
@@ -176,7 +88,7 @@ export async function changeStatus(db: Queryable, change: StatusChange): Promise
        progress_meta = CASE WHEN $7::boolean THEN '{}'::jsonb ELSE s.progress_meta END,
        stats = CASE WHEN $7::boolean THEN '{}'::jsonb ELSE s.stats END
      FROM prev WHERE s.id = prev.id
-     RETURNING ${columns('s')},
+     RETURNING ${syncRunColumns('s')},
        prev.status AS previous_status`,
     [
       change.syncId,

@@ -1,0 +1,139 @@
+/**
+ * The API representation of sync runs and schedules, one definition for both components that serve them: the graph
+ * component reads them (GET /api/syncs, /api/schedules), the ingestion component returns them from its commands
+ * (POST /api/syncs, cancel, retry, clean, POST/PATCH /api/schedules). Row types, the selected columns and the JSON
+ * built from a row: timestamps as ISO strings, bigint ids (schedule ids) as JSON numbers.
+ */
+
+export const SYNC_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] as const;
+export type SyncStatus = (typeof SYNC_STATUSES)[number];
+
+/** A sync_runs row as selected by `syncRunColumns` (bigint schedule_id as text). */
+export interface SyncRunRow {
+  id: string;
+  source_id: string;
+  status: SyncStatus;
+  config_snapshot: Record<string, unknown>;
+  ref: string | null;
+  progress_done: number;
+  progress_total: number;
+  progress_meta: Record<string, unknown>;
+  stats: Record<string, unknown>;
+  schedule_id: string | null;
+  triggered_by: string | null;
+  error: string | null;
+  issues_recorded: number;
+  issues_dropped: number;
+  started_at: Date | null;
+  completed_at: Date | null;
+  created_at: Date;
+}
+
+/** The API representation of a sync run: the stored columns, timestamps as ISO strings, schedule_id a number. */
+export interface SyncRunJson {
+  id: string;
+  source_id: string;
+  status: SyncStatus;
+  config_snapshot: Record<string, unknown>;
+  ref: string | null;
+  progress_done: number;
+  progress_total: number;
+  progress_meta: Record<string, unknown>;
+  stats: Record<string, unknown>;
+  schedule_id: number | null;
+  triggered_by: string | null;
+  error: string | null;
+  issues_recorded: number;
+  issues_dropped: number;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+}
+
+/** The selected columns of a run (a `SyncRunRow`), optionally qualified by a table alias. */
+export function syncRunColumns(alias = ''): string {
+  const q = alias ? `${alias}.` : '';
+  return [
+    'id',
+    'source_id',
+    'status',
+    'config_snapshot',
+    'ref',
+    'progress_done',
+    'progress_total',
+    'progress_meta',
+    'stats',
+    `${q}schedule_id::text AS schedule_id`,
+    'triggered_by',
+    'error',
+    'issues_recorded',
+    'issues_dropped',
+    'started_at',
+    'completed_at',
+    'created_at',
+  ]
+    .map((c) => (c.includes(' AS ') ? c : q + c))
+    .join(', ');
+}
+
+export function syncToJson(r: SyncRunRow): SyncRunJson {
+  return {
+    id: r.id,
+    source_id: r.source_id,
+    status: r.status,
+    config_snapshot: r.config_snapshot,
+    ref: r.ref,
+    progress_done: r.progress_done,
+    progress_total: r.progress_total,
+    progress_meta: r.progress_meta,
+    stats: r.stats,
+    schedule_id: r.schedule_id === null ? null : Number(r.schedule_id),
+    triggered_by: r.triggered_by,
+    error: r.error,
+    issues_recorded: r.issues_recorded,
+    issues_dropped: r.issues_dropped,
+    started_at: r.started_at?.toISOString() ?? null,
+    completed_at: r.completed_at?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+/** A schedules row as selected by `SCHEDULE_COLUMNS` (bigint id as text). */
+export interface ScheduleRow {
+  id: string;
+  source_id: string;
+  interval_minutes: number;
+  config_overrides: Record<string, unknown>;
+  enabled: boolean;
+  last_run_at: Date | null;
+  next_run_at: Date | null;
+  created_at: Date;
+}
+
+export interface ScheduleJson {
+  id: number;
+  source_id: string;
+  interval_minutes: number;
+  config_overrides: Record<string, unknown>;
+  enabled: boolean;
+  last_run_at: string | null;
+  next_run_at: string | null;
+  created_at: string;
+}
+
+/** The selected columns of a schedule (a `ScheduleRow`), unqualified. */
+export const SCHEDULE_COLUMNS = `id::text AS id, source_id, interval_minutes, config_overrides, enabled, last_run_at,
+  next_run_at, created_at`;
+
+export function scheduleToJson(r: ScheduleRow): ScheduleJson {
+  return {
+    id: Number(r.id),
+    source_id: r.source_id,
+    interval_minutes: r.interval_minutes,
+    config_overrides: r.config_overrides,
+    enabled: r.enabled,
+    last_run_at: r.last_run_at?.toISOString() ?? null,
+    next_run_at: r.next_run_at?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(),
+  };
+}
