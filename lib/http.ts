@@ -16,6 +16,10 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new ServiceError('NOT_FOUND', 404, `no route for ${ctx.method} ${ctx.path}`);
       }
+      // The router's allowedMethods() answers 405 in plain text (its Allow header stays): give it the error body.
+      if (ctx.status === 405 && (ctx.body === undefined || typeof ctx.body === 'string')) {
+        throw new ServiceError('METHOD_NOT_ALLOWED', 405, `${ctx.method} is not allowed on ${ctx.path}`);
+      }
     } catch (thrown) {
       const err = toServiceError(thrown);
       ctx.status = err.status;
