@@ -4,11 +4,16 @@
  * `embeddings: false`), then with the embedding stand-in. Prints wall time per phase, files/s, rows/s, edges/s,
  * the worker's peak RSS, and the embedding client's overhead over the stand-in's own time.
  *
- *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/sync.ts [--no-embeddings] [--src DIR]
+ * CPU time is printed beside wall time (the machine is shared, so wall time moves with the load): the worker
+ * process's (all threads) and the database backends' serving the bench database (connections open at the end).
+ *
+ *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/sync.ts [--no-embeddings] [--src DIR] [--runs N]
+ *
+ * --runs N repeats the sync without embeddings N times (a new source each time) and prints the medians.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/db.ts';
 import { startEmbeddingStandin } from '../test/support/embedding-standin.ts';
@@ -21,10 +26,13 @@ import type { syncWorkflow } from '../workflows/sync.ts';
 import type { SyncStats } from '../workflows/sync-types.ts';
 import { chunkEmbeddingInput } from '../activities/engine/index.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
+import type { Pool } from '../lib/db.ts';
 
 const args = process.argv.slice(2);
 const withEmbeddings = !args.includes('--no-embeddings');
 const srcArg = args.indexOf('--src');
+const runsArg = args.indexOf('--runs');
+const repeat = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1])) : 1;
 const goSrc =
   srcArg >= 0 ? args[srcArg + 1]! : join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
 
@@ -59,6 +67,40 @@ function peakRssMb(pid: number): number {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of a process (all its threads, ended ones included), in seconds. */
+function cpuOfPid(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0; // the process ended
+  }
+}
+
+/** CPU seconds used so far by each backend serving the database, keyed by pid. */
+async function backendCpu(pool: Pool, dbName: string): Promise<Map<number, number>> {
+  const res = await pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+    [dbName],
+  );
+  return new Map(res.rows.map((r) => [r.pid, cpuOfPid(r.pid)]));
+}
+
+function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let s = 0;
+  for (const [pid, cpu] of after) s += cpu - (before.get(pid) ?? 0);
+  return s;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
 async function main() {
   const t0 = Date.now();
   const repo = gitRepoOf(goSrc);
@@ -80,17 +122,22 @@ async function main() {
     LOG_LEVEL: 'info',
   });
   try {
-    const runs: Array<[string, boolean]> = [['without embeddings', false]];
+    const runs: Array<[string, boolean]> = [];
+    for (let i = 0; i < repeat; i++) runs.push([`without embeddings${repeat > 1 ? ` #${i + 1}` : ''}`, false]);
     if (withEmbeddings) runs.push(['with the embedding stand-in', true]);
-    for (const [label, embeddings] of runs) {
+    const summary: Array<{ wall: number; parsing: number; graphing: number; workerCpu: number; dbCpu: number }> = [];
+    for (const [n, [label, embeddings]] of runs.entries()) {
       const sourceId = await insertSource(db.pool, {
         url: repo,
         owner: 'golang',
-        name: `go-${embeddings}`,
+        name: `go-${embeddings}-${n}`,
         config: { embeddings },
       });
       const syncId = await insertPendingSync(db.pool, sourceId);
       const before = { ...standin.counters };
+      const load0 = loadavg()[0]!;
+      const workerCpu0 = cpuOfPid(worker.child.pid!);
+      const dbCpu0 = await backendCpu(db.pool, db.name);
       const started = Date.now();
       const handle = await client.workflow.start<typeof syncWorkflow>(
         SYNC_WORKFLOW_TYPE,
@@ -98,6 +145,8 @@ async function main() {
       );
       const result = await handle.result();
       const wall = Date.now() - started;
+      const workerCpu = cpuOfPid(worker.child.pid!) - workerCpu0;
+      const dbCpu = cpuDelta(dbCpu0, await backendCpu(db.pool, db.name));
       if (result.status !== 'completed') throw new Error(`sync ${result.status}: ${result.error ?? ''}`);
       const stats = (await db.pool.query<{ stats: SyncStats }>(`SELECT stats FROM sync_runs WHERE id = $1`, [syncId]))
         .rows[0]!.stats;
@@ -107,6 +156,10 @@ async function main() {
       const edges = counts.depends_on + counts.defines;
       const vertices = counts.file_vertices + counts.symbol_vertices;
       console.log(`\n== sync ${label}: ${(wall / 1000).toFixed(1)} s wall (workflow start → result)`);
+      console.log(
+        `  CPU: worker ${workerCpu.toFixed(1)} s, database backends ${dbCpu.toFixed(1)} s; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+      );
+      if (!embeddings) summary.push({ wall, parsing: d.parsing ?? 0, graphing: d.graphing ?? 0, workerCpu, dbCpu });
       for (const phase of [
         'cloning',
         'parsing',
@@ -183,6 +236,12 @@ async function main() {
         );
       }
       console.log(`  worker peak RSS so far: ${peakRssMb(worker.child.pid!)} MB`);
+    }
+    if (summary.length > 1) {
+      const m = (k: keyof (typeof summary)[number]) => median(summary.map((x) => x[k]));
+      console.log(
+        `\n== medians of ${summary.length} syncs without embeddings: wall ${(m('wall') / 1000).toFixed(1)} s, parsing ${(m('parsing') / 1000).toFixed(1)} s, graphing ${(m('graphing') / 1000).toFixed(1)} s, worker CPU ${m('workerCpu').toFixed(1)} s, database CPU ${m('dbCpu').toFixed(1)} s`,
+      );
     }
   } finally {
     await worker.kill('SIGTERM');
