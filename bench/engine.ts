@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createEngine, pluginById } from '../activities/engine/index.ts';
@@ -28,21 +28,59 @@ function sampleBySize(c: Corpus, files: string[]): string[] {
   return files.filter((_, i) => (i * keep) % 1 < keep || i === 0);
 }
 
-async function runEngine(dir: string, threads: number): Promise<{ seconds: number; analyses: FileAnalysis[] }> {
+const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
+
+/** CPU seconds (user + system) of the whole process, all threads included (workers that ended too). */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+interface EngineRun {
+  seconds: number;
+  cpu: number;
+  analyses: FileAnalysis[];
+}
+
+async function runEngine(dir: string, threads: number): Promise<EngineRun> {
   const engine = createEngine({ threads });
   const analyses: FileAnalysis[] = [];
+  const c0 = cpuSeconds();
   const t0 = performance.now();
   for await (const a of engine.analyzeTree(dir)) {
     // Keep what the comparison needs, drop chunk text so memory reflects a streaming caller.
     analyses.push({ ...a, chunks: [], embedding_text: '' });
   }
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds() - c0;
   await engine.close();
-  return { seconds, analyses };
+  return { seconds, cpu, analyses };
 }
 
-async function rawParse(dir: string, analyses: FileAnalysis[]): Promise<{ seconds: number; bytes: number }> {
+/** Repeats a run and keeps the median wall time and the median CPU time (each its own median). */
+async function medianRun(dir: string, threads: number): Promise<EngineRun & { all: string }> {
+  const list: EngineRun[] = [];
+  for (let i = 0; i < runs; i++) list.push(await runEngine(dir, threads));
+  return {
+    seconds: median(list.map((r) => r.seconds)),
+    cpu: median(list.map((r) => r.cpu)),
+    analyses: list[0]!.analyses,
+    all: list.map((r) => `${r.seconds.toFixed(1)}s/${r.cpu.toFixed(1)}cpu`).join(' '),
+  };
+}
+
+async function rawParse(
+  dir: string,
+  analyses: FileAnalysis[],
+): Promise<{ seconds: number; cpu: number; bytes: number }> {
   let seconds = 0;
+  let cpu = 0;
   let bytes = 0;
   for (const a of analyses) {
     const plugin = pluginById(a.language);
@@ -50,12 +88,14 @@ async function rawParse(dir: string, analyses: FileAnalysis[]): Promise<{ second
     if (a.issues.some((i) => i.code === 'file_too_large' || i.code === 'minified_file')) continue;
     const text = readFileSync(join(dir, a.file_path), 'utf8');
     const lang = await loadLanguage(plugin, a.file_path);
+    const c0 = cpuSeconds();
     const t0 = performance.now();
     parseText(lang, text);
     seconds += (performance.now() - t0) / 1000;
+    cpu += cpuSeconds() - c0;
     bytes += Buffer.byteLength(text);
   }
-  return { seconds, bytes };
+  return { seconds, cpu, bytes };
 }
 
 function goResolution(
@@ -117,8 +157,9 @@ for (const corpus of corpora()) {
   }
   // Warm the page cache so the first timed run does not pay for cold disk reads.
   await runEngine(dir, 2);
-  const one = await runEngine(dir, 1);
-  const two = await runEngine(dir, 2);
+  const load0 = loadavg()[0]!;
+  const one = await medianRun(dir, 1);
+  const two = await medianRun(dir, 2);
   const engineRss = process.resourceUsage().maxRSS / 1024;
   const bytesAll = one.analyses.reduce((s, a) => s + a.size_bytes, 0);
   const raw = await rawParse(dir, one.analyses);
@@ -133,12 +174,24 @@ for (const corpus of corpora()) {
   const e1 = bytesAll / MB / one.seconds;
   const e2 = bytesAll / MB / two.seconds;
   const r = raw.bytes / MB / raw.seconds;
+  const rc = raw.bytes / MB / raw.cpu;
+  const c1 = bytesAll / MB / one.cpu;
+  const c2 = bytesAll / MB / two.cpu;
   console.log(
     `\n== ${corpus.name}${whole ? ' (whole, in place)' : ''}: ${one.analyses.length} files, ${fmt(bytesAll / MB)} MB (${mix})`,
   );
-  console.log(`raw tree-sitter parse, 1 core: ${fmt(r)} MB/s (${fmt(raw.bytes / MB)} MB parsed)`);
-  console.log(`engine, 1 worker:  ${fmt(e1)} MB/s = ${fmt((100 * e1) / r)}% of raw parse (${fmt(one.seconds)} s)`);
-  console.log(`engine, 2 workers: ${fmt(e2)} MB/s = ${fmt(e2 / e1)}x one worker (${fmt(two.seconds)} s)`);
+  console.log(`load average (1 min) ${fmt(load0)} before, ${fmt(loadavg()[0]!)} after; ${runs} run(s) each, medians`);
+  console.log(
+    `raw tree-sitter parse, 1 core: ${fmt(r)} MB/s wall, ${fmt(rc)} MB per CPU-s (${fmt(raw.bytes / MB)} MB parsed)`,
+  );
+  console.log(
+    `engine, 1 worker:  ${fmt(e1)} MB/s = ${fmt((100 * e1) / r)}% of raw parse (${fmt(one.seconds)} s); ` +
+      `CPU ${fmt(one.cpu)} s = ${fmt(c1)} MB per CPU-s = ${fmt((100 * c1) / rc)}% of raw parse per CPU-s [${one.all}]`,
+  );
+  console.log(
+    `engine, 2 workers: ${fmt(e2)} MB/s = ${fmt(e2 / e1)}x one worker (${fmt(two.seconds)} s); ` +
+      `CPU ${fmt(two.cpu)} s = ${fmt(c2)} MB per CPU-s [${two.all}]`,
+  );
   console.log(`peak RSS of the engine runs (process incl. workers): ${fmt(engineRss)} MB`);
   if (corpus.name === 'go-std') {
     const g = goResolution(corpus.root, one.analyses);

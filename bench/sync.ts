@@ -5,11 +5,16 @@
  * embedding endpoint. Prints wall time per phase, files/s, rows/s, edges/s, the worker's peak RSS, and the
  * embedding client's overhead over the stand-in's own time.
  *
- *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/sync.ts [--no-embeddings] [--src DIR]
+ * CPU time is printed beside wall time (the machine is shared, so wall time moves with the load): the worker
+ * process's (all threads) and the database backends' serving the bench database (connections open at the end).
+ *
+ *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/sync.ts [--no-embeddings] [--src DIR] [--runs N]
+ *
+ * --runs N repeats the sync without embeddings N times (a new source each time) and prints the medians.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/db.ts';
 import { startModelHost } from '../standins/model-host/server.ts';
@@ -23,10 +28,13 @@ import type { syncWorkflow } from '../workflows/sync.ts';
 import type { SyncStats } from '../workflows/sync-types.ts';
 import { chunkEmbeddingInput } from '../activities/engine/index.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
+import type { Pool } from '../lib/db.ts';
 
 const args = process.argv.slice(2);
 const withEmbeddings = !args.includes('--no-embeddings');
 const srcArg = args.indexOf('--src');
+const runsArg = args.indexOf('--runs');
+const repeat = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1])) : 1;
 const goSrc =
   srcArg >= 0 ? args[srcArg + 1]! : join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
 
@@ -61,6 +69,53 @@ function peakRssMb(pid: number): number {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of a process (all its threads, ended ones included), in seconds. */
+function cpuOfPid(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0; // the process ended
+  }
+}
+
+/** CPU seconds used so far by each backend serving the database, keyed by pid. */
+async function backendCpu(pool: Pool, dbName: string): Promise<Map<number, number>> {
+  const res = await pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+    [dbName],
+  );
+  return new Map(res.rows.map((r) => [r.pid, cpuOfPid(r.pid)]));
+}
+
+/**
+ * Samples the backends every 500 ms while a sync runs: the pool closes idle connections, so a backend seen only in
+ * the middle of the run still counts (up to its last sample).
+ */
+function sampleBackendCpu(pool: Pool, dbName: string, before: Map<number, number>): () => Promise<number> {
+  const last = new Map<number, number>();
+  const sample = async () => {
+    for (const [pid, cpu] of await backendCpu(pool, dbName)) last.set(pid, cpu);
+  };
+  const timer = setInterval(() => void sample().catch(() => {}), 500);
+  return async () => {
+    clearInterval(timer);
+    await sample();
+    let s = 0;
+    for (const [pid, cpu] of last) s += cpu - (before.get(pid) ?? 0);
+    return s;
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
 async function main() {
   const t0 = Date.now();
   const repo = gitRepoOf(goSrc);
@@ -82,17 +137,22 @@ async function main() {
     LOG_LEVEL: 'info',
   });
   try {
-    const runs: Array<[string, boolean]> = [['without embeddings', false]];
+    const runs: Array<[string, boolean]> = [];
+    for (let i = 0; i < repeat; i++) runs.push([`without embeddings${repeat > 1 ? ` #${i + 1}` : ''}`, false]);
     if (withEmbeddings) runs.push(['with the model-host stand-in', true]);
-    for (const [label, embeddings] of runs) {
+    const summary: Array<{ wall: number; parsing: number; graphing: number; workerCpu: number; dbCpu: number }> = [];
+    for (const [n, [label, embeddings]] of runs.entries()) {
       const sourceId = await insertSource(db.pool, {
         url: repo,
         owner: 'golang',
-        name: `go-${embeddings}`,
+        name: `go-${embeddings}-${n}`,
         config: { embeddings },
       });
       const syncId = await insertPendingSync(db.pool, sourceId);
       const before = standin.stats().embeddings;
+      const load0 = loadavg()[0]!;
+      const workerCpu0 = cpuOfPid(worker.child.pid!);
+      const dbCpuDone = sampleBackendCpu(db.pool, db.name, await backendCpu(db.pool, db.name));
       const started = Date.now();
       const handle = await client.workflow.start<typeof syncWorkflow>(
         SYNC_WORKFLOW_TYPE,
@@ -100,6 +160,8 @@ async function main() {
       );
       const result = await handle.result();
       const wall = Date.now() - started;
+      const workerCpu = cpuOfPid(worker.child.pid!) - workerCpu0;
+      const dbCpu = await dbCpuDone();
       if (result.status !== 'completed') throw new Error(`sync ${result.status}: ${result.error ?? ''}`);
       const stats = (await db.pool.query<{ stats: SyncStats }>(`SELECT stats FROM sync_runs WHERE id = $1`, [syncId]))
         .rows[0]!.stats;
@@ -109,6 +171,10 @@ async function main() {
       const edges = counts.depends_on + counts.defines;
       const vertices = counts.file_vertices + counts.symbol_vertices;
       console.log(`\n== sync ${label}: ${(wall / 1000).toFixed(1)} s wall (workflow start → result)`);
+      console.log(
+        `  CPU: worker ${workerCpu.toFixed(1)} s, database backends ${dbCpu.toFixed(1)} s; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+      );
+      if (!embeddings) summary.push({ wall, parsing: d.parsing ?? 0, graphing: d.graphing ?? 0, workerCpu, dbCpu });
       for (const phase of [
         'cloning',
         'parsing',
@@ -127,7 +193,7 @@ async function main() {
         `  parsing+rows: ${fmt(counts.files / s(d.parsing))} files/s, ${fmt((counts.files + counts.chunks) / s(d.parsing))} rows/s`,
       );
       console.log(
-        `  graph writes: ${fmt(edges / s(d.graphing))} edges/s (${fmt((edges + vertices) / s(d.graphing))} vertices+edges/s)`,
+        `  graphing phase (depends_on edges; vertices and defines are written with each batch while parsing): ${fmt(counts.depends_on / s(d.graphing))} edges/s; all graph rows over parsing+graphing: ${fmt((edges + vertices) / (s(d.parsing) + s(d.graphing)))} rows/s (bench/store.ts isolates the writers)`,
       );
       console.log(`  whole sync:   ${fmt(counts.files / (wall / 1000))} files/s`);
       if (embeddings) {
@@ -185,6 +251,12 @@ async function main() {
         );
       }
       console.log(`  worker peak RSS so far: ${peakRssMb(worker.child.pid!)} MB`);
+    }
+    if (summary.length > 1) {
+      const m = (k: keyof (typeof summary)[number]) => median(summary.map((x) => x[k]));
+      console.log(
+        `\n== medians of ${summary.length} syncs without embeddings: wall ${(m('wall') / 1000).toFixed(1)} s, parsing ${(m('parsing') / 1000).toFixed(1)} s, graphing ${(m('graphing') / 1000).toFixed(1)} s, worker CPU ${m('workerCpu').toFixed(1)} s, database CPU ${m('dbCpu').toFixed(1)} s`,
+      );
     }
   } finally {
     await worker.kill('SIGTERM');

@@ -4,7 +4,7 @@ import type Parser from 'tree-sitter';
 import type { ChunkInfo, ChunkType, EngineIssue, FileAnalysis, SymbolInfo, SymbolKind } from './types.ts';
 import type { CaptureView, DefinitionView, ImportRef, LanguagePlugin } from './languages/plugin.ts';
 import type { ChunkDef } from './chunk/ast.ts';
-import { chunkAst, defKey } from './chunk/ast.ts';
+import { chunkAst, cursorWalker, defKey } from './chunk/ast.ts';
 import { lineSource, materialize } from './chunk/plan.ts';
 import type { PlannedChunk } from './chunk/plan.ts';
 import { chunkLines, chunkMarkdown, chunkText } from './chunk/prose.ts';
@@ -13,7 +13,8 @@ import { classify } from './classify.ts';
 import { fileEmbeddingInput } from './embedding.ts';
 import { defaultReadImport } from './languages/plugin.ts';
 import { pluginById } from './languages/registry.ts';
-import { loadLanguage, parseText } from './parse.ts';
+import { loadLanguage, parseText, queryMatches } from './parse.ts';
+import type { LoadedLanguage } from './parse.ts';
 import { countLines, countLinesInBytes, decodeUtf8, isBinary, splitLines } from './text.ts';
 
 /** Default size cap: larger files are recorded (hash, size, lines) without content analysis. */
@@ -96,7 +97,7 @@ interface RawDef {
 /** Runs the language's query over the tree: definitions, imports and explicit exports. */
 function extract(
   plugin: LanguagePlugin,
-  query: Parser.Query,
+  lang: LoadedLanguage,
   tree: Parser.Tree,
   src: { path: string; lines: string[] },
 ): CodeAnalysis & { defs: Map<string, ChunkDef> } {
@@ -106,7 +107,7 @@ function extract(
   let sawExportCapture = false;
   const readImport = (views: CaptureView[]): ImportRef[] =>
     plugin.readImport ? plugin.readImport(views) : defaultReadImport(views);
-  for (const match of query.matches(tree.rootNode)) {
+  for (const match of queryMatches(lang, tree.rootNode)) {
     let defCap: Parser.QueryCapture | undefined;
     let nameCap: Parser.QueryCapture | undefined;
     let isImport = false;
@@ -346,7 +347,7 @@ async function analyzeCode(
       },
     );
   }
-  const found = extract(plugin, lang.query, tree, src);
-  const planned = chunkAst(src, tree.rootNode, found.defs, rootLabel, CHUNK_BUDGET_TOKENS);
+  const found = extract(plugin, lang, tree, src);
+  const planned = chunkAst(src, cursorWalker(tree.walk()), found.defs, rootLabel, CHUNK_BUDGET_TOKENS);
   return { planned, symbols: found.symbols, exports: found.exports, imports: found.imports };
 }

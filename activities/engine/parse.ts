@@ -6,7 +6,43 @@ import type { LanguagePlugin } from './languages/plugin.ts';
 export interface LoadedLanguage {
   parser: Parser;
   query: Parser.Query;
+  /**
+   * Node types every pattern of the query starts at; null when some pattern starts at a wildcard, an alternation or
+   * a node type as common as a call (then the query walks the tree itself).
+   */
+  roots: string[] | null;
 }
+
+/**
+ * The node type each top-level pattern of a query source starts at: `(type ...)` gives `type`. Returns null when a
+ * pattern starts otherwise (`(_ ...)`, `[...]`, a bare string or field), so the caller runs the query as a whole.
+ */
+export function patternRoots(source: string): string[] | null {
+  const roots = new Set<string>();
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === ';') {
+      while (i < source.length && source[i] !== '\n') i++;
+    } else if (c === '"') {
+      if (depth === 0) return null;
+      for (i++; i < source.length && source[i] !== '"'; i++) if (source[i] === '\\') i++;
+    } else if (c === '(' || c === '[') {
+      if (depth === 0) {
+        if (c === '[') return null;
+        const m = /^\(\s*([A-Za-z][A-Za-z0-9_]*)/.exec(source.slice(i, i + 200));
+        if (!m) return null;
+        roots.add(m[1]!);
+      }
+      depth++;
+    } else if (c === ')' || c === ']') depth--;
+    else if (depth === 0 && !/[\s@.A-Za-z0-9_?*+!]/.test(c)) return null;
+  }
+  return roots.size > 0 ? [...roots] : null;
+}
+
+/** Node types too common in code to be worth finding one by one (see queryMatches). */
+const FREQUENT_NODE_TYPES = new Set(['call_expression', 'call', 'command']);
 
 const cache = new Map<string, Promise<LoadedLanguage>>();
 
@@ -20,11 +56,28 @@ export function loadLanguage(plugin: LanguagePlugin, path: string): Promise<Load
       parser.setLanguage(grammar as Parser.Language);
       const source = readFileSync(new URL(`./queries/${plugin.queryFile}`, import.meta.url), 'utf8');
       const query = new Parser.Query(grammar as Parser.Language, source);
-      return { parser, query };
+      const roots = patternRoots(source);
+      // Patterns rooted at call nodes would make one query run per call: slower than one walk (measured on JS/TS).
+      const frequent = roots?.some((r) => FREQUENT_NODE_TYPES.has(r)) ?? true;
+      return { parser, query, roots: frequent ? null : roots };
     })();
     cache.set(key, hit);
   }
   return hit;
+}
+
+/**
+ * The query's matches over the whole tree. When every pattern starts at a known node type, the nodes of those
+ * types are found first (a plain native walk) and the query runs on each of them at start depth 0 only: the same
+ * matches, in document order, for about half the cost of the query cursor walking every node itself.
+ */
+export function queryMatches(lang: LoadedLanguage, root: Parser.SyntaxNode): Parser.QueryMatch[] {
+  if (lang.roots === null) return lang.query.matches(root);
+  const out: Parser.QueryMatch[] = [];
+  for (const node of root.descendantsOfType(lang.roots)) {
+    for (const m of lang.query.matches(node, { maxStartDepth: 0 })) out.push(m);
+  }
+  return out;
 }
 
 /** Parsing stops after this long per file (then the file falls back to line chunking). */

@@ -7,6 +7,10 @@
  * agtype)); the stack pins AGE 1.5 and test/store checks the layout through Cypher.
  *
  * Idempotent: the sync's existing graph rows are deleted first, so a retried activity leaves what a clean run leaves.
+ *
+ * The pipeline writes in two steps so most of the graph is written while files are still being parsed:
+ * `writeFileGraph` (File and Symbol vertices, defines edges) per batch of analysed files, then `writeDependsOn` once
+ * every File vertex exists. `writeGraph` does both for a whole sync.
  */
 import type { Queryable } from '../../lib/db.ts';
 import type { Dependency, EngineIssue, SymbolInfo } from '../engine/types.ts';
@@ -37,7 +41,10 @@ interface Label {
   seq: string;
 }
 
-async function labels(db: Queryable): Promise<Record<'File' | 'Symbol' | 'depends_on' | 'defines', Label>> {
+/** Ids and sequences of the graph's labels (load once per sync with `loadGraphLabels`). */
+export type GraphLabels = Record<'File' | 'Symbol' | 'depends_on' | 'defines', Label>;
+
+export async function loadGraphLabels(db: Queryable): Promise<GraphLabels> {
   const res = await db.query<{ name: string; id: number; seq: string }>(
     `SELECT l.name, l.id, format('%I.%I', g.namespace::regnamespace::text, l.seq_name) AS seq
        FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph
@@ -49,7 +56,7 @@ async function labels(db: Queryable): Promise<Record<'File' | 'Symbol' | 'depend
   for (const name of ['File', 'Symbol', 'depends_on', 'defines']) {
     if (!out[name]) throw new Error(`graph ${GRAPH_NAME} has no label ${name}: is the schema migrated?`);
   }
-  return out as Record<'File' | 'Symbol' | 'depends_on' | 'defines', Label>;
+  return out as GraphLabels;
 }
 
 /** Inserts vertices; returns their graph ids in input order. */
@@ -83,13 +90,22 @@ async function insertEdges(
   return res.rowCount ?? 0;
 }
 
-export async function writeGraph(
+export interface FileGraphResult {
+  /** file_path → graph id of its File vertex, for the files of this call whose vertex was written. */
+  vertexByPath: Map<string, string>;
+  symbolVertices: number;
+  definesEdges: number;
+  issues: EngineIssue[];
+}
+
+/** File vertices, their Symbol vertices and the defines edges between them, in batches of 500. */
+export async function writeFileGraph(
   db: Queryable,
   ctx: { syncId: string; sourceId: string },
   files: readonly GraphFile[],
-): Promise<GraphWriteResult> {
-  const L = await labels(db);
-  await db.query('SELECT delete_sync_graph($1)', [ctx.syncId]);
+  labels?: GraphLabels,
+): Promise<FileGraphResult> {
+  const L = labels ?? (await loadGraphLabels(db));
   const issues: EngineIssue[] = [];
   const { syncId, sourceId } = ctx;
 
@@ -173,8 +189,31 @@ export async function writeGraph(
     }),
   );
   issues.push(...definesOutcome.issues);
+  return {
+    vertexByPath,
+    symbolVertices: symbolOutcome.results.length,
+    definesEdges: definesOutcome.results.reduce((a, b) => a + b, 0),
+    issues,
+  };
+}
 
-  // depends_on edges (file → file), one per (source, target) with the summed weight.
+/** What the depends_on step needs of a file. */
+export type DependingFile = Pick<GraphFile, 'file_path' | 'dependencies'>;
+
+/**
+ * depends_on edges (file → file), one per (source, target) with the summed weight; every File vertex of the sync
+ * must already be in `vertexByPath`.
+ */
+export async function writeDependsOn(
+  db: Queryable,
+  ctx: { syncId: string; sourceId: string },
+  files: readonly DependingFile[],
+  vertexByPath: ReadonlyMap<string, string>,
+  labels?: GraphLabels,
+): Promise<{ dependsOnEdges: number; issues: EngineIssue[] }> {
+  const L = labels ?? (await loadGraphLabels(db));
+  const { syncId, sourceId } = ctx;
+  const issues: EngineIssue[] = [];
   const edges: { s: string; t: string; p: string; from: string; to: string }[] = [];
   for (const file of files) {
     const s = vertexByPath.get(file.file_path);
@@ -218,13 +257,23 @@ export async function writeGraph(
     }),
   );
   issues.push(...dependsOutcome.issues);
+  return { dependsOnEdges: dependsOutcome.results.reduce((a, b) => a + b, 0), issues };
+}
 
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+export async function writeGraph(
+  db: Queryable,
+  ctx: { syncId: string; sourceId: string },
+  files: readonly GraphFile[],
+): Promise<GraphWriteResult> {
+  const L = await loadGraphLabels(db);
+  await db.query('SELECT delete_sync_graph($1)', [ctx.syncId]);
+  const fg = await writeFileGraph(db, ctx, files, L);
+  const dep = await writeDependsOn(db, ctx, files, fg.vertexByPath, L);
   return {
-    fileVertices: vertexByPath.size,
-    symbolVertices: symbolOutcome.results.length,
-    dependsOnEdges: sum(dependsOutcome.results),
-    definesEdges: sum(definesOutcome.results),
-    issues,
+    fileVertices: fg.vertexByPath.size,
+    symbolVertices: fg.symbolVertices,
+    dependsOnEdges: dep.dependsOnEdges,
+    definesEdges: fg.definesEdges,
+    issues: [...fg.issues, ...dep.issues],
   };
 }

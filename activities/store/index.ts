@@ -2,6 +2,17 @@
 export { WRITE_BATCH, writeInBatches } from './batch.ts';
 export { writeFileRecords, type FileWriteContext, type FileWriteResult } from './files.ts';
 export { writeChunks, type FileChunks } from './chunks.ts';
-export { writeGraph, GRAPH_NAME, type GraphFile, type GraphWriteResult } from './graph.ts';
+export {
+  writeGraph,
+  writeFileGraph,
+  writeDependsOn,
+  loadGraphLabels,
+  GRAPH_NAME,
+  type DependingFile,
+  type FileGraphResult,
+  type GraphFile,
+  type GraphLabels,
+  type GraphWriteResult,
+} from './graph.ts';
 export { setFileEmbeddings, setChunkEmbeddings, type EmbeddingPair } from './embeddings.ts';
 export { recordIssues } from './issues.ts';

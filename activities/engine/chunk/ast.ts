@@ -3,13 +3,69 @@ import type { LineSource, PlannedChunk } from './plan.ts';
 import { headerWords, lineGreedy } from './plan.ts';
 import { tokensForWords } from './tokens.ts';
 
-/** The part of a tree-sitter node the chunker reads (a tree-sitter SyntaxNode satisfies it). */
+/** What the chunker reads of a syntax node: plain numbers and a type, no native node object. */
 export interface AstNode {
   type: string;
   startIndex: number;
-  startPosition: { row: number; column: number };
-  endPosition: { row: number; column: number };
-  children: AstNode[];
+  /** 0-based row where the node starts. */
+  startRow: number;
+  /** 0-based last row with content of the node (a node ending at column 0 of a row ends on the row before). */
+  endRow: number;
+  /** Position among its parent's children (the walker enters a child by it). */
+  index: number;
+}
+
+/**
+ * Walks a syntax tree without materialising node objects: `children()` lists the children of the current node,
+ * `enter(i)` moves to child i, `leave()` back to the parent. The chunker only opens the few nodes that are too big
+ * for one chunk, so most of the tree is never visited.
+ */
+export interface AstWalker {
+  children(): AstNode[];
+  enter(index: number): void;
+  leave(): void;
+}
+
+/** The part of a tree-sitter TreeCursor the walker uses. */
+interface Cursor {
+  readonly nodeType: string;
+  readonly startIndex: number;
+  readonly startPosition: { row: number; column: number };
+  readonly endPosition: { row: number; column: number };
+  gotoFirstChild(): boolean;
+  gotoNextSibling(): boolean;
+  gotoParent(): boolean;
+}
+
+/** An AstWalker over a tree-sitter cursor positioned at the node to chunk (the root). */
+export function cursorWalker(cursor: Cursor): AstWalker {
+  return {
+    children() {
+      const out: AstNode[] = [];
+      if (!cursor.gotoFirstChild()) return out;
+      let index = 0;
+      do {
+        const start = cursor.startPosition;
+        const end = cursor.endPosition;
+        out.push({
+          type: cursor.nodeType,
+          startIndex: cursor.startIndex,
+          startRow: start.row,
+          endRow: end.column === 0 && end.row > start.row ? end.row - 1 : end.row,
+          index: index++,
+        });
+      } while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+      return out;
+    },
+    enter(index) {
+      cursor.gotoFirstChild();
+      for (let i = 0; i < index; i++) cursor.gotoNextSibling();
+    },
+    leave() {
+      cursor.gotoParent();
+    },
+  };
 }
 
 /** A definition known to the chunker, keyed by `defKey(node)`. */
@@ -40,11 +96,6 @@ interface Unit {
 /** Beyond this nesting the chunker stops descending and splits by lines (deeply nested input). */
 const MAX_DEPTH = 48;
 
-function endRow(n: AstNode): number {
-  const e = n.endPosition;
-  return e.column === 0 && e.row > n.startPosition.row ? e.row - 1 : e.row;
-}
-
 /**
  * AST-aware chunking without overlap. The file is tiled into units, one per top-level node (lines before a node,
  * comments included, belong to it; nodes sharing a line share a unit), and units are packed greedily within the
@@ -54,7 +105,7 @@ function endRow(n: AstNode): number {
  */
 export function chunkAst(
   src: LineSource,
-  root: AstNode,
+  walker: AstWalker,
   defs: ReadonlyMap<string, ChunkDef>,
   rootLabel: string,
   budget: number,
@@ -72,8 +123,8 @@ export function chunkAst(
     let cur: Unit | null = null;
     for (const node of nodes) {
       if (node.type.includes('comment')) continue;
-      const ns = node.startPosition.row;
-      const ne = Math.min(endRow(node), e);
+      const ns = node.startRow;
+      const ne = Math.min(node.endRow, e);
       if (ne < s || ns > e) continue;
       if (cur && ns <= cur.end) {
         cur.end = Math.max(cur.end, ne);
@@ -111,21 +162,25 @@ export function chunkAst(
   const open = (u: Unit, frames: Frame[], depth: number, header: number): void => {
     let node: AstNode | null = null;
     for (const candidate of u.nodes) {
-      if (node === null || endRow(candidate) - candidate.startPosition.row > endRow(node) - node.startPosition.row)
-        node = candidate;
+      if (node === null || candidate.endRow - candidate.startRow > node.endRow - node.startRow) node = candidate;
     }
-    const children = node?.children ?? [];
-    const multiLine = node !== null && endRow(node) > node.startPosition.row;
-    if (node === null || depth >= MAX_DEPTH || children.length === 0 || !multiLine) {
+    const lines = (): void => {
       for (const [s, e] of lineGreedy(src, u.start, u.end, header, budget, 0)) out.push({ start: s, end: e, frames });
-      return;
+    };
+    if (node === null || depth >= MAX_DEPTH || node.endRow <= node.startRow) return lines();
+    walker.enter(node.index);
+    try {
+      const children = walker.children();
+      if (children.length === 0) return lines();
+      const def = defs.get(defKey(node));
+      const inner = def ? [...frames, { label: def.label, chunkType: def.chunkType }] : frames;
+      pack(u.start, u.end, children, inner, depth + 1);
+    } finally {
+      walker.leave();
     }
-    const def = defs.get(defKey(node));
-    const inner = def ? [...frames, { label: def.label, chunkType: def.chunkType }] : frames;
-    pack(u.start, u.end, children, inner, depth + 1);
   };
 
-  pack(0, n - 1, root.children, [], 0);
+  pack(0, n - 1, walker.children(), [], 0);
 
   let d = 0;
   return out.map(({ start, end, frames }) => {

@@ -27,15 +27,44 @@ export function headerWords(path: string, chain: readonly string[]): number {
   return countWords(breadcrumb(path, chain));
 }
 
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9 || c === 12 || c === 11;
+}
+
+/**
+ * Words of `header + lines[start..end]` from the per-line counts, without scanning the text again: the header ends
+ * with a line break, and a word only spans two lines when the first has no trailing whitespace (no terminator) and
+ * the next starts with a non-space, which is subtracted.
+ */
+function chunkWords(src: LineSource, header: string, start: number, end: number): number {
+  let words = countWords(header);
+  for (let i = start; i <= end; i++) {
+    words += src.words[i] ?? 0;
+    if (i > start) {
+      const prev = src.lines[i - 1]!;
+      const line = src.lines[i]!;
+      if (
+        prev.length > 0 &&
+        line.length > 0 &&
+        !isSpace(prev.charCodeAt(prev.length - 1)) &&
+        !isSpace(line.charCodeAt(0))
+      )
+        words--;
+    }
+  }
+  return words;
+}
+
 export function materialize(src: LineSource, planned: PlannedChunk[], language: string): ChunkInfo[] {
   return planned.map((p, i) => {
-    const content = breadcrumb(src.path, p.chain) + src.lines.slice(p.start, p.end + 1).join('');
+    const header = breadcrumb(src.path, p.chain);
+    const content = header + src.lines.slice(p.start, p.end + 1).join('');
     return {
       chunk_index: i,
       content,
       start_line: p.start + 1,
       end_line: p.end + 1,
-      token_count: tokensForWords(countWords(content)),
+      token_count: tokensForWords(chunkWords(src, header, p.start, p.end)),
       language,
       chunk_type: p.type,
       symbols: p.symbols,
