@@ -30,25 +30,12 @@ export interface SyncRunRow {
 }
 
 /** The API representation of a sync run: the stored columns, timestamps as ISO strings, schedule_id a number. */
-export interface SyncRunJson {
-  id: string;
-  source_id: string;
-  status: SyncStatus;
-  config_snapshot: Record<string, unknown>;
-  ref: string | null;
-  progress_done: number;
-  progress_total: number;
-  progress_meta: Record<string, unknown>;
-  stats: Record<string, unknown>;
+export type SyncRunJson = Omit<SyncRunRow, 'schedule_id' | 'started_at' | 'completed_at' | 'created_at'> & {
   schedule_id: number | null;
-  triggered_by: string | null;
-  error: string | null;
-  issues_recorded: number;
-  issues_dropped: number;
   started_at: string | null;
   completed_at: string | null;
   created_at: string;
-}
+};
 
 /** The selected columns of a run (a `SyncRunRow`), optionally qualified by a table alias. */
 export function syncRunColumns(alias = ''): string {
@@ -110,16 +97,12 @@ export interface ScheduleRow {
   created_at: Date;
 }
 
-export interface ScheduleJson {
+export type ScheduleJson = Omit<ScheduleRow, 'id' | 'last_run_at' | 'next_run_at' | 'created_at'> & {
   id: number;
-  source_id: string;
-  interval_minutes: number;
-  config_overrides: Record<string, unknown>;
-  enabled: boolean;
   last_run_at: string | null;
   next_run_at: string | null;
   created_at: string;
-}
+};
 
 /** The selected columns of a schedule (a `ScheduleRow`), unqualified. */
 export const SCHEDULE_COLUMNS = `id::text AS id, source_id, interval_minutes, config_overrides, enabled, last_run_at,
