@@ -126,6 +126,21 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
+/**
+ * Builds a `{ items, next_cursor }` page from rows fetched with limit + 1: the extra row, when present, says another
+ * page follows, and the cursor is the last returned row's sort key.
+ */
+export function toPage<R, J>(
+  rows: readonly R[],
+  limit: number,
+  toJson: (row: R) => J,
+  keyOf: (row: R) => CursorKey,
+): { items: J[]; next_cursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page.map(toJson), next_cursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };
+}
+
 export function decodeCursor(query: Query, name = 'cursor'): CursorKey | undefined {
   const v = single(query, name);
   if (v === undefined) return undefined;

@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import { withTransaction, type Queryable } from '../../lib/db.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { writeEvent } from '../../lib/events.ts';
-import { PAGE, decodeCursor, encodeCursor, jsonObjectBody, queryInt, requireUuid } from '../../lib/http.ts';
+import { PAGE, decodeCursor, toPage, jsonObjectBody, queryInt, requireUuid } from '../../lib/http.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { sourceJson } from '../rows.ts';
 import { parseCreate, parsePatch } from './body.ts';
@@ -40,12 +40,7 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
     const limit = queryInt(ctx.query, 'limit', PAGE);
     const after = decodeCursor(ctx.query);
     const rows = await listSources(pool, limit + 1, after);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    ctx.body = {
-      items: page.map(sourceJson),
-      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
-    };
+    ctx.body = toPage(rows, limit, sourceJson, (r) => ({ t: r.cursor_t, id: r.id }));
   });
 
   router.get('/api/sources/:id', async (ctx) => {

@@ -4,7 +4,7 @@ import { InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
 import {
   PAGE,
   decodeCursor,
-  encodeCursor,
+  toPage,
   queryEnum,
   queryInt,
   queryString,
@@ -27,12 +27,7 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
     if (after && !/^[0-9a-f-]{36}$/i.test(after.id))
       throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
     const rows = await listSyncs(pool, { sourceId, status, limit: limit + 1, after });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    ctx.body = {
-      items: page.map(syncToJson),
-      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
-    };
+    ctx.body = toPage(rows, limit, syncToJson, (r) => ({ t: r.cursor_t, id: r.id }));
   });
 
   router.get('/api/syncs/:id', async (ctx) => {
@@ -51,13 +46,7 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
     if (after && !/^\d{1,19}$/.test(after.id)) throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
     if (!(await getSync(pool, syncId))) throw new NotFoundError('sync', syncId);
     const rows = await listIssues(pool, { syncId, level, phase, limit: limit + 1, afterId: after?.id });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    ctx.body = {
-      items: page.map(issueJson),
-      next_cursor:
-        rows.length > limit && last ? encodeCursor({ t: last.occurred_at.toISOString(), id: last.id }) : null,
-    };
+    ctx.body = toPage(rows, limit, issueJson, (r) => ({ t: r.occurred_at.toISOString(), id: r.id }));
   });
 
   router.get('/api/schedules', async (ctx) => {
@@ -66,11 +55,6 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
     const after = decodeCursor(ctx.query);
     if (after && !/^\d{1,19}$/.test(after.id)) throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
     const rows = await listSchedules(pool, { sourceId, limit: limit + 1, after });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    ctx.body = {
-      items: page.map(scheduleToJson),
-      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
-    };
+    ctx.body = toPage(rows, limit, scheduleToJson, (r) => ({ t: r.cursor_t, id: r.id }));
   });
 }
