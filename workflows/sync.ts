@@ -28,8 +28,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { SyncActivities } from '../activities/index.ts';
-import { BATCH_FILES, cancelSignal, progressQuery, retrySignal } from './sync-contract.ts';
-import { CKG_SYNC_ID } from './search-attributes.ts';
+import { BATCH_FILES, CKG_SYNC_ID, CKG_SYNC_STATUS, cancelSignal, progressQuery, retrySignal } from './sync-contract.ts';
 import type {
   BeginSyncResult,
   CloneResult,
@@ -121,6 +120,8 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
   const setPhase = (phase: string, done: number, total: number) => {
     progress = { syncId: current, phase, done, total };
   };
+  /** The sync's status as a search attribute, so the UI filters on it (e.g. failed syncs of acme/*). */
+  const markStatus = (status: string) => upsertSearchAttributes([{ key: CKG_SYNC_STATUS, value: status }]);
 
   async function steps(ids: SyncIds, begin: BeginSyncResult & { proceed: true }): Promise<SyncStats> {
     const s = begin.settings;
@@ -240,9 +241,11 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     const begin = await control('begin: pending → running').beginSync(ids);
     if (!begin.proceed) {
       setPhase(begin.status, 0, 0);
+      markStatus(begin.status);
       return { syncId, status: begin.status, ...(begin.error ? { error: begin.error } : {}) };
     }
     const started = Date.now();
+    markStatus('running');
     try {
       scope = new CancellationScope();
       const stats = await scope.run(async () => {
@@ -259,6 +262,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         }),
       );
       setPhase('completed', 1, 1);
+      markStatus('completed');
       return { syncId, status: 'completed' };
     } catch (err) {
       if (isCancellation(err)) {
@@ -268,6 +272,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
           control('end: cancelled').endSync({ ...ids, status: 'cancelled', error: reason }),
         );
         setPhase('cancelled', 0, 0);
+        markStatus('cancelled');
         // Temporal's own cancellation ends the workflow as Canceled, so the UI shows what happened.
         if (byTemporal) throw err;
         return { syncId, status: 'cancelled', error: reason };
@@ -275,6 +280,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       const error = failureMessage(err);
       await CancellationScope.nonCancellable(() => control('end: failed').endSync({ ...ids, status: 'failed', error }));
       setPhase('failed', 0, 0);
+      markStatus('failed');
       return { syncId, status: 'failed', error };
     } finally {
       scope = null;
@@ -284,7 +290,10 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     current = next;
     cancelReason = null;
-    upsertSearchAttributes([{ key: CKG_SYNC_ID, value: next }]);
+    upsertSearchAttributes([
+      { key: CKG_SYNC_ID, value: next },
+      { key: CKG_SYNC_STATUS, value: 'pending' },
+    ]);
     try {
       runs.push(await runOne(next));
     } catch (err) {
@@ -294,6 +303,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         await CancellationScope.nonCancellable(() =>
           control('end: cancelled').endSync({ ...ids, status: 'cancelled', error: 'cancelled through Temporal' }),
         );
+        markStatus('cancelled');
       }
       throw err;
     }

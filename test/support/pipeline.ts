@@ -15,7 +15,7 @@ import type { Queryable } from '../../lib/db.ts';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { createLogger } from '../../lib/log.ts';
-import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../temporal/sync-start-options.ts';
+import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../workflows/sync-contract.ts';
 import { createWorker, type SyncWorker } from '../../temporal/worker.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
 import type { syncWorkflow } from '../../workflows/sync.ts';
@@ -151,7 +151,14 @@ export async function insertPendingSync(db: Queryable, sourceId: string, ref: st
 export async function startSync(h: Harness, sourceId: string, syncId: string) {
   return h.client.workflow.start<typeof syncWorkflow>(
     SYNC_WORKFLOW_TYPE,
-    syncStartOptions({ syncId, sourceId, sourceName: 'acme/demo', trigger: 'test', taskQueue: h.taskQueue }),
+    syncStartOptions({
+      syncId,
+      sourceId,
+      sourceName: 'acme/demo',
+      ref: 'main',
+      trigger: 'test',
+      taskQueue: h.taskQueue,
+    }),
   );
 }
 
