@@ -28,7 +28,14 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { SyncActivities } from '../activities/index.ts';
-import { BATCH_FILES, CKG_SYNC_ID, CKG_SYNC_STATUS, cancelSignal, progressQuery, retrySignal } from './sync-contract.ts';
+import {
+  BATCH_FILES,
+  CKG_SYNC_ID,
+  CKG_SYNC_STATUS,
+  cancelSignal,
+  progressQuery,
+  retrySignal,
+} from './sync-contract.ts';
 import type {
   BeginSyncResult,
   CloneResult,
