@@ -39,6 +39,8 @@ export function gatewayErrors(log: Logger): Koa.Middleware {
       }
       ctx.status = err.status;
       ctx.body = err.toBody();
+      if (err.retryAfterSeconds !== undefined)
+        ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterSeconds))));
       if (err instanceof MethodNotAllowedError) ctx.set('Allow', err.allow.join(', '));
       if (err.status === 401) ctx.set('WWW-Authenticate', `Bearer error="invalid_token"`);
       if (err.status >= 500) log.error('request_failed', { ...fields, error: thrown });

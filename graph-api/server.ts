@@ -29,6 +29,7 @@ export async function startGraphApi(
   const pool = createPool(config.DATABASE_URL, {
     max: config.DATABASE_POOL_SIZE,
     applicationName: 'ckg-graph-api',
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000,
     log,
   });
   try {
@@ -55,10 +56,23 @@ export async function startGraphApi(
     maxTokens: config.SUMMARY_MAX_TOKENS,
     timeoutMs: config.DENSE_LLM_TIMEOUT_SECONDS * 1000,
   });
+  // Summaries get a pool of their own, one connection per concurrent summary: a storm of them never takes the
+  // connections of ordinary reads.
+  const summaryPool = createPool(config.DATABASE_URL, {
+    max: config.SUMMARY_CONCURRENCY,
+    applicationName: 'ckg-graph-api-summary',
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000,
+    log,
+  });
   const summaries = createSummaryService({
-    pool,
+    pool: summaryPool,
     dense,
     log,
+    limits: {
+      concurrency: config.SUMMARY_CONCURRENCY,
+      queue: config.SUMMARY_QUEUE_SIZE,
+      queueTimeoutMs: config.SUMMARY_QUEUE_TIMEOUT_SECONDS * 1000,
+    },
     budget: {
       totalChars: config.SUMMARY_TOTAL_BUDGET_CHARS,
       fileRatio: config.SUMMARY_FILE_BUDGET_RATIO,
@@ -94,7 +108,7 @@ export async function startGraphApi(
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      await pool.end();
+      await Promise.all([pool.end(), summaryPool.end()]);
       log.info('graph_api_stopped', {});
     },
   };

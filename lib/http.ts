@@ -24,6 +24,8 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
       const err = toServiceError(thrown);
       ctx.status = err.status;
       ctx.body = err.toBody();
+      if (err.retryAfterSeconds !== undefined)
+        ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterSeconds))));
       const fields = {
         method: ctx.method,
         path: ctx.path,

@@ -33,6 +33,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
   const pool = createPool(config.DATABASE_URL, {
     max: config.DATABASE_POOL_SIZE,
     applicationName: 'ckg-ingestion',
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000,
     log: logger,
   });
   let connection: Connection | undefined;

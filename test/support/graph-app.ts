@@ -48,6 +48,8 @@ export interface GraphTestAppOptions {
   ingestionEnv?: Record<string, string>;
   /** Use this database (it is left in place by close()) instead of a fresh one. */
   db?: TestDatabase;
+  /** The summary limiter (SUMMARY_CONCURRENCY, SUMMARY_QUEUE_SIZE, SUMMARY_QUEUE_TIMEOUT_SECONDS in ms). */
+  summaryLimits?: { concurrency: number; queue: number; queueTimeoutMs: number };
 }
 
 export const DEFAULT_BUDGET: SummaryBudget = {
@@ -89,6 +91,7 @@ export async function startGraphTestApp(opts: GraphTestAppOptions = {}): Promise
         timeoutMs: 10_000,
       }),
       budget: { ...DEFAULT_BUDGET, ...opts.budget },
+      ...(opts.summaryLimits ? { limits: opts.summaryLimits } : {}),
     }),
     graphTimeoutMs: opts.graphTimeoutMs ?? 60_000,
   });
