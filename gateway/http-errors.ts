@@ -6,6 +6,7 @@
  */
 import type Koa from 'koa';
 import { ServiceError, toServiceError } from '../lib/errors.ts';
+import { checkRequestTarget } from '../lib/http.ts';
 import type { Logger } from '../lib/log.ts';
 
 export class MethodNotAllowedError extends ServiceError {
@@ -22,6 +23,7 @@ export function gatewayErrors(log: Logger): Koa.Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     try {
+      checkRequestTarget(ctx.url);
       await next();
     } catch (thrown) {
       const err = toServiceError(thrown);

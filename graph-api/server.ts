@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createPool } from '../lib/db.ts';
+import { listen } from '../lib/http.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { checkEmbeddingDimension, migrate } from '../schema/migrate.ts';
@@ -89,10 +90,7 @@ export async function startGraphApi(
     summaries,
     graphTimeoutMs: Math.round(config.GRAPH_QUERY_TIMEOUT_SECONDS * 1000),
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.APP_PORT, config.APP_HOST, () => resolve(s));
-    s.once('error', reject);
-  });
+  const server: Server = await listen(app, config.APP_PORT, config.APP_HOST);
   const port = (server.address() as AddressInfo).port;
   log.info('graph_api_started', {
     port,

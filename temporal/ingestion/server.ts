@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../lib/db.ts';
+import { listen } from '../../lib/http.ts';
 import { createLogger, parseLevel, type Logger } from '../../lib/log.ts';
 import { createApp } from './app.ts';
 import type { IngestionConfig } from './config.ts';
@@ -46,11 +47,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
   }
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const deps: IngestionDeps = { pool, temporal, log: logger, settings: settingsOf(config) };
-  const server: Server = createApp(deps).listen(config.APP_PORT, config.APP_HOST);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  const server: Server = await listen(createApp(deps), config.APP_PORT, config.APP_HOST);
   const port = (server.address() as AddressInfo).port;
   const conn = connection;
   return {

@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
+import { listen } from '../../lib/http.ts';
 import { createLogger } from '../../lib/log.ts';
 import { createGraphApp } from '../../graph-api/app.ts';
 import { createIngestionClient } from '../../graph-api/ingestion-client.ts';
@@ -95,9 +96,7 @@ export async function startGraphTestApp(opts: GraphTestAppOptions = {}): Promise
     }),
     graphTimeoutMs: opts.graphTimeoutMs ?? 60_000,
   });
-  const server: Server = await new Promise((r) => {
-    const s = app.listen(0, '127.0.0.1', () => r(s));
-  });
+  const server: Server = await listen(app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const send = async <T>(method: string, path: string, body?: unknown): Promise<Reply<T>> => {
     const res = await fetch(url + path, {
