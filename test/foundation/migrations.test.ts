@@ -21,9 +21,13 @@ describe('migrations', () => {
     for (const name of created) await dropDatabase(name);
   });
 
-  it('are numbered V1..V11 without gaps', () => {
+  it('are numbered from V1, each number once (reserved numbers may leave gaps)', () => {
     const versions = loadMigrations().map((m) => m.version);
-    assert.deepEqual(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert.deepEqual(versions.slice(0, 11), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert.deepEqual(
+      versions,
+      [...new Set(versions)].sort((a, b) => a - b),
+    );
   });
 
   it('apply on an empty database, and a second run is a no-op', async () => {
@@ -31,12 +35,13 @@ describe('migrations', () => {
     created.push(name);
     const url = databaseUrl(name);
     const first = await migrate(url);
-    assert.deepEqual(first.applied, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    assert.equal(first.current, 11);
+    const all = loadMigrations().map((m) => m.version);
+    assert.deepEqual(first.applied, all);
+    assert.equal(first.current, all.at(-1));
     const second = await migrate(url);
     assert.deepEqual(second.applied, []);
     const rows = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM schema_migrations');
-    assert.equal(rows[0]?.n, '11');
+    assert.equal(rows[0]?.n, String(all.length));
     const tables = await query<{ t: string }>(
       url,
       `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
@@ -75,10 +80,14 @@ describe('migrations', () => {
     const url = databaseUrl(name);
     const [a, b] = await Promise.all([migrate(url), migrate(url)]);
     const all = [...a.applied, ...b.applied].sort((x, y) => x - y);
-    assert.deepEqual(all, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 'every migration applied exactly once across both');
+    assert.deepEqual(
+      all,
+      loadMigrations().map((m) => m.version),
+      'every migration applied exactly once across both',
+    );
     assert.ok(a.applied.length === 0 || b.applied.length === 0, 'one runner did all the work, the other waited');
     const rows = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM schema_migrations');
-    assert.equal(rows[0]?.n, '11');
+    assert.equal(rows[0]?.n, String(all.length));
   });
 
   it('refuses to run when an applied migration was edited', async () => {
