@@ -122,7 +122,8 @@ export interface CursorKey {
   id: string;
 }
 
-export function encodeCursor(key: CursorKey): string {
+/** Encodes any JSON sort key as an opaque cursor (lists use CursorKey; search pages their own key). */
+export function encodeCursor(key: object): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
@@ -130,15 +131,24 @@ export function encodeCursor(key: CursorKey): string {
  * Builds a `{ items, next_cursor }` page from rows fetched with limit + 1: the extra row, when present, says another
  * page follows, and the cursor is the last returned row's sort key.
  */
-export function toPage<R, J>(
+export function toPage<R, J, K extends object = CursorKey>(
   rows: readonly R[],
   limit: number,
   toJson: (row: R) => J,
-  keyOf: (row: R) => CursorKey,
+  keyOf: (row: R) => K,
 ): { items: J[]; next_cursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return { items: page.map(toJson), next_cursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };
+}
+
+/** Decodes a cursor made by encodeCursor into its JSON value, or throws naming the parameter. */
+export function decodeCursorJson(value: string, name = 'cursor'): unknown {
+  try {
+    return JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
+  } catch {
+    throw new InvalidArgumentError(name, 'is not a cursor this service issued');
+  }
 }
 
 export function decodeCursor(query: Query, name = 'cursor'): CursorKey | undefined {

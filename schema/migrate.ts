@@ -35,9 +35,10 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
   }
   out.sort((a, b) => a.version - b.version);
+  // Numbers are reserved per change, so gaps are allowed; the first is V1 and each number appears once.
   out.forEach((m, i) => {
-    if (m.version !== i + 1)
-      throw new Error(`migrations must be numbered 1..n without gaps; found V${m.version} at position ${i + 1}`);
+    if (i === 0 ? m.version !== 1 : m.version === out[i - 1]!.version)
+      throw new Error(`migrations must start at V1 and use each number once; found V${m.version} at position ${i + 1}`);
   });
   return out;
 }
