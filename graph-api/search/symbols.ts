@@ -1,8 +1,8 @@
 /**
  * Symbol search over the graph's Symbol vertices, by name, case-insensitive: `exact` (the name), `prefix` (names
  * starting with q) and `fuzzy` (the default: exact, then prefix, then names containing q, then names whose trigrams
- * are close to q's, pg_trgm's word_similarity). Ordered by that tier, then similarity, then shorter names first
- * (a search for `Read` shows `Read` and `ReadAll` before `ReadFileWithContext`). Names are found through two
+ * are close to q's, pg_trgm's word_similarity). Ordered by that tier, then word similarity (q as a whole word of
+ * the name first: `read` shows `read_all` before `reader`), then shorter names first. Names are found through two
  * expression indexes on the label table (V13): a btree with pattern ops (exact, prefix) and a trigram GIN (fuzzy).
  * Each hit names its defining file (node id, file record) and line.
  */
@@ -84,19 +84,19 @@ export async function searchSymbols(
   const after = parseCursor(p.cursor);
   if (syncIds.length === 0) return { items: [], next_cursor: null, meta };
   const lq = p.q.toLowerCase();
-  const esc = escapeLike(lq);
-  const nameCond =
-    p.match === 'exact'
-      ? `symbol_name_key(s.properties) = $2`
-      : p.match === 'prefix' || lq.length < MIN_FUZZY
-        ? `symbol_name_key(s.properties) LIKE $3 || '%'`
-        : `(symbol_name_key(s.properties) LIKE '%' || $3 || '%' OR $2 <% symbol_name_key(s.properties))`;
-  const params: unknown[] = [syncIds, lq, esc, p.q, p.limit + 1];
-  const extra: string[] = [];
+  const params: unknown[] = [syncIds, lq, p.q, p.limit + 1];
   const next = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
   };
+  const key = 'symbol_name_key(s.properties)';
+  const nameCond =
+    p.match === 'exact'
+      ? `${key} = $2`
+      : p.match === 'prefix' || lq.length < MIN_FUZZY
+        ? `${key} LIKE ${next(escapeLike(lq) + '%')}`
+        : `(${key} LIKE ${next('%' + escapeLike(lq) + '%')} OR $2 <% ${key})`;
+  const extra: string[] = [];
   if (p.kind !== undefined) extra.push(`r.kind = ${next(p.kind)}`);
   if (p.language !== undefined) extra.push(`f.language = ${next(p.language)}`);
   if (p.pathPrefix !== undefined && p.pathPrefix !== '') extra.push(`starts_with(f.file_path, ${next(p.pathPrefix)})`);
@@ -110,7 +110,7 @@ export async function searchSymbols(
         WHERE ${nameCond}
      ), r AS (
        SELECT cand.*,
-              CASE WHEN cand.name = $4 THEN 0 WHEN cand.key = $2 THEN 1 WHEN starts_with(cand.key, $2) THEN 2
+              CASE WHEN cand.name = $3 THEN 0 WHEN cand.key = $2 THEN 1 WHEN starts_with(cand.key, $2) THEN 2
                    WHEN strpos(cand.key, $2) > 0 THEN 3 ELSE 4 END AS tier,
               round(word_similarity($2, cand.key)::numeric, 4)::float8 AS sim,
               length(cand.key) AS len
@@ -121,7 +121,7 @@ export async function searchSymbols(
        FROM r JOIN file_records f ON f.id = r.file_id
       WHERE true${extra.map((e) => ` AND ${e}`).join('')}
       ORDER BY r.tier, -r.sim, r.len, r.key, r.gid
-      LIMIT $5`,
+      LIMIT $4`,
     params,
   );
   const page = toPage(
