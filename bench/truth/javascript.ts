@@ -29,7 +29,7 @@ export function jsTruth(root: string): Truth {
     .filter((p) => /(ts|js)config\.json$/.test(p))
     .map((p) => {
       const abs = join(root, p);
-      const read = ts.readConfigFile(abs, ts.sys.readFile);
+      const read = ts.readConfigFile(abs, (p) => ts.sys.readFile(p));
       const parsed = ts.parseJsonConfigFileContent(read.config ?? {}, ts.sys, dirname(abs), undefined, abs);
       return { dir: dirname(abs), options: parsed.options };
     })

@@ -89,20 +89,19 @@ export function rustTruth(root: string): Truth {
       if (rel.startsWith('..')) continue;
       const segs = rel.replace(/\.rs$/, '').split('/');
       if (segs[segs.length - 1] === 'mod') segs.pop();
-      let parent: string | null = null;
-      if (segs.length === 1) parent = c.root;
-      else {
-        const p = join(base, ...segs.slice(0, -1));
-        const cands = [relative(root, join(root, `${p}.rs`)), relative(root, join(root, p, 'mod.rs'))];
-        parent = cands.find((x) => c.files.has(x)) ?? null;
-      }
+      const p = join(base, ...segs.slice(0, -1));
+      const parent =
+        segs.length === 1
+          ? c.root
+          : ([relative(root, join(root, `${p}.rs`)), relative(root, join(root, p, 'mod.rs'))].find((x) =>
+              c.files.has(x),
+            ) ?? null);
       if (parent !== null && parent !== f) items.push({ from: parent, targets: new Set([f]) });
     }
   }
   const libFiles = new Set(crateFiles.filter((c) => c.lib).flatMap((c) => [...c.files]));
   const plausible = (from: string, to: string): boolean =>
     libFiles.has(to) || crateFiles.some((c) => c.files.has(from) && c.files.has(to));
-  void walkFiles;
   return {
     tool: `${execFileSync('rustc', ['--version'], { encoding: 'utf8' }).trim()}: cargo metadata targets + rustc --emit=dep-info module sets; mod tree by path rules; use edges checked for plausibility only`,
     scope,
