@@ -1,6 +1,6 @@
 /** search, show (a node), cat (print a file or a line range), impact, diff. */
 import type { Command } from 'commander';
-import { renderLines } from '../../mcp/tools/read-file.ts';
+import { renderLines } from '../../mcp/lines.ts';
 import { CliError, EXIT } from '../exit.ts';
 import { cell, note, print, printJson, table } from '../output.ts';
 import { openSession, type GlobalOptions } from '../session.ts';

@@ -1,7 +1,5 @@
 /** `ckg mcp`: the MCP server over stdio, for agents that start their tools as processes. Logs go to stderr. */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
-import { createMcpServer } from '../../mcp/server.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
 
 export function registerMcp(program: Command): void {
@@ -12,6 +10,9 @@ export function registerMcp(program: Command): void {
       const session = openSession(cmd.optsWithGlobals<GlobalOptions>());
       // Fail now, naming the cause, rather than on the agent's first tool call.
       await session.token();
+      // Loaded here, not at start-up: the SDK and zod are only needed by this command.
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+      const { createMcpServer } = await import('../../mcp/server.ts');
       const server = createMcpServer(session.api);
       const transport = new StdioServerTransport();
       await server.connect(transport);
