@@ -23,7 +23,7 @@ export function fitList(
   base: Record<string, unknown>,
   key: string,
   items: unknown[],
-  page: { offset: number; total: number },
+  page: { offset: number; total: number; more?: (end: number) => string },
   max = MAX_CHARS,
 ): CallToolResult {
   const render = (n: number, note?: string) =>
@@ -31,7 +31,7 @@ export function fitList(
   const noteFor = (n: number) => {
     const end = page.offset + n;
     return end < page.total
-      ? `showing items ${page.offset + 1}-${end} of ${page.total}; call again with offset=${end} for more`
+      ? `showing items ${page.offset + 1}-${end} of ${page.total}; ${page.more ? page.more(end) : `call again with offset=${end} for more`}`
       : undefined;
   };
   let text = render(items.length, noteFor(items.length));

@@ -26,42 +26,72 @@ export function parseLines(spec: string | undefined): { start: number; end?: num
   return end === undefined ? { start } : { start, end };
 }
 
+/** Search hits as a table: files by distance; chunks as path:lines with the snippet's first line; symbols. */
+function searchTable(kind: string, results: Json[]): string {
+  if (kind === 'files') {
+    return table(
+      results.map((r) => ({ ...r, distance: typeof r.distance === 'number' ? r.distance.toFixed(4) : r.distance })),
+      [
+        { key: 'distance', header: 'DISTANCE' },
+        { key: 'type', header: 'TYPE' },
+        { key: 'id', header: 'NODE', max: 100 },
+      ],
+    );
+  }
+  if (kind === 'chunks') {
+    return table(
+      results.map((c) => {
+        const text = String((c.snippet as { text?: string } | undefined)?.text ?? '');
+        return {
+          where: `${String(c.file_path)}:${String(c.start_line)}-${String(c.end_line)}`,
+          chunk_type: c.chunk_type,
+          score: typeof c.score === 'number' ? c.score.toFixed(4) : c.score,
+          text: text.split('\n').find((l) => l.trim() !== '') ?? '',
+        };
+      }),
+      [
+        { key: 'where', header: 'FILE:LINES', max: 70 },
+        { key: 'chunk_type', header: 'TYPE' },
+        { key: 'score', header: 'SCORE' },
+        { key: 'text', header: 'TEXT', max: 60 },
+      ],
+    );
+  }
+  return table(
+    results.map((r) => ({ ...r, where: `${String(r.file_path)}:${String(r.line)}` })),
+    [
+      { key: 'name', header: 'NAME', max: 40 },
+      { key: 'kind', header: 'KIND' },
+      { key: 'match', header: 'MATCH' },
+      { key: 'where', header: 'FILE:LINE', max: 80 },
+    ],
+  );
+}
+
 export function registerGraph(program: Command): void {
   program
     .command('search')
     .description('search the newest sync of every source: files by meaning, or chunks / symbols')
     .argument('<query...>')
     .option('--kind <kind>', 'files, chunks or symbols', 'files')
-    .option('--type <type>', 'files only: source, test, config, script, doc, data, asset or service')
+    .option('--type <type>', 'files and chunks: source, test, config, script, doc, data, asset or service')
+    .option('--source <source-id>', 'chunks and symbols: only this source')
     .option('--limit <n>', 'results (1-100)', '10')
     .action(async (words: string[], _o: unknown, cmd: Command) => {
-      const o = cmd.optsWithGlobals<GlobalOptions & { kind: string; type?: string; limit: string }>();
+      const o = cmd.optsWithGlobals<GlobalOptions & { kind: string; type?: string; source?: string; limit: string }>();
       if (!['files', 'chunks', 'symbols'].includes(o.kind)) {
         throw new CliError(`--kind: "${o.kind}" is not files, chunks or symbols`, EXIT.USAGE);
       }
       const path = o.kind === 'files' ? '/api/graph/search' : `/api/graph/search/${o.kind}`;
-      const answer = await openSession(o).api.call<{ results?: Json[]; items?: Json[] }>('GET', path, {
-        query: { q: words.join(' '), type: o.type, limit: o.limit },
-      });
+      const q = words.join(' ');
+      const query =
+        o.kind === 'files'
+          ? { q, type: o.type, limit: o.limit }
+          : { q, file_type: o.kind === 'chunks' ? o.type : undefined, source_id: o.source, limit: o.limit };
+      const answer = await openSession(o).api.call<{ results?: Json[]; items?: Json[] }>('GET', path, { query });
       const results = answer.results ?? answer.items ?? [];
       if (o.json) return printJson(answer);
-      const columns =
-        o.kind === 'files'
-          ? [
-              { key: 'distance', header: 'DISTANCE' },
-              { key: 'type', header: 'TYPE' },
-              { key: 'id', header: 'NODE', max: 100 },
-            ]
-          : Object.keys(results[0] ?? {})
-              .filter((k) => typeof results[0]![k] !== 'object')
-              .slice(0, 6)
-              .map((k) => ({ key: k, header: k.toUpperCase(), max: 60 }));
-      print(
-        table(
-          results.map((r) => ({ ...r, distance: typeof r.distance === 'number' ? r.distance.toFixed(4) : r.distance })),
-          columns,
-        ),
-      );
+      print(searchTable(o.kind, results));
     });
 
   program
