@@ -10,6 +10,8 @@
  *   /mcp (the SDK's client over streamable HTTP), interleaved; p50 of each and of their difference.
  *
  *   set -a; source .stack/env; set +a; node --import tsx bench/agents.ts [--src DIR] [--keep]
+ *   ... bench/agents.ts --source ID --repo DIR   (go on with a source of an earlier run: its newest completed sync is
+ *                                                 the first, DIR is changed and synced for the second)
  *
  * The machine is shared: each figure is printed with the load average at that moment.
  */
@@ -101,12 +103,23 @@ async function token(): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
+const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+
 async function main() {
-  const auth = { authorization: `Bearer ${await token()}` };
+  // Access tokens live 5 minutes and a sync of the Go standard library can take longer on a loaded machine.
+  let auth = { authorization: `Bearer ${await token()}` };
+  let fetchedAt = Date.now();
+  const fresh = async () => {
+    if (Date.now() - fetchedAt > 120_000) {
+      auth = { authorization: `Bearer ${await token()}` };
+      fetchedAt = Date.now();
+    }
+    return auth;
+  };
   const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
     const res = await fetch(url, {
       method,
-      headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { ...(await fresh()), ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
@@ -114,20 +127,25 @@ async function main() {
     return (text === '' ? undefined : JSON.parse(text)) as T;
   };
   const timed = async (url: string) => {
+    const headers = await fresh();
     const t = performance.now();
-    const res = await fetch(url, { headers: auth });
+    const res = await fetch(url, { headers });
     await res.arrayBuffer();
     if (!res.ok) throw new Error(`${url}: ${res.status}`);
     return performance.now() - t;
   };
 
-  const dir = repoOf(goSrc);
-  const source = await call<{ id: string }>('POST', `${gateway}/api/sources`, {
-    owner: 'bench',
-    name: `go-std-${Date.now()}`,
-    url: dir,
-    config: { embeddings: false },
-  });
+  const reuse = opt('--source');
+  const dir = reuse ? opt('--repo')! : repoOf(goSrc);
+  const source = reuse
+    ? { id: reuse }
+    : await call<{ id: string }>('POST', `${gateway}/api/sources`, {
+        owner: 'bench',
+        name: `go-std-${Date.now()}`,
+        url: dir,
+        config: { embeddings: false },
+      });
+  console.log(`source ${source.id}, repository ${dir}`);
   const sync = async () => {
     const t = Date.now();
     const s = await call<{ id: string }>('POST', `${gateway}/api/syncs`, {
@@ -143,7 +161,19 @@ async function main() {
     console.log(`sync ${s.id}: ${((Date.now() - t) / 1000).toFixed(1)} s (load ${load()})`);
     return s.id;
   };
-  const s1 = await sync();
+  const latestCompleted = async () => {
+    for (;;) {
+      const page = await call<{ items: Array<{ id: string; status: string }> }>(
+        'GET',
+        `${gateway}/api/syncs?source_id=${source.id}&limit=5`,
+      );
+      if (!page.items.some((r) => r.status === 'pending' || r.status === 'running')) {
+        return page.items.find((r) => r.status === 'completed')!.id;
+      }
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+  };
+  const s1 = reuse ? await latestCompleted() : await sync();
   changeRepo(dir);
   const s2 = await sync();
 
@@ -204,7 +234,9 @@ async function main() {
 
   // MCP overhead: REST through the gateway vs the MCP tool through the gateway, same read, interleaved.
   const mcp = new Client({ name: 'bench', version: '1' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gateway}/mcp`), { requestInit: { headers: auth } }));
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway}/mcp`), { requestInit: { headers: await fresh() } }),
+  );
   const rest: number[] = [];
   const tool: number[] = [];
   const diffs: number[] = [];

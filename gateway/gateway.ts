@@ -116,7 +116,12 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     forward,
     upstreams,
     events,
-    mcp: createMcpHandler({ upstreams, timeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000, log }),
+    mcp: createMcpHandler({
+      upstreams,
+      timeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000,
+      maxInFlight: config.UPSTREAM_MAX_CONNECTIONS,
+      log,
+    }),
     openapi,
     docsUi: createDocsUi({ oidcClientId: 'service-frontend' }),
   });
