@@ -5,7 +5,7 @@
  */
 import type Router from '@koa/router';
 import { InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
-import { queryEnum, queryInt, queryString, queryUuid } from '../../lib/http.ts';
+import { queryEnum, queryInt, queryString, queryUuid } from '../../lib/validate.ts';
 import { decodeNodeId, encodeNodeId } from '../../lib/node-id.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';

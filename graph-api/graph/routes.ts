@@ -1,7 +1,7 @@
 /** GET /api/graph (merged graph), /api/graph/stats, /api/graph/search, and impact and diff (analysis/routes.ts). */
 import type Router from '@koa/router';
 import { InvalidArgumentError } from '../../lib/errors.ts';
-import { queryEnum, queryInt, queryString } from '../../lib/http.ts';
+import { queryEnum, queryInt, queryString } from '../../lib/validate.ts';
 import { analysisRoutes } from '../analysis/routes.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
