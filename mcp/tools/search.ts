@@ -1,8 +1,7 @@
 /**
  * search: files by meaning (GET /api/graph/search), passages (GET /api/graph/search/chunks) and symbols (GET
- * /api/graph/search/symbols). The chunk and symbol routes come from the search issue (branch issue-13, posted on
- * the board); where they are not deployed the tool answers the service's 404 as a tool error. Answers are compacted
- * for a model: a chunk becomes its node id, path, line range, type and snippet text.
+ * /api/graph/search/symbols). Answers are compacted for a model: a chunk becomes its node id, path, line range,
+ * type and snippet text; a symbol its name, kind, node id, path and line.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';

@@ -66,7 +66,12 @@ describe('MCP server: streamable HTTP through the gateway and stdio from the CLI
       db,
       src,
       [
-        { path: 'core.ts', text: 'export const core = 2;\nexport const more = 3;\n', embedding: vec() },
+        {
+          path: 'core.ts',
+          text: 'export const core = 2;\nexport function frobnicateWidgets() {}\n',
+          symbols: [{ name: 'frobnicateWidgets', kind: 'function', line: 2 }],
+          embedding: vec(),
+        },
         { path: 'util.ts', deps: [['core.ts', 1]], embedding: vec() },
         { path: 'app.ts', deps: [['util.ts', 1]], embedding: vec() },
         { path: 'big.txt', type: 'doc', language: 'text', text: big.join('\n') + '\n', embedding: vec() },
@@ -147,6 +152,28 @@ describe('MCP server: streamable HTTP through the gateway and stdio from the CLI
       const bad = await client.callTool({ name: 'search', arguments: { query: 'x', limit: 500 } });
       assert.equal(bad.isError, true);
       assert.match(text(bad), /limit/);
+    }
+  });
+
+  it('search kind=chunks and kind=symbols: compact hits of the search routes', async () => {
+    for (const client of [http, stdio]) {
+      const sym = JSON.parse(
+        text(await client.callTool({ name: 'search', arguments: { query: 'frobnicateWidgets', kind: 'symbols' } })),
+      ) as { results: Array<{ name: string; kind: string; node_id: string; line: number }> };
+      assert.deepEqual(sym.results[0], {
+        name: 'frobnicateWidgets',
+        kind: 'function',
+        node_id: nid('core.ts'),
+        file_path: 'core.ts',
+        line: 2,
+        match: 'exact',
+      });
+      const chunks = JSON.parse(
+        text(await client.callTool({ name: 'search', arguments: { query: 'frobnicate widgets', kind: 'chunks' } })),
+      ) as { results: Array<{ node_id: string; lines: string; text: string }> };
+      assert.equal(chunks.results[0]!.node_id, nid('core.ts'));
+      assert.match(chunks.results[0]!.lines, /^\d+-\d+$/);
+      assert.match(chunks.results[0]!.text, /frobnicateWidgets/);
     }
   });
 
