@@ -68,7 +68,8 @@ export function chunkSearchVector(content: string, symbols: readonly string[]): 
     }
   };
   const { header, body } = splitBreadcrumb(content);
-  for (const t of tokens(header)) add(t, 'B');
+  // The header's labels (`# file:`, `# in:`) are in every chunk: only the path and the constructs are terms.
+  for (const t of tokens(header.replace(/^# (file|in): /gm, ''))) add(t, 'B');
   for (const t of tokens(body)) add(t, 'D');
   for (const s of symbols) for (const t of tokens(s)) add(t, 'A');
   const parts: string[] = [];
