@@ -19,7 +19,7 @@ import { termStats, type TermStats } from './term-stats.ts';
 import { buildSnippet, type Snippet } from './snippet.ts';
 
 /** Hits read from each ranking: the fused list (and so the pages) ends after at most 2 × DEPTH hits. */
-export const DEPTH = 100;
+export const DEPTH = 50;
 /** ts_rank weights for D, C, B, A: body, (unused), breadcrumb (path, enclosing constructs), the chunk's symbols. */
 const RANK_WEIGHTS = '{0.1, 0.2, 0.4, 1.0}';
 
@@ -71,7 +71,7 @@ function filterSql(p: ChunkSearchParams, first: number): { sql: string; params: 
 /** A lexeme in at least this fraction of chunks does not select candidates (it still counts in the ranking). */
 export const COMMON_TERM = 0.05;
 /** At most this many candidates are ranked by ts_rank (a query of only common words selects more). */
-export const MAX_CANDIDATES = 2000;
+export const MAX_CANDIDATES = 1000;
 
 /**
  * Candidates come from the query's rare terms (any of them), or, when every term is common, from chunks holding all
