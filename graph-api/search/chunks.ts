@@ -77,34 +77,49 @@ export const MAX_CANDIDATES = 1000;
  * Candidates come from the query's rare terms (any of them), or, when every term is common, from chunks holding all
  * of them; at most MAX_CANDIDATES are then ranked by ts_rank over every term (weights: symbols, breadcrumb, body).
  */
-export function lexicalQueries(terms: QueryTerms, stats: TermStats): { match: string; rank: string } | null {
+export function lexicalQueries(
+  terms: QueryTerms,
+  stats: TermStats,
+): { match: string; rank: string; strict: string | null } | null {
   const rank = toTsQuery(terms);
   if (rank === null) return null;
   const rare = terms.lexemes.filter((l) => (stats.frequency(l) ?? 0) < COMMON_TERM);
   const selective = toTsQuery({ lexemes: rare, prefixes: terms.prefixes.filter((p) => p.length >= 4) });
   const all = [...terms.lexemes.map((l) => `'${l}'`), ...terms.prefixes.map((p) => `'${p}':*`)].join(' & ');
-  return { match: selective ?? all, rank };
+  // Chunks holding every rare word come first; the others only fill up when those are too few.
+  const strict = rare.length >= 2 ? rare.map((l) => `'${l}'`).join(' & ') : null;
+  return { match: selective ?? all, rank, strict };
 }
 
 async function lexicalRanking(
   tx: ReadTx,
   syncIds: string[],
-  queries: { match: string; rank: string },
+  queries: { match: string; rank: string; strict: string | null },
   p: ChunkSearchParams,
 ): Promise<Ranked<unknown>[]> {
-  const f = filterSql(p, 4);
+  const f = filterSql(p, 5);
   // With the candidate LIMIT the planner expects a sequential scan to find enough rows soon, and reads (and
   // decompresses) every chunk's terms until it does: 1.3 s on the Go standard library, against milliseconds through
   // the GIN index.
   await tx.query(`SELECT set_config('enable_seqscan', 'off', true)`);
   const res = await tx.query<{ id: string; score: number }>(
-    `SELECT c.id, ts_rank('${RANK_WEIGHTS}', c.search_terms, $3::tsquery, 1) AS score
-       FROM (SELECT c.id, c.search_terms FROM content_chunks c
-              WHERE c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $2::tsquery${f.sql}
-              LIMIT ${MAX_CANDIDATES}) c
+    `WITH strict AS MATERIALIZED (
+       SELECT c.id FROM content_chunks c
+        WHERE $4::tsquery IS NOT NULL AND c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $4::tsquery${f.sql}
+        LIMIT ${MAX_CANDIDATES}
+     ), loose AS (
+       SELECT c.id FROM content_chunks c
+        WHERE (SELECT count(*) FROM strict) < ${DEPTH}
+          AND c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $2::tsquery${f.sql}
+        LIMIT ${MAX_CANDIDATES}
+     ), cand AS (SELECT id, true AS strict FROM strict UNION ALL SELECT id, false FROM loose)
+     SELECT c.id, max(ts_rank('${RANK_WEIGHTS}', c.search_terms, $3::tsquery, 1) + CASE WHEN k.strict THEN 1 ELSE 0 END)
+              AS score
+       FROM cand k JOIN content_chunks c ON c.id = k.id
+      GROUP BY c.id
       ORDER BY score DESC, c.id
       LIMIT ${DEPTH}`,
-    [syncIds, queries.match, queries.rank, ...f.params],
+    [syncIds, queries.match, queries.rank, queries.strict, ...f.params],
   );
   return res.rows.map((r) => ({ id: r.id, value: r.score }));
 }
