@@ -246,7 +246,7 @@ export const openApiDocument = {
           source_type: { type: 'string', default: 'github_repo' },
           owner: { type: 'string' },
           name: { type: 'string' },
-          url: { type: ['string', 'null'] },
+          url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
           default_branch: { type: 'string', default: 'main' },
           config: { type: 'object', properties: { include_paths: { type: 'array', items: { type: 'string' } } } },
           enabled: { type: 'boolean' },
@@ -259,7 +259,7 @@ export const openApiDocument = {
         minProperties: 1,
         additionalProperties: false,
         properties: {
-          url: { type: ['string', 'null'] },
+          url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
           default_branch: { type: 'string' },
           config: { type: 'object' },
           enabled: { type: 'boolean' },
