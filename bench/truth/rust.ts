@@ -14,7 +14,7 @@ interface Target {
 
 /** The cfg names a package's build script may set (cargo:rustc-cfg=x, cargo:rustc-check-cfg=cfg(x)). */
 function buildCfgs(manifest: string): string[] {
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(join(dirname(manifest), 'build.rs'), 'utf8');
   } catch {
