@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import type { Truth } from './types.ts';
@@ -87,12 +88,20 @@ export function jsTruth(root: string): Truth {
             .resolvedModule?.resolvedFileName;
         }
       }
+      if (hit === undefined && !/\.(m|c)?tsx?$/.test(f) && (spec.startsWith('.') || spec.startsWith('/'))) {
+        // A JavaScript importer: Node's own CommonJS resolver (TypeScript does not add `.json` to a specifier).
+        try {
+          hit = createRequire(abs).resolve(spec);
+        } catch {
+          // not resolvable by Node either
+        }
+      }
       const targets = inside(hit).filter((t) => t !== f);
       items.push({ from: f, targets: new Set(targets) });
     }
   }
   return {
-    tool: `TypeScript ${ts.version} parser + resolveModuleName (Node10, allowJs, nearest tsconfig), workspace packages linked`,
+    tool: `TypeScript ${ts.version} parser + resolveModuleName (Node10, allowJs, nearest tsconfig), then Node's require.resolve for JS importers; workspace packages linked`,
     scope: new Set(files),
     items,
     // The resolver answers for modules only: engine edges to stylesheets, images and other assets (bundler imports,
