@@ -41,6 +41,24 @@ export interface PhaseDurations {
   finalizing?: number;
 }
 
+/** How a sync relates to its source's previous completed sync (activities/sync/reuse.ts). */
+export interface IncrementalStats {
+  /** The sync files were compared with; null for a full sync. */
+  previous_sync_id: string | null;
+  /** True when nothing was reused by design: no previous completed sync, or `config.incremental = false`. */
+  full: boolean;
+  reason?: string;
+  /** Files whose path and content equal the previous sync's and whose analysis was taken over (not parsed). */
+  reused: number;
+  /** Unchanged files analysed again (another engine version, or a vector the previous sync lacked). */
+  unchanged_reanalysed: number;
+  changed: number;
+  added: number;
+  removed: number;
+  summaries_carried: number;
+  summaries_dropped: number;
+}
+
 export interface IngestResult {
   commitSha: string;
   files: number;
@@ -50,6 +68,7 @@ export interface IngestResult {
   vertices: number;
   edges: { depends_on: number; defines: number };
   fileEmbeddings: { embedded: number; failed: number; skipped: boolean };
+  incremental?: IncrementalStats;
   durationsMs: PhaseDurations;
 }
 
@@ -75,5 +94,6 @@ export interface SyncStats {
     chunks_failed: number;
     skipped: boolean;
   };
+  incremental?: IncrementalStats;
   durations_ms: PhaseDurations & { total?: number };
 }

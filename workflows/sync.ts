@@ -104,6 +104,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
           chunks_failed: chunks.failed,
           skipped: ingest.fileEmbeddings.skipped,
         },
+        ...(ingest.incremental ? { incremental: ingest.incremental } : {}),
         durations_ms: { ...ingest.durationsMs, ...chunks.durationsMs },
       };
       // The work is done: completing it is not interrupted by a late cancellation.

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { AnalyzeOptions, Engine, EngineIssue, FileAnalysis } from './types.ts';
+import type { AnalyzeOptions, Engine, EngineIssue, FileAnalysis, ReusableFile, ReusedFile } from './types.ts';
 import type { FileRequest, FileResult } from './analyze-file.ts';
 import { DEFAULT_MAX_FILE_BYTES, analyzeFile } from './analyze-file.ts';
 import { discover } from './discover.ts';
@@ -20,10 +20,10 @@ function checkThreads(value: number | undefined, name: string): number | undefin
 }
 
 function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
-  const { imports, ...rest } = result;
+  const { imports, reused: _reused, ...rest } = result;
   try {
     const { dependencies, external } = resolveImports(result.language, result.file_path, imports, repo);
-    return { ...rest, dependencies, external_imports: external };
+    return { ...rest, imports, dependencies, external_imports: external };
   } catch (err) {
     rest.issues.push({
       level: 'error',
@@ -32,7 +32,30 @@ function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
       message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
       file_path: result.file_path,
     });
-    return { ...rest, dependencies: [], external_imports: imports.length };
+    return { ...rest, imports, dependencies: [], external_imports: imports.length };
+  }
+}
+
+/** A reused file's stored imports, resolved against this tree (resolution depends on the whole tree). */
+function finishReused(path: string, hash: string, known: ReusableFile, repo: RepoIndex): ReusedFile {
+  try {
+    const { dependencies, external } = resolveImports(known.language, path, known.imports, repo);
+    return { file_path: path, content_hash: hash, dependencies, external_imports: external, issues: [] };
+  } catch (err) {
+    const issue: EngineIssue = {
+      level: 'error',
+      phase: 'graphing',
+      code: 'resolve_failed',
+      message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
+      file_path: path,
+    };
+    return {
+      file_path: path,
+      content_hash: hash,
+      dependencies: [],
+      external_imports: known.imports.length,
+      issues: [issue],
+    };
   }
 }
 
@@ -77,7 +100,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const start = (): void => {
       while (pending < window && next < files.length) {
         const f = files[next++]!;
-        const req: FileRequest = { path: f.path, absolute: f.absolute, size: f.size, maxFileBytes };
+        const known = opts.reuse?.get(f.path);
+        const req: FileRequest = {
+          path: f.path,
+          absolute: f.absolute,
+          size: f.size,
+          maxFileBytes,
+          ...(known && opts.onReused ? { knownHash: known.content_hash } : {}),
+        };
         pending++;
         void pool.run(req).then(async (res) => {
           let result: FileResult;
@@ -93,7 +123,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
             ];
             result = await analyzeFile(req, { parse: false, issues });
           } else result = res;
-          done.push(finish(result, repo));
+          if (result.reused && known && opts.onReused)
+            opts.onReused(finishReused(f.path, result.content_hash, known, repo));
+          else done.push(finish(result, repo));
           pending--;
           wake?.();
         });

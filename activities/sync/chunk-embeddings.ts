@@ -1,6 +1,8 @@
 /**
  * embedChunks: backfills the embeddings of the run's chunks, read back from the database (no clone needed, so it
- * may run on any worker). Resumable: only chunks still without a vector are embedded, and the issues of this
+ * may run on any worker). Chunks are shared by the syncs that hold the same file content (schema V12): a chunk a
+ * reused file brought along already has its vector, and one that lacks it (the model host was down) gets it here.
+ * Resumable: only chunks still without a vector are embedded, and the issues of this
  * phase from an earlier attempt are replaced, so a retry ends as a clean run does.
  */
 import { chunkEmbeddingInput } from '../engine/embedding.ts';
@@ -31,7 +33,9 @@ export function createChunkEmbeddingActivities(deps: ActivityDeps) {
     try {
       await resetPhaseIssues(pool, syncId, ['embedding_chunks']);
       const counts = await pool.query<{ total: number; done: number }>(
-        `SELECT count(*)::int AS total, count(embedding)::int AS done FROM content_chunks WHERE sync_id = $1`,
+        `SELECT count(*)::int AS total, count(k.embedding)::int AS done
+           FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
+          WHERE s.sync_id = $1`,
         [syncId],
       );
       const total = counts.rows[0]?.total ?? 0;
@@ -43,10 +47,10 @@ export function createChunkEmbeddingActivities(deps: ActivityDeps) {
       for (;;) {
         hb.check();
         const page = await pool.query<{ id: string; content: string; file_path: string; chunk_index: number }>(
-          `SELECT c.id, c.content, f.file_path, c.chunk_index
-             FROM content_chunks c JOIN file_records f ON f.id = c.file_id
-            WHERE c.sync_id = $1 AND c.embedding IS NULL AND c.id > $2
-            ORDER BY c.id LIMIT ${PAGE}`,
+          `SELECT k.id, k.content, s.file_path, k.chunk_index
+             FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
+            WHERE s.sync_id = $1 AND k.embedding IS NULL AND k.id > $2
+            ORDER BY k.id LIMIT ${PAGE}`,
           [syncId, cursor],
         );
         if (page.rows.length === 0) break;

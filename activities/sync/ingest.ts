@@ -7,7 +7,7 @@
 import { join, resolve } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { EngineIssue, FileAnalysis } from '../engine/types.ts';
+import type { EngineIssue, FileAnalysis, ReusedFile } from '../engine/types.ts';
 import {
   WRITE_BATCH,
   loadGraphLabels,
@@ -17,6 +17,7 @@ import {
   writeDependsOn,
   writeFileGraph,
   writeFileRecords,
+  writeReusedFileRecords,
   type DependingFile,
   type FileChunks,
   type GraphFile,
@@ -30,6 +31,7 @@ import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { resetSyncData } from './reset.ts';
 import { loadAccessToken, loadRun } from './runs.ts';
+import { Reuse } from './incremental.ts';
 import type { SyncIds } from './lifecycle.ts';
 
 /**
@@ -64,6 +66,7 @@ export function createIngestActivities(deps: ActivityDeps) {
       }
       await resetSyncData(pool, syncId);
       const embeddingsOn = run.config_snapshot.embeddings !== false;
+      const reuse = await Reuse.load(pool, deps, { syncId, sourceId, config: run.config_snapshot, embeddingsOn });
 
       // Cloning.
       let t = Date.now();
@@ -109,13 +112,13 @@ export function createIngestActivities(deps: ActivityDeps) {
       let symbols = 0;
       let symbolVertices = 0;
       let definesEdges = 0;
-      const writeBatch = async (batch: FileAnalysis[]) => {
-        const written = await writeFileRecords(
-          pool,
-          { syncId, sourceId, commitSha: head.commitSha, commitAt: head.commitAt },
-          batch,
-        );
-        const issues: EngineIssue[] = [...written.issues];
+      const fileCtx = { syncId, sourceId, commitSha: head.commitSha, commitAt: head.commitAt, analysisKey: reuse.key };
+      const writeBatch = async (batch: FileAnalysis[], reused: ReusedFile[] = []) => {
+        const [written, carried] = await Promise.all([
+          writeFileRecords(pool, fileCtx, batch),
+          writeReusedFileRecords(pool, fileCtx, reuse.rows(reused)),
+        ]);
+        const issues: EngineIssue[] = [...written.issues, ...carried.issues];
         const items: FileChunks[] = [];
         const graphFiles: GraphFile[] = [];
         for (const f of batch) {
@@ -139,6 +142,14 @@ export function createIngestActivities(deps: ActivityDeps) {
           if (embeddingsOn && f.embedding_text)
             embedInputs.push({ id: fileId, text: f.embedding_text, label: f.file_path });
         }
+        const r = reuse.graphFiles(reused, carried.ids);
+        files += r.files.length;
+        binaryFiles += r.binaryFiles;
+        symbols += r.symbols;
+        chunks += r.chunks;
+        graphFiles.push(...r.files);
+        depending.push(...r.depending);
+        issues.push(...r.issues);
         const [c, g] = await Promise.all([
           writeChunks(pool, syncId, items),
           writeFileGraph(pool, graphCtx, graphFiles, labels),
@@ -152,8 +163,8 @@ export function createIngestActivities(deps: ActivityDeps) {
       };
       const writing = new Set<Promise<void>>();
       const failed: { error: Error | null } = { error: null };
-      const startWrite = (full: FileAnalysis[]) => {
-        const p: Promise<void> = writeBatch(full)
+      const startWrite = (full: FileAnalysis[], reused: ReusedFile[] = []) => {
+        const p: Promise<void> = writeBatch(full, reused)
           .catch((err: unknown) => {
             failed.error ??= err instanceof Error ? err : new Error(String(err));
           })
@@ -161,29 +172,36 @@ export function createIngestActivities(deps: ActivityDeps) {
         writing.add(p);
       };
       let batch: FileAnalysis[] = [];
+      const currentHashes = reuse.currentHashes;
       let analysed = 0;
       const analyses = engine.analyzeTree(dir, {
         includePaths: includePaths(run.config_snapshot),
         maxFileBytes: settings.maxFileBytes,
         ...(settings.parseThreads ? { threads: settings.parseThreads } : {}),
         onIssue: (issue) => treeIssues.push(issue),
+        ...reuse.engineOptions(() => progress.report('parsing', ++analysed, Math.max(total, analysed))),
       });
       for await (const analysis of analyses) {
         hb.check();
         batch.push(analysis);
+        currentHashes.set(analysis.file_path, analysis.content_hash);
         analysed++;
         progress.report('parsing', analysed, Math.max(total, analysed));
-        if (batch.length >= WRITE_BATCH) {
+        if (batch.length >= WRITE_BATCH || reuse.queued >= WRITE_BATCH) {
           while (writing.size >= WRITES_IN_FLIGHT) await Promise.race(writing);
           if (failed.error) throw failed.error;
-          startWrite(batch);
-          batch = [];
+          startWrite(batch.length >= WRITE_BATCH ? batch : [], reuse.take(WRITE_BATCH));
+          if (batch.length >= WRITE_BATCH) batch = [];
           hb.note({ phase: 'parsing', analysed });
         }
       }
       await Promise.all(writing);
       if (failed.error) throw failed.error;
-      await writeBatch(batch);
+      while (reuse.queued > WRITE_BATCH) {
+        hb.check();
+        await writeBatch([], reuse.take(WRITE_BATCH));
+      }
+      await writeBatch(batch, reuse.take(WRITE_BATCH));
       await recordIssues(pool, syncId, treeIssues.splice(0));
       progress.report('parsing', analysed, Math.max(total, analysed));
       await progress.flush();
@@ -197,6 +215,7 @@ export function createIngestActivities(deps: ActivityDeps) {
       hb.note({ phase: 'graphing' });
       const d = await writeDependsOn(pool, graphCtx, depending, vertexByPath, labels);
       await recordIssues(pool, syncId, d.issues);
+      const incremental = await reuse.finish(depending, currentHashes);
       progress.report('graphing', files, files);
       await progress.flush();
       durations.graphing = Date.now() - t;
@@ -238,6 +257,7 @@ export function createIngestActivities(deps: ActivityDeps) {
         vertices,
         edges: { depends_on: d.dependsOnEdges, defines: definesEdges },
         fileEmbeddings,
+        incremental,
         durationsMs: durations,
       };
     } finally {

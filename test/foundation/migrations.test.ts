@@ -21,9 +21,9 @@ describe('migrations', () => {
     for (const name of created) await dropDatabase(name);
   });
 
-  it('are numbered V1..V11 without gaps', () => {
+  it('are numbered V1..V12 without gaps', () => {
     const versions = loadMigrations().map((m) => m.version);
-    assert.deepEqual(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert.deepEqual(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 
   it('apply on an empty database, and a second run is a no-op', async () => {
@@ -31,12 +31,12 @@ describe('migrations', () => {
     created.push(name);
     const url = databaseUrl(name);
     const first = await migrate(url);
-    assert.deepEqual(first.applied, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    assert.equal(first.current, 11);
+    assert.deepEqual(first.applied, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    assert.equal(first.current, 12);
     const second = await migrate(url);
     assert.deepEqual(second.applied, []);
     const rows = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM schema_migrations');
-    assert.equal(rows[0]?.n, '11');
+    assert.equal(rows[0]?.n, '12');
     const tables = await query<{ t: string }>(
       url,
       `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
@@ -44,10 +44,13 @@ describe('migrations', () => {
     for (const t of [
       'content_chunks',
       'events',
+      'file_content_chunks',
+      'file_contents',
       'file_records',
       'schedules',
       'source_secrets',
       'sources',
+      'sync_files',
       'sync_issues',
       'sync_runs',
     ]) {
@@ -75,10 +78,10 @@ describe('migrations', () => {
     const url = databaseUrl(name);
     const [a, b] = await Promise.all([migrate(url), migrate(url)]);
     const all = [...a.applied, ...b.applied].sort((x, y) => x - y);
-    assert.deepEqual(all, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 'every migration applied exactly once across both');
+    assert.deepEqual(all, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], 'every migration applied exactly once across both');
     assert.ok(a.applied.length === 0 || b.applied.length === 0, 'one runner did all the work, the other waited');
     const rows = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM schema_migrations');
-    assert.equal(rows[0]?.n, '11');
+    assert.equal(rows[0]?.n, '12');
   });
 
   it('refuses to run when an applied migration was edited', async () => {
@@ -108,8 +111,8 @@ describe('migrations', () => {
       try {
         const cols = await checkEmbeddingDimension(c, 896);
         assert.deepEqual(cols, [
-          { table: 'content_chunks', column: 'embedding', declared: 896 },
-          { table: 'file_records', column: 'embedding', declared: 896 },
+          { table: 'file_content_chunks', column: 'embedding', declared: 896 },
+          { table: 'file_contents', column: 'embedding', declared: 896 },
         ]);
       } finally {
         await c.end();
@@ -133,15 +136,17 @@ describe('migrations', () => {
     });
 
     it('refuses a schema whose column was changed to another dimension', async () => {
-      await query(url, 'DROP INDEX file_records_embedding_hnsw');
-      await query(url, 'ALTER TABLE file_records ALTER COLUMN embedding TYPE vector(768)');
+      // The spec-shaped views (V12) depend on the column: a migration changing it recreates them.
+      await query(url, 'DROP VIEW file_records');
+      await query(url, 'DROP INDEX file_contents_embedding_hnsw');
+      await query(url, 'ALTER TABLE file_contents ALTER COLUMN embedding TYPE vector(768)');
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       try {
         await assert.rejects(
           checkEmbeddingDimension(c, 896),
           (err: unknown) =>
-            err instanceof SchemaMismatchError && /file_records\.embedding is vector\(768\)/.test(err.message),
+            err instanceof SchemaMismatchError && /file_contents\.embedding is vector\(768\)/.test(err.message),
         );
       } finally {
         await c.end();
