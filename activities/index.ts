@@ -5,6 +5,7 @@
 import type { ActivityDeps } from './sync/deps.ts';
 import { createChunkEmbeddingActivities } from './sync/chunk-embeddings.ts';
 import { createIngestActivities } from './sync/ingest.ts';
+import { createFillVectorActivities } from './sync/fill-vectors.ts';
 import { createLifecycleActivities } from './sync/lifecycle.ts';
 import { createScheduleActivities } from './schedule/index.ts';
 
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createLifecycleActivities(deps),
     ...createIngestActivities(deps),
     ...createChunkEmbeddingActivities(deps),
+    ...createFillVectorActivities(deps),
     // ingestion (the schedules' trigger workflow):
     ...createScheduleActivities({ pool: deps.pool, log: deps.log }),
   };

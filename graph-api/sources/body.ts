@@ -3,6 +3,7 @@
  * key never silently does nothing; every message names the offending field.
  */
 import { InvalidArgumentError } from '../../lib/errors.ts';
+import { checkSyncConfig } from '../../lib/sync-config.ts';
 import type { SourcePatch, SourceUpsert } from './queries.ts';
 
 const MAX_NAME = 200;
@@ -71,12 +72,7 @@ function object(body: Body, field: string): Record<string, unknown> | undefined 
 
 function config(body: Body): Record<string, unknown> | undefined {
   const c = object(body, 'config');
-  if (c?.include_paths !== undefined) {
-    const p = c.include_paths;
-    if (!Array.isArray(p) || !p.every((x) => typeof x === 'string' && x !== '')) {
-      throw new InvalidArgumentError('config.include_paths', 'must be a list of non-empty strings');
-    }
-  }
+  checkSyncConfig(c, 'config');
   return c;
 }
 

@@ -7,6 +7,8 @@ import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
 import { createHarness, getRun, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';
 import { syncSnapshot } from '../support/sync-snapshot.ts';
 import type { IncrementalStats } from '../../workflows/sync-types.ts';
+import { FILL_VECTORS_WORKFLOW_TYPE, fillVectorsWorkflowId } from '../../workflows/fill-vectors-contract.ts';
+import { missingVectors } from '../../activities/sync/fill-vectors.ts';
 
 // Files whose imports make resolution depend on the rest of the tree: an unchanged importer gains an edge when its
 // target is added (src/later.ts, py/pkg/c.py) and loses one when its target is removed or renamed.
@@ -193,6 +195,47 @@ describe('incremental syncs equal full syncs of the same commit', () => {
     assert.equal(a.reused, 0);
     assert.equal(a.unchanged_reanalysed, files);
     await assertEqualSnapshots(next, syncs.at(-1)!.full);
+  });
+
+  it('the fill operation gives a completed sync the vectors the model host could not give it', async () => {
+    const source = await insertSource(h.db.pool, { url: repo.dir, name: 'fill', config: { incremental: false } });
+    h.modelHost.setFaults({ failureRate: 1 }, 'embeddings');
+    let down: string;
+    try {
+      down = await sync(h, source);
+    } finally {
+      h.modelHost.setFaults({ failureRate: 0 }, 'embeddings');
+    }
+    const missing = await missingVectors(h.db.pool, down);
+    assert.ok(missing.files > 0 && missing.chunks > 0, JSON.stringify(missing));
+    const issues = await h.db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM sync_issues WHERE sync_id = $1 AND phase LIKE 'embedding_%'`,
+      [down],
+    );
+    assert.ok(issues.rows[0]!.n > 0);
+
+    const handle = await h.client.workflow.start(FILL_VECTORS_WORKFLOW_TYPE, {
+      workflowId: fillVectorsWorkflowId(down),
+      taskQueue: h.taskQueue,
+      args: [{ syncId: down, sourceId: source }],
+    });
+    const result = (await handle.result()) as { files: { embedded: number }; chunks: { embedded: number } };
+    assert.equal(result.files.embedded, missing.files);
+    assert.equal(result.chunks.embedded, missing.chunks);
+    assert.deepEqual(await missingVectors(h.db.pool, down), { files: 0, chunks: 0 });
+    await assertEqualSnapshots(down, syncs.at(-1)!.full);
+    const after = await h.db.pool.query<{ n: number; stats: { embeddings: Record<string, unknown> } }>(
+      `SELECT (SELECT count(*)::int FROM sync_issues WHERE sync_id = $1 AND phase LIKE 'embedding_%') AS n, stats
+         FROM sync_runs WHERE id = $1`,
+      [down],
+    );
+    assert.equal(after.rows[0]!.n, 0, 'the embedding issues of the outage are replaced');
+    assert.equal(after.rows[0]!.stats.embeddings.files_failed, 0);
+    assert.equal(after.rows[0]!.stats.embeddings.chunks_failed, 0);
+    const event = await h.db.pool.query(`SELECT 1 FROM events WHERE sync_id = $1 AND type = 'sync_vectors_filled'`, [
+      down,
+    ]);
+    assert.equal(event.rowCount, 1);
   });
 
   it('removing every sync of a source frees the contents no other sync holds', async () => {
