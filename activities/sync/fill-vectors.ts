@@ -15,13 +15,13 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { withTransaction } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { recordIssues, setFileEmbeddings } from '../store/index.ts';
-import { cloneRepository } from './clone.ts';
-import { createChunkEmbeddingActivities } from './chunk-embeddings.ts';
+import { checkoutRef } from './git-checkout.ts';
+import { embedSyncChunks } from './embed-chunks.ts';
 import type { ActivityDeps } from './deps.ts';
 import { embedAll, type EmbedItem } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
-import type { SyncIds } from './lifecycle.ts';
+import type { SyncIds } from '../../workflows/sync-types.ts';
 import { resetPhaseIssues } from './reset.ts';
 import { loadAccessToken, loadRun } from './runs.ts';
 
@@ -48,7 +48,6 @@ export async function missingVectors(
 
 export function createFillVectorActivities(deps: ActivityDeps) {
   const { pool, engine, embeddings, settings } = deps;
-  const { embedChunks } = createChunkEmbeddingActivities(deps);
 
   async function fillFileVectors(ids: SyncIds, commitSha: string, url: string): Promise<number> {
     const missing = await pool.query<{ id: string; file_path: string }>(
@@ -63,7 +62,7 @@ export function createFillVectorActivities(deps: ActivityDeps) {
     const dir = resolve(join(settings.cloneDir, `fill-${ids.syncId}-${Context.current().info.attempt}`));
     try {
       const token = await loadAccessToken(pool, ids.sourceId);
-      await cloneRepository({ url, ref: commitSha, token, dir, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal });
+      await checkoutRef({ url, ref: commitSha, token, dir, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal });
       const items: EmbedItem[] = [];
       for await (const f of engine.analyzeTree(dir, {
         includePaths: [...idByPath.keys()],
@@ -103,7 +102,7 @@ export function createFillVectorActivities(deps: ActivityDeps) {
     const before = await missingVectors(pool, ids.syncId);
     const filesEmbedded =
       before.files > 0 && commitSha ? await fillFileVectors(ids, commitSha, run.source_url ?? '') : 0;
-    const chunks = await embedChunks({ ...ids, embeddings: true });
+    const chunks = await embedSyncChunks(deps, ids, false);
     const after = await missingVectors(pool, ids.syncId);
     await withTransaction(pool, async (tx) => {
       await tx.query(

@@ -101,16 +101,27 @@ interface PreviousRow {
 
 export async function loadReusePlan(
   db: Queryable,
-  o: { syncId: string; sourceId: string; key: string; incremental: boolean; embeddingsOn: boolean },
+  o: {
+    syncId: string;
+    sourceId: string;
+    key: string;
+    incremental: boolean;
+    embeddingsOn: boolean;
+    /** The sync an earlier attempt of this run compared with (step ledger), when there was one. */
+    previousSyncId?: string | null;
+  },
 ): Promise<ReusePlan> {
   const empty = { reusable: new Map(), previousHashes: new Map() };
   if (!o.incremental) return { previousSyncId: null, ...empty, fullReason: 'disabled' };
-  const prev = await db.query<{ id: string }>(
-    `SELECT id FROM sync_runs WHERE source_id = $1 AND status = 'completed' AND id <> $2
-      ORDER BY created_at DESC, id DESC LIMIT 1`,
-    [o.sourceId, o.syncId],
-  );
-  const previousSyncId = prev.rows[0]?.id;
+  let previousSyncId = o.previousSyncId;
+  if (previousSyncId === undefined) {
+    const prev = await db.query<{ id: string }>(
+      `SELECT id FROM sync_runs WHERE source_id = $1 AND status = 'completed' AND id <> $2
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [o.sourceId, o.syncId],
+    );
+    previousSyncId = prev.rows[0]?.id ?? null;
+  }
   if (!previousSyncId) return { previousSyncId: null, ...empty, fullReason: 'no_previous_sync' };
   const rows = await db.query<PreviousRow>(
     `SELECT s.file_path, s.content_id, c.content_hash, c.analysis_key, c.language, c.imports, c.name, c.type,
@@ -145,42 +156,6 @@ export async function loadReusePlan(
     });
   }
   return { previousSyncId, reusable, previousHashes };
-}
-
-/** Files of this sync against the previous one: reused (content equal, not analysed), changed, added, removed. */
-export interface ReuseCounts {
-  previous_sync_id: string | null;
-  full: boolean;
-  reason?: string;
-  reused: number;
-  unchanged_reanalysed: number;
-  changed: number;
-  added: number;
-  removed: number;
-}
-
-export function countChanges(plan: ReusePlan, current: ReadonlyMap<string, string>, reused: number): ReuseCounts {
-  let changed = 0;
-  let added = 0;
-  let unchanged = 0;
-  for (const [path, hash] of current) {
-    const before = plan.previousHashes.get(path);
-    if (before === undefined) added++;
-    else if (before !== hash) changed++;
-    else unchanged++;
-  }
-  let removed = 0;
-  for (const path of plan.previousHashes.keys()) if (!current.has(path)) removed++;
-  return {
-    previous_sync_id: plan.previousSyncId,
-    full: plan.previousSyncId === null,
-    ...(plan.fullReason ? { reason: plan.fullReason } : {}),
-    reused,
-    unchanged_reanalysed: unchanged - reused,
-    changed,
-    added,
-    removed,
-  };
 }
 
 /** depends_on edges of a sync as `from → to` with their summed weight (the rule writeDependsOn applies). */

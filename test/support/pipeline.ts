@@ -4,7 +4,7 @@
  * component does) and start the workflow.
  */
 import type { Client } from '@temporalio/client';
-import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { createLogger } from '../../lib/log.ts';
 import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../temporal/sync-start-options.ts';
-import { createWorker } from '../../temporal/worker.ts';
+import { createWorker, type SyncWorker } from '../../temporal/worker.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
 import type { syncWorkflow } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
@@ -36,7 +36,7 @@ export interface Harness {
   settings: PipelineSettings;
   embeddingClient: EmbeddingClient;
   /** Starts an in-process worker (stopped by close()). */
-  startWorker(): Promise<Worker>;
+  startWorker(): Promise<SyncWorker>;
   close(): Promise<void>;
 }
 
@@ -50,6 +50,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
     ...DEFAULT_PIPELINE_SETTINGS,
     cloneDir,
     heartbeatTimeoutMs: 5000,
+    hostQueueTimeoutMs: 10_000,
     maxAttempts: 3,
     parseThreads: 2,
     ...overrides,
@@ -63,7 +64,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
     attempts: 3,
     backoffMs: 20,
   });
-  const workers: Array<{ worker: Worker; run: Promise<void>; connection: NativeConnection; engine: Engine }> = [];
+  const workers: Array<{ worker: SyncWorker; run: Promise<void>; connection: NativeConnection; engine: Engine }> = [];
   return {
     db,
     modelHost,
