@@ -11,7 +11,7 @@ import { InvalidArgumentError } from './errors.ts';
 export function checkSyncConfig(config: Record<string, unknown> | undefined, field: string): void {
   if (config === undefined) return;
   const p = config.include_paths;
-  if (p !== undefined && (!Array.isArray(p) || !p.every((x) => typeof x === 'string' && x !== ''))) {
+  if (p !== undefined && (!Array.isArray(p) || !p.every((x) => typeof x === 'string' && x.trim() !== ''))) {
     throw new InvalidArgumentError(`${field}.include_paths`, 'must be a list of non-empty strings');
   }
   for (const key of ['embeddings', 'incremental']) {

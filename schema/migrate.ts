@@ -35,10 +35,12 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
   }
   out.sort((a, b) => a.version - b.version);
-  // Versions are unique; gaps are allowed, since numbers are reserved per line of work and land in any order
-  // (each pending migration is applied, in version order, whatever the highest applied one is).
+  // Numbers are reserved per change being worked on in parallel (docs/decisions.md), so a gap is allowed until the
+  // reserved one lands; two files with one number are not.
   out.forEach((m, i) => {
-    if (i > 0 && out[i - 1]!.version === m.version) throw new Error(`two migrations are numbered V${m.version}`);
+    if (i === 0 && m.version !== 1) throw new Error(`migrations must start at V1; found V${m.version} first`);
+    if (i > 0 && m.version === out[i - 1]!.version)
+      throw new Error(`two migrations are numbered V${m.version}: ${out[i - 1]!.name} and ${m.name}`);
   });
   return out;
 }

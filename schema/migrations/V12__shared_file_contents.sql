@@ -103,10 +103,10 @@ SELECT s.id, s.sync_id, s.source_id, s.file_path, c.name, c.type, c.domain, c.la
        s.last_commit_sha, s.last_commit_at, s.created_at
   FROM sync_files s JOIN file_contents c ON c.id = s.content_id;
 
--- A chunk's id is per file record (derived from the file record's id and the chunk index), as in V7 where every
--- sync had its own chunk rows.
+-- A chunk's id is its shared row's id (indexed): the same chunk in two syncs of a source has one id, with each
+-- sync's file_id and sync_id. Readers that look chunks up by id also filter by sync.
 CREATE VIEW content_chunks AS
-SELECT md5(s.id::text || '/' || k.chunk_index::text)::uuid AS id, s.id AS file_id, s.sync_id, k.chunk_index,
+SELECT k.id, s.id AS file_id, s.sync_id, k.chunk_index,
        k.content, k.start_line, k.end_line, k.token_count, k.language, k.chunk_type, k.symbols, k.embedding,
        k.created_at
   FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id;
@@ -175,8 +175,7 @@ BEGIN
                                      chunk_type, symbols, embedding)
     VALUES (cid, NEW.chunk_index, NEW.content, NEW.start_line, NEW.end_line, coalesce(NEW.token_count, 0),
             coalesce(NEW.language, ''), NEW.chunk_type, coalesce(NEW.symbols, '{}'), NEW.embedding)
-    RETURNING created_at INTO NEW.created_at;
-    NEW.id := md5(NEW.file_id::text || '/' || NEW.chunk_index::text)::uuid;
+    RETURNING id, created_at INTO NEW.id, NEW.created_at;
     SELECT sync_id INTO NEW.sync_id FROM sync_files WHERE id = NEW.file_id;
     RETURN NEW;
   ELSIF TG_OP = 'UPDATE' THEN
