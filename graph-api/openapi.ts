@@ -288,7 +288,18 @@ export const openApiDocument = {
           name: { type: 'string' },
           url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
           default_branch: { type: 'string', default: 'main' },
-          config: { type: 'object', properties: { include_paths: { type: 'array', items: { type: 'string' } } } },
+          config: {
+            type: 'object',
+            description:
+              'Ingestion options (other keys are kept as given). incremental=false forces full syncs: by default a ' +
+              'sync reuses the parse results, chunks, vectors and cached summaries of files whose path and content ' +
+              'equal those of the source’s previous completed sync (see stats.incremental of a sync).',
+            properties: {
+              include_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+              embeddings: { type: 'boolean', default: true },
+              incremental: { type: 'boolean', default: true },
+            },
+          },
           enabled: { type: 'boolean' },
           meta: { type: 'object' },
           access_token: { type: ['string', 'null'], writeOnly: true },

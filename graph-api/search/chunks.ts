@@ -164,14 +164,18 @@ interface DetailRow {
   source_id: string;
 }
 
-async function details(tx: ReadTx, ids: string[]): Promise<Map<string, DetailRow>> {
+/**
+ * A chunk id names a shared chunk row (schema V12): the same chunk in two syncs of a source has one id, so the
+ * detail is read in the searched syncs only.
+ */
+async function details(tx: ReadTx, ids: string[], syncIds: string[]): Promise<Map<string, DetailRow>> {
   if (ids.length === 0) return new Map();
   const res = await tx.query<DetailRow>(
     `SELECT c.id, c.chunk_index, c.content, c.start_line, c.end_line, c.chunk_type, c.symbols, c.language, c.sync_id,
             f.id AS file_id, f.file_path, f.type AS file_type, f.source_id
        FROM content_chunks c JOIN file_records f ON f.id = c.file_id
-      WHERE c.id = ANY($1::uuid[])`,
-    [ids],
+      WHERE c.id = ANY($1::uuid[]) AND c.sync_id = ANY($2::uuid[])`,
+    [ids, syncIds],
   );
   return new Map(res.rows.map((r) => [r.id, r]));
 }
@@ -222,6 +226,7 @@ export async function searchChunks(
   const rows = await details(
     tx,
     pageIds.map((x) => x.id),
+    syncIds,
   );
   const page = toPage(
     pageIds.filter((x) => rows.has(x.id)),
