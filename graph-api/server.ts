@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import { createPool } from '../lib/db.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
+import { createReadiness, databaseCheck, httpCheck } from '../lib/readiness.ts';
 import { checkEmbeddingDimension, migrate } from '../schema/migrate.ts';
 import { createGraphApp } from './app.ts';
 import type { GraphConfig } from './config.ts';
@@ -74,6 +75,11 @@ export async function startGraphApi(
     embedder,
     summaries,
     graphTimeoutMs: Math.round(config.GRAPH_QUERY_TIMEOUT_SECONDS * 1000),
+    // Reads need only the database; the ingestion component (source deletion only) is reported, not required.
+    ready: createReadiness(
+      { database: databaseCheck(pool) },
+      { ingestion: httpCheck(`${config.INGESTION_SERVICE_URL.replace(/\/+$/, '')}/health`) },
+    ),
   });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.APP_PORT, config.APP_HOST, () => resolve(s));

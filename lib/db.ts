@@ -5,6 +5,7 @@
 import pg from 'pg';
 import pgvector from 'pgvector';
 import type { Logger } from './log.ts';
+import { instrumentPool } from './pool-metrics.ts';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -52,6 +53,7 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener Node would crash.
   pool.on('error', (err) => options.log?.warning('db_idle_client_error', { error: err }));
+  instrumentPool(pool, options.applicationName ?? 'ckg');
   return pool;
 }
 

@@ -9,6 +9,7 @@ import type { BeginSyncResult, SyncStats } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { writeLifecycleEvent } from './lifecycle-event.ts';
 import { PHASES } from './progress.ts';
+import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 import { loadRun } from './runs.ts';
 
 export interface SyncIds {
@@ -67,6 +68,7 @@ export function createLifecycleActivities({ pool, settings, log }: ActivityDeps)
       });
       return proceed;
     });
+    if (!result.proceed && result.status === 'failed') recordSyncEnded('failed');
     log.info('sync_begin', { sync_id: syncId, source_id: sourceId, proceed: result.proceed });
     return result;
   }
@@ -93,6 +95,7 @@ export function createLifecycleActivities({ pool, settings, log }: ActivityDeps)
       });
       return true;
     });
+    if (changed) recordSyncEnded(status);
     log[status === 'failed' ? 'warning' : 'info'](`sync_${status}`, { sync_id: syncId, source_id: sourceId, error });
     return { changed };
   }
@@ -102,6 +105,7 @@ export function createLifecycleActivities({ pool, settings, log }: ActivityDeps)
   ): Promise<{ changed: boolean }> {
     const { syncId, sourceId } = input;
     const t0 = Date.now();
+    let durations: Record<string, number | undefined> = {};
     const changed = await withTransaction(pool, async (tx) => {
       const run = await loadRun(tx, syncId, true);
       if (!run || run.status !== 'running') return false;
@@ -120,6 +124,7 @@ export function createLifecycleActivities({ pool, settings, log }: ActivityDeps)
           total: run.started_at ? Date.now() - run.started_at.getTime() : Date.now() - input.startedAtMs,
         },
       };
+      durations = stats.durations_ms;
       await tx.query(
         `UPDATE sync_runs SET status = 'completed', completed_at = now(), stats = $2,
                 progress_done = progress_total, progress_meta = progress_meta || '{"phase":"completed"}'::jsonb
@@ -151,6 +156,10 @@ export function createLifecycleActivities({ pool, settings, log }: ActivityDeps)
       });
       return true;
     });
+    if (changed) {
+      recordSyncEnded('completed');
+      recordSyncDurations(durations);
+    }
     log.info('sync_completed', { sync_id: syncId, source_id: sourceId, changed });
     return { changed };
   }

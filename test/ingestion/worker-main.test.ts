@@ -29,6 +29,7 @@ describe('temporal/worker-main.ts', () => {
     TEMPORAL_TASK_QUEUE: uniqueTaskQueue('worker-main'),
     WORKER_CLONE_DIR: cloneDir,
     LOG_LEVEL: 'info',
+    METRICS_PORT: '0',
   });
 
   it('starts (worker_started) and stops cleanly on SIGTERM', async () => {
