@@ -2,8 +2,9 @@
  * createGateway(config): the whole gateway in-process (tests run it on port 0 over real HTTP; main.ts runs it on
  * 8080). Returns the server, its URL, the event hub (operators and tests read its listener pid) and close().
  */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { createHttpServer } from '../lib/http.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { startOpsServer, type OpsServer } from '../lib/ops-routes.ts';
 import { instrumentPool } from '../lib/pool-metrics.ts';
@@ -137,7 +138,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const ops = await startOpsServer(config.METRICS_PORT, config.METRICS_HOST, createReadiness(required));
 
   const handle = app.callback();
-  const server = http.createServer((req, res) => void handle(req, res));
+  const server = createHttpServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.APP_PORT, config.APP_HOST, () => {

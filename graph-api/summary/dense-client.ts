@@ -22,6 +22,8 @@ type Attempt = { ok: true; text: string } | (Failed & { thrown?: unknown });
 
 export interface DenseClient {
   readonly model: string;
+  /** The cap of one call, ms. */
+  readonly timeoutMs: number;
   complete(system: string, user: string): Promise<DenseOutcome>;
 }
 
@@ -44,6 +46,7 @@ function failureOf(outcome: Failed, thrown?: unknown): ModelFailure {
 export function createDenseClient(o: DenseClientOptions): DenseClient {
   return {
     model: o.model,
+    timeoutMs: o.timeoutMs,
     async complete(system, user) {
       const started = performance.now();
       const outcome = await call(system, user);
