@@ -8,6 +8,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm install --omit=dev --no-audit --no-fund
 COPY . .
+# The worker's clone folder: a named volume mounted here starts as a copy of it, owned by `node` like the process.
+RUN mkdir -p /var/lib/ckg/clones && chown -R node:node /var/lib/ckg
 USER node
 ENV NODE_ENV=production
 CMD ["node", "--import", "tsx", "gateway/main.ts"]

@@ -89,7 +89,14 @@ interface GatewayProcess {
 async function startGatewayProcess(env: Record<string, string>, logLevel = 'warning'): Promise<GatewayProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], {
-    env: { ...process.env, ...env, APP_PORT: String(port), APP_HOST: '127.0.0.1', LOG_LEVEL: logLevel },
+    env: {
+      ...process.env,
+      ...env,
+      APP_PORT: String(port),
+      APP_HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_LEVEL: logLevel,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines: Record<string, unknown>[] = [];

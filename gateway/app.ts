@@ -1,11 +1,12 @@
 /**
- * The gateway's Koa application: errors first, CORS, then the routing table, authentication where the route
- * needs it, and dispatch. There is no body parser: proxied bodies stream through untouched.
+ * The gateway's Koa application: request id and metrics first (lib/observe.ts; the route label is the routing
+ * table's route name), errors, CORS, then the routing table, authentication where the route needs it, and dispatch. There is no body parser: proxied bodies stream through untouched.
  */
 import cors from '@koa/cors';
 import Koa from 'koa';
 import { InvalidArgumentError, NotFoundError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
+import { observeRequests, type ObservedState } from '../lib/observe.ts';
 import type { Authenticator } from './auth/middleware.ts';
 import type { DocsUi } from './docs/ui.ts';
 import type { OpenApiService } from './docs/openapi.ts';
@@ -30,6 +31,7 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
+  app.use(observeRequests());
   app.use(gatewayErrors(deps.log));
   if (deps.corsOrigins.length > 0) {
     const allowed = new Set(deps.corsOrigins);
@@ -48,6 +50,11 @@ export function buildApp(deps: AppDeps): Koa {
   app.use(async (ctx) => {
     if (hasDotSegment(ctx.path)) throw new InvalidArgumentError('path', 'must not contain . or .. segments');
     const r = resolveRoute(ctx.method, ctx.path);
+    const state = ctx.state as ObservedState;
+    if (r.kind === 'route') {
+      state.route = r.route.name;
+      state.longLived = r.destination === 'events';
+    }
     if (r.kind === 'not_found') throw new NotFoundError('route', ctx.path);
     if (r.kind === 'method_not_allowed') throw new MethodNotAllowedError(ctx.method, ctx.path, r.allow);
     const claims = r.route.auth

@@ -6,6 +6,10 @@ import { databaseVars, loadConfig, type ConfigOf, type VarSpec } from '../lib/co
 export const gatewayVars = {
   APP_PORT: { type: 'int', default: 8080, min: 0, max: 65535 },
   APP_HOST: { type: 'string', default: '0.0.0.0' },
+  /** /metrics, /ready and /health for operators, on a port of their own: the public port serves none of them but
+   * /health (docs/deployment.md). */
+  METRICS_PORT: { type: 'int', default: 8090, min: 0, max: 65535 },
+  METRICS_HOST: { type: 'string', default: '0.0.0.0' },
   KEYCLOAK_URL: { type: 'url', default: 'http://127.0.0.1:8180' },
   KEYCLOAK_REALM: { type: 'string', default: 'service' },
   KEYCLOAK_ISSUER: { type: 'string', default: '' },

@@ -6,6 +6,9 @@ import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import { createHttpServer } from '../lib/http.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
+import { startOpsServer, type OpsServer } from '../lib/ops-routes.ts';
+import { instrumentPool } from '../lib/pool-metrics.ts';
+import { createReadiness, databaseCheck, httpCheck, type ReadyCheck } from '../lib/readiness.ts';
 import { buildApp } from './app.ts';
 import { createAuthenticator } from './auth/middleware.ts';
 import { KeySet } from './auth/key-set.ts';
@@ -32,6 +35,8 @@ export interface Gateway {
   url: string;
   hub: EventHub;
   keys: KeySet | undefined;
+  /** The operators' port: /metrics, /ready, /health. */
+  ops: OpsServer;
   close(): Promise<void>;
 }
 
@@ -64,6 +69,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
 
   const pool = createEventsPool(config.DATABASE_URL, config.EVENTS_POOL_SIZE);
   pool.on('error', (err) => log.warning('db_idle_client_error', { error: err }));
+  instrumentPool(pool, 'ckg-gateway-events');
   const hub = new EventHub({
     databaseUrl: config.DATABASE_URL,
     pool,
@@ -126,6 +132,18 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     openapi,
     docsUi: createDocsUi({ oidcClientId: 'service-frontend' }),
   });
+  const upstreamHealth = (base: string) => httpCheck(`${trimSlash(base)}/health`);
+  const required: Record<string, ReadyCheck> = {
+    database: databaseCheck(pool),
+    event_stream: () =>
+      hub.ready ? Promise.resolve() : Promise.reject(new Error('the event listener has not connected yet')),
+    graph: upstreamHealth(config.GRAPH_SERVICE_URL),
+    ingestion: upstreamHealth(config.INGESTION_SERVICE_URL),
+  };
+  // Tokens can be checked once a key set is loaded; after that an identity-provider outage does not stop the gateway.
+  if (keys) required.identity_provider = () => keys.ensureLoaded();
+  const ops = await startOpsServer(config.METRICS_PORT, config.METRICS_HOST, createReadiness(required));
+
   const handle = app.callback();
   const server = createHttpServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
@@ -134,6 +152,9 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (err: unknown) => {
+    await ops.close();
+    throw err;
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.APP_HOST === '0.0.0.0' || config.APP_HOST === '::' ? '127.0.0.1' : config.APP_HOST;
@@ -141,6 +162,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   log.info('gateway_started', {
     url,
     port,
+    metrics_port: ops.port,
     graph: config.GRAPH_SERVICE_URL,
     ingestion: config.INGESTION_SERVICE_URL,
     identity_provider: config.KEYCLOAK_URL,
@@ -161,7 +183,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
       await hub.close();
       await pool.end();
       agents.destroy();
+      await ops.close();
       log.info('gateway_stopped', { url });
     })());
-  return { server, url, hub, keys, close };
+  return { server, url, hub, keys, ops, close };
 }

@@ -1,5 +1,6 @@
 /**
- * The graph component as a Koa app: error middleware first, /health, the OpenAPI document, then the routes.
+ * The graph component as a Koa app: request id and metrics, error middleware, /health, /ready and /metrics, the
+ * OpenAPI document, then the routes.
  * `createGraphApp(deps)` takes everything from outside so tests run it in-process over real HTTP.
  */
 import { bodyParser } from '@koa/bodyparser';
@@ -7,6 +8,9 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { InvalidArgumentError } from '../lib/errors.ts';
 import { errorMiddleware, healthRoute } from '../lib/http.ts';
+import { observeRequests } from '../lib/observe.ts';
+import { opsRoutes } from '../lib/ops-routes.ts';
+import { createReadiness, databaseCheck } from '../lib/readiness.ts';
 import type { GraphAppDeps } from './deps.ts';
 import { graphRoutes } from './graph/routes.ts';
 import { nodeRoutes } from './graph/node-routes.ts';
@@ -18,8 +22,10 @@ import { syncRoutes } from './syncs/routes.ts';
 export function createGraphApp(deps: GraphAppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
+  app.use(observeRequests());
   app.use(errorMiddleware(deps.log));
   app.use(healthRoute());
+  app.use(opsRoutes(deps.ready ?? createReadiness({ database: databaseCheck(deps.pool) })));
   app.use(
     bodyParser({
       enableTypes: ['json'],

@@ -1,6 +1,7 @@
 /** What the graph component's routes need; tests build these around a test database and the model stand-in. */
 import type { Pool } from '../lib/db.ts';
 import type { Logger } from '../lib/log.ts';
+import type { Ready } from '../lib/ops-routes.ts';
 import type { IngestionClient } from './ingestion-client.ts';
 import type { QueryEmbedder } from './search/embedder.ts';
 import type { SummaryService } from './summary/service.ts';
@@ -13,6 +14,8 @@ export interface GraphAppDeps {
   summaries: SummaryService;
   /** GRAPH_QUERY_TIMEOUT_SECONDS in ms: the wall-clock cap of every graph read. */
   graphTimeoutMs: number;
+  /** Readiness (GET /ready); default: the database answers. */
+  ready?: Ready;
   /** Byte budget of the merged graph's per-sync snapshot cache (default 256 MiB; merged results get half as much). */
   snapshotCacheBytes?: number;
 }

@@ -9,6 +9,7 @@ import { createPool } from '../lib/db.ts';
 import { listen } from '../lib/http.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
+import { createReadiness, databaseCheck, httpCheck } from '../lib/readiness.ts';
 import { checkEmbeddingDimension, migrate } from '../schema/migrate.ts';
 import { createGraphApp } from './app.ts';
 import type { GraphConfig } from './config.ts';
@@ -89,6 +90,11 @@ export async function startGraphApi(
     embedder,
     summaries,
     graphTimeoutMs: Math.round(config.GRAPH_QUERY_TIMEOUT_SECONDS * 1000),
+    // Reads need only the database; the ingestion component (source deletion only) is reported, not required.
+    ready: createReadiness(
+      { database: databaseCheck(pool) },
+      { ingestion: httpCheck(`${config.INGESTION_SERVICE_URL.replace(/\/+$/, '')}/health`) },
+    ),
   });
   const server: Server = await listen(app, config.APP_PORT, config.APP_HOST);
   const port = (server.address() as AddressInfo).port;

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import pgvector from 'pgvector';
 import type { Logger } from './log.ts';
+import { instrumentPool } from './pool-metrics.ts';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -76,6 +77,7 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
   pool.on('connect', (client) => {
     client.on('error', (err) => options.log?.warning('db_client_error', { error: err }));
   });
+  instrumentPool(pool, options.applicationName ?? 'ckg');
   return pool;
 }
 

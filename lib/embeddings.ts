@@ -5,6 +5,7 @@
  */
 import { ServiceError } from './errors.ts';
 import type { Logger } from './log.ts';
+import { fetchFailure, recordModelCall, statusFailure, type ModelFailure } from './model-metrics.ts';
 
 export interface EmbeddingClientOptions {
   url: string;
@@ -106,7 +107,21 @@ export class EmbeddingClient {
     );
   }
 
+  /** One HTTP attempt, recorded in the model-call metrics. */
   private async once(input: string[]): Promise<number[][]> {
+    const started = performance.now();
+    let failure: ModelFailure = 'invalid_response';
+    try {
+      const out = await this.attempt(input, (f) => (failure = f));
+      recordModelCall('embeddings', started);
+      return out;
+    } catch (err) {
+      recordModelCall('embeddings', started, failure);
+      throw err;
+    }
+  }
+
+  private async attempt(input: string[], failed: (reason: ModelFailure) => void): Promise<number[][]> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.o.apiKey) headers.authorization = `Bearer ${this.o.apiKey}`;
     let res: Response;
@@ -118,6 +133,7 @@ export class EmbeddingClient {
         signal: AbortSignal.timeout(this.o.timeoutMs),
       });
     } catch (err) {
+      failed(fetchFailure(err));
       throw new EmbeddingError(
         `cannot reach the embedding endpoint: ${err instanceof Error ? err.message : String(err)}`,
         true,
@@ -126,6 +142,7 @@ export class EmbeddingClient {
     }
     const text = await res.text();
     if (!res.ok) {
+      failed(statusFailure(res.status));
       throw new EmbeddingError(
         `embedding endpoint answered ${res.status}: ${text.slice(0, 300)}`,
         res.status >= 500 || res.status === 429,

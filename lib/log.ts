@@ -1,8 +1,11 @@
 /**
  * Structured JSON logging: one line per event on stdout, `{ ts, level, component, event, ...fields }`.
  * `event` is a stable name (gateway_started, auth_failed, sync_started, ...) that operators grep and alert on.
+ * A line written while a request is handled carries its `request_id` (lib/request-id.ts).
  * Keys that look like secrets are redacted wherever they appear.
  */
+import { currentRequestId } from './request-id.ts';
+
 export type Level = 'debug' | 'info' | 'warning' | 'error';
 
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warning: 30, error: 40 };
@@ -54,7 +57,16 @@ export function createLogger(component: string, options: LoggerOptions = {}, bas
   const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
   const emit = (level: Level, event: string, fields?: Fields) => {
     if (ORDER[level] < min) return;
-    const record = redact({ ts: new Date().toISOString(), level, component, event, ...base, ...fields });
+    const requestId = currentRequestId();
+    const record = redact({
+      ts: new Date().toISOString(),
+      level,
+      component,
+      event,
+      ...(requestId !== undefined ? { request_id: requestId } : {}),
+      ...base,
+      ...fields,
+    });
     write(JSON.stringify(record));
   };
   return {

@@ -6,6 +6,9 @@ export const workerVars = {
   ...databaseVars,
   ...embeddingVars,
   TEMPORAL_ADDRESS: { type: 'string', default: '127.0.0.1:7233' },
+  /** The worker's small HTTP port for operators: /metrics, /ready, /health (docs/deployment.md). */
+  METRICS_PORT: { type: 'int', default: 8093, min: 0, max: 65535 },
+  METRICS_HOST: { type: 'string', default: '0.0.0.0' },
   TEMPORAL_NAMESPACE: { type: 'string', default: 'default' },
   TEMPORAL_TASK_QUEUE: { type: 'string', default: 'ckg-sync' },
   EMBEDDING_URL: { type: 'url', default: 'http://127.0.0.1:8101/v1/embeddings' },

@@ -1,6 +1,10 @@
-/** Process entry of the sync worker: `node --import tsx temporal/worker-main.ts` (env: docs/pipeline.md). */
+/**
+ * Process entry of the sync worker: `node --import tsx temporal/worker-main.ts` (env: docs/pipeline.md). Besides the
+ * Temporal worker it serves /metrics, /ready and /health on METRICS_PORT for operators (docs/deployment.md).
+ */
 import { createLogger } from '../lib/log.ts';
 import { runMain } from '../lib/main.ts';
+import { startOpsServer } from '../lib/ops-routes.ts';
 import { loadWorkerConfig } from './worker-config.ts';
 import { startWorker } from './worker.ts';
 
@@ -14,13 +18,26 @@ runMain({
   start: async () => {
     const config = loadWorkerConfig();
     const running = await startWorker(config, log);
+    const ops = await startOpsServer(config.METRICS_PORT, config.METRICS_HOST, running.ready).catch(
+      async (err: unknown) => {
+        await running.shutdown();
+        throw err;
+      },
+    );
     log.info('worker_started', {
       task_queue: config.TEMPORAL_TASK_QUEUE,
       host_queue: running.worker.hostQueue,
       namespace: config.TEMPORAL_NAMESPACE,
       temporal_address: config.TEMPORAL_ADDRESS,
       pid: process.pid,
+      metrics_port: ops.port,
     });
-    return { close: () => running.shutdown(), done: running.done };
+    return {
+      close: async () => {
+        await ops.close();
+        await running.shutdown();
+      },
+      done: running.done.finally(() => ops.close()),
+    };
   },
 });

@@ -10,6 +10,8 @@ import { createEngine } from '../activities/engine/index.ts';
 import { createPool } from '../lib/db.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import type { Logger } from '../lib/log.ts';
+import type { Ready } from '../lib/ops-routes.ts';
+import { createReadiness, databaseCheck, temporalCheck } from '../lib/readiness.ts';
 import { bundlerOptions } from './bundler.ts';
 import { pipelineSettings, type WorkerConfig } from './worker-config.ts';
 
@@ -96,6 +98,8 @@ export interface RunningWorker {
   worker: SyncWorker;
   /** Resolves when the worker has stopped. */
   done: Promise<void>;
+  /** Readiness: the worker polls, the database and the Temporal server answer. */
+  ready: Ready;
   /** Stops polling, lets running tasks finish (grace time), closes the pool, engine and connection. */
   shutdown(): Promise<void>;
 }
@@ -137,9 +141,16 @@ export async function startWorker(config: WorkerConfig, log: Logger): Promise<Ru
     await pool.end();
     await connection.close();
   });
+  const ready = createReadiness({
+    worker: () =>
+      worker.getState() === 'RUNNING' ? Promise.resolve() : Promise.reject(new Error(`worker is ${worker.getState()}`)),
+    database: databaseCheck(pool),
+    temporal: temporalCheck(connection.workflowService),
+  });
   return {
     worker,
     done,
+    ready,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;

@@ -13,6 +13,7 @@ import { writeLifecycleEvent } from './lifecycle-event.ts';
 import { PHASES } from './progress.ts';
 import { endedElsewhere, executionRunId } from './run-claim.ts';
 import { loadRun } from './runs.ts';
+import { recordSyncEnded } from './metrics.ts';
 
 export function createBeginSync({ pool, settings, log }: ActivityDeps) {
   async function beginSync({ syncId, sourceId }: SyncIds): Promise<BeginSyncResult> {
@@ -85,6 +86,7 @@ export function createBeginSync({ pool, settings, log }: ActivityDeps) {
       });
       return proceed;
     });
+    if (!result.proceed && result.status === 'failed') recordSyncEnded('failed');
     log.info('sync_begin', { sync_id: syncId, source_id: sourceId, proceed: result.proceed });
     return result;
   }

@@ -9,6 +9,7 @@ import type { ActivityDeps } from './deps.ts';
 import { writeLifecycleEvent } from './lifecycle-event.ts';
 import { executionRunId } from './run-claim.ts';
 import { loadRun } from './runs.ts';
+import { recordSyncEnded } from './metrics.ts';
 
 export function createEndSync({ pool, log }: ActivityDeps) {
   async function endSync(input: EndSyncInput): Promise<{ changed: boolean }> {
@@ -33,6 +34,7 @@ export function createEndSync({ pool, log }: ActivityDeps) {
       });
       return true;
     });
+    if (changed) recordSyncEnded(status);
     log[status === 'failed' ? 'warning' : 'info'](`sync_${status}`, { sync_id: syncId, source_id: sourceId, error });
     return { changed };
   }

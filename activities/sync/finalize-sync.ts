@@ -11,12 +11,14 @@ import { writeLifecycleEvent } from './lifecycle-event.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
 import { loadRun } from './runs.ts';
 import { incrementalStats } from './incremental.ts';
+import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 
 export function createFinalizeSync({ pool, log }: ActivityDeps) {
   async function finalizeSync(input: FinalizeInput): Promise<{ changed: boolean }> {
     const { syncId, sourceId } = input;
     const t0 = Date.now();
     const runId = executionRunId();
+    let durations: Record<string, number | undefined> = {};
     const changed = await withTransaction(pool, async (tx) => {
       const run = await loadRun(tx, syncId, true);
       if (!run) return false;
@@ -42,6 +44,7 @@ export function createFinalizeSync({ pool, log }: ActivityDeps) {
           total: run.started_at ? Date.now() - run.started_at.getTime() : Date.now() - input.startedAtMs,
         },
       };
+      durations = stats.durations_ms;
       await tx.query(
         `UPDATE sync_runs SET status = 'completed', completed_at = now(), stats = $2,
                 progress_done = progress_total, progress_meta = progress_meta || '{"phase":"completed"}'::jsonb
@@ -78,6 +81,10 @@ export function createFinalizeSync({ pool, log }: ActivityDeps) {
       });
       return true;
     });
+    if (changed) {
+      recordSyncEnded('completed');
+      recordSyncDurations(durations);
+    }
     log.info('sync_completed', { sync_id: syncId, source_id: sourceId, changed });
     return { changed };
   }

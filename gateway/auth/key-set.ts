@@ -73,6 +73,11 @@ export class KeySet {
     return loaded.keys.has(kid);
   }
 
+  /** Resolves once a key set is loaded (loading it now when none is); rejects when none can be (readiness). */
+  async ensureLoaded(): Promise<void> {
+    if (!this.#loaded) await this.#refresh('initial');
+  }
+
   /** Loads the set now (start-up warm-up); failures are logged, not thrown. */
   async warm(): Promise<void> {
     try {

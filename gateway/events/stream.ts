@@ -17,11 +17,15 @@ import type Koa from 'koa';
 import type pg from 'pg';
 import { InvalidArgumentError, UpstreamError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
+import { counter, gauge } from '../../lib/metrics.ts';
 import type { Claims } from '../auth/verify.ts';
 import { errorFrame, eventFrame, RETRY_FRAME } from './frames.ts';
 import { SseConnection } from './connection.ts';
 import type { EventHub } from './hub.ts';
 import { rowsAfter, type EventRecord } from './store.ts';
+
+const sseClients = gauge('ckg_sse_clients', 'Open event-stream clients');
+const sseDisconnects = counter('ckg_sse_disconnects_total', 'Event-stream clients that left, by reason', ['reason']);
 
 const CATCH_UP_PAGE = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -104,6 +108,8 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
     const ended = (reason: string) => {
       hub.remove(conn);
       open.delete(conn);
+      sseClients.dec();
+      sseDisconnects.inc({ reason });
       if (expiry) clearTimeout(expiry);
       log.info('sse_client_disconnected', {
         subject,
@@ -118,6 +124,7 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
     res.once('close', () => conn.end('client_closed'));
     open.add(conn);
     hub.add(conn);
+    sseClients.inc();
     log.info('sse_client_connected', {
       subject,
       remote,

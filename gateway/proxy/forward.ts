@@ -18,8 +18,21 @@ import { pipeline } from 'node:stream/promises';
 import type Koa from 'koa';
 import { UpstreamError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
+import { counter, histogram, secondsSince } from '../../lib/metrics.ts';
+import { REQUEST_ID_HEADER } from '../../lib/request-id.ts';
 import { endToEnd } from './headers.ts';
 import type { UpstreamAgents } from './agents.ts';
+
+const upstreamCalls = counter(
+  'ckg_gateway_upstream_requests_total',
+  'Proxied calls by upstream and outcome (status class, or connect/timeout/disconnected/client_gone)',
+  ['upstream', 'outcome'],
+);
+const upstreamLatency = histogram(
+  'ckg_gateway_upstream_response_seconds',
+  "Time to an upstream's response head, by upstream",
+  ['upstream'],
+);
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -66,11 +79,19 @@ export function upstreamPath(base: URL, requestUrl: string, stripPrefix = ''): s
   return joined.startsWith('/') ? joined : '/' + joined;
 }
 
-const FORWARDED = new Set(['host', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for', 'forwarded']);
+const FORWARDED = new Set([
+  'host',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-for',
+  'forwarded',
+  REQUEST_ID_HEADER.toLowerCase(),
+]);
 
 /**
  * The request's end-to-end headers with Host set to the upstream's and X-Forwarded-Host/Proto/For describing the
- * client's request. The caller's own X-Forwarded-* are kept (extended) only when `trustForwarded` (the gateway sits
+ * client's request, and X-Request-Id set to the id the gateway gave the request (lib/request-id.ts: the caller's
+ * when acceptable, else a new one). The caller's own X-Forwarded-* are kept (extended) only when `trustForwarded` (the gateway sits
  * behind a proxy of ours); otherwise a client could make the identity provider build URLs for a host it chose.
  */
 function forwardedHeaders(ctx: Koa.Context, upstream: Upstream, trustForwarded: boolean): string[] {
@@ -81,7 +102,21 @@ function forwardedHeaders(ctx: Koa.Context, upstream: Upstream, trustForwarded: 
   out.push('X-Forwarded-Host', (trustForwarded && ctx.get('x-forwarded-host')) || ctx.get('host'));
   out.push('X-Forwarded-Proto', (trustForwarded && ctx.get('x-forwarded-proto')) || ctx.protocol);
   out.push('X-Forwarded-For', prior ? `${prior}, ${remote}` : remote);
+  const requestId = (ctx.state as { requestId?: string }).requestId;
+  if (requestId !== undefined) out.push(REQUEST_ID_HEADER, requestId);
   return out;
+}
+
+/**
+ * Writes the upstream's status and headers after the ones the gateway set itself (X-Request-Id, CORS): an upstream
+ * header replaces the gateway's of the same name, and repeated ones (Set-Cookie) stay repeated, in their order and
+ * case. (`writeHead(status, rawArray)` on a response that already has headers would call setHeader per pair and
+ * keep only the last Set-Cookie.)
+ */
+function writeUpstreamHead(out: http.ServerResponse, status: number, message: string | undefined, raw: string[]) {
+  for (let i = 0; i < raw.length; i += 2) out.removeHeader(raw[i]!);
+  for (let i = 0; i < raw.length; i += 2) out.appendHeader(raw[i]!, raw[i + 1]!);
+  out.writeHead(status, message);
 }
 
 export type Forward = (ctx: Koa.Context, upstream: Upstream, path: string) => Promise<void>;
@@ -167,6 +202,7 @@ export function createForward(options: ProxyOptions): Forward {
         out = await attempt(ctx, upstream, path, headers);
       } catch (thrown) {
         const failure = (thrown as AttemptFailed).failure;
+        upstreamCalls.inc({ upstream: upstream.name, outcome: failure.kind });
         const fields = { upstream: upstream.name, method: ctx.method, path: ctx.path, attempt: n };
         if (failure.kind === 'client_gone') {
           log.info('client_aborted', fields);
@@ -192,11 +228,13 @@ export function createForward(options: ProxyOptions): Forward {
         throw new UpstreamError('UPSTREAM_DISCONNECTED', `the ${upstream.name} component closed the connection`);
       }
       const { req, res } = out;
+      upstreamLatency.observe({ upstream: upstream.name }, secondsSince(started));
       if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) req.setTimeout(0);
       const status = res.statusCode ?? 502;
+      upstreamCalls.inc({ upstream: upstream.name, outcome: `${Math.floor(status / 100)}xx` });
       ctx.respond = false;
       ctx.status = status;
-      ctx.res.writeHead(status, res.statusMessage, endToEnd(res.rawHeaders));
+      writeUpstreamHead(ctx.res, status, res.statusMessage, endToEnd(res.rawHeaders));
       try {
         await pipeline(res, ctx.res);
       } catch (err) {

@@ -4,6 +4,7 @@
  */
 import type Koa from 'koa';
 import { encodeNodeId } from '../../lib/node-id.ts';
+import type { ObservedState } from '../../lib/observe.ts';
 import { queryBool, queryUuid } from '../../lib/validate.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
@@ -69,6 +70,13 @@ function nodeJson(nodeId: string, f: FileRecordRow): Record<string, unknown> {
   };
 }
 
+/** The route label of each action in the request metrics (a template, never the node id). */
+const ROUTE_OF: Record<NodeAction, string> = {
+  detail: '/api/graph/nodes/{node_id}',
+  summary: '/api/graph/nodes/{node_id}/summary',
+  file: '/api/graph/nodes/{node_id}/file',
+};
+
 export function nodeRoutes(deps: GraphAppDeps): Koa.Middleware {
   const { pool, graphTimeoutMs } = deps;
   return async (ctx, next) => {
@@ -76,6 +84,7 @@ export function nodeRoutes(deps: GraphAppDeps): Koa.Middleware {
       await next();
       return;
     }
+    (ctx.state as ObservedState).route = ROUTE_OF.detail;
     const parsed = parseNodePath(ctx.path.slice(NODES_PREFIX.length));
     const syncId = queryUuid(ctx.query, 'sync_id');
     const force = queryBool(ctx.query, 'force', false);
@@ -94,6 +103,7 @@ export function nodeRoutes(deps: GraphAppDeps): Koa.Middleware {
       } else {
         node = parsed.whole!;
       }
+      (ctx.state as ObservedState).route = ROUTE_OF[action];
       const { sourceId, filePath } = node.decoded;
       const missing = () => fileNotFound(tx, node.nodeId, syncId);
       if (action === 'summary') {

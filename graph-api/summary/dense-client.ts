@@ -1,3 +1,5 @@
+import { fetchFailure, recordModelCall, statusFailure, type ModelFailure } from '../../lib/model-metrics.ts';
+
 /**
  * The dense chat model call of the summary pipeline (spec, Limits): POST DENSE_LLM_URL with the model, a system and
  * a user message, temperature 0.2, max_tokens SUMMARY_MAX_TOKENS and chat_template_kwargs.enable_thinking=false;
@@ -15,6 +17,9 @@ export interface DenseClientOptions {
 export type DenseOutcome =
   { ok: true; text: string } | { ok: false; contextOverflow: boolean; status: number | null; message: string };
 
+type Failed = Extract<DenseOutcome, { ok: false }>;
+type Attempt = { ok: true; text: string } | (Failed & { thrown?: unknown });
+
 export interface DenseClient {
   readonly model: string;
   /** The cap of one call, ms. */
@@ -30,11 +35,31 @@ function stripThinking(text: string): string {
   return text.replace(/^\s*<think>[\s\S]*?<\/think>\s*/i, '').trim();
 }
 
+/** The reason label of a failed call in the model-call metrics. */
+function failureOf(outcome: Failed, thrown?: unknown): ModelFailure {
+  if (thrown !== undefined) return fetchFailure(thrown);
+  if (outcome.contextOverflow) return 'context_overflow';
+  if (outcome.status !== null && outcome.status >= 400) return statusFailure(outcome.status);
+  return 'invalid_response';
+}
+
 export function createDenseClient(o: DenseClientOptions): DenseClient {
   return {
     model: o.model,
     timeoutMs: o.timeoutMs,
     async complete(system, user) {
+      const started = performance.now();
+      const outcome = await call(system, user);
+      if (outcome.ok) recordModelCall('chat', started);
+      else recordModelCall('chat', started, failureOf(outcome, outcome.thrown));
+      if (outcome.ok) return outcome;
+      const { thrown: _thrown, ...failed } = outcome;
+      return failed;
+    },
+  };
+
+  async function call(system: string, user: string): Promise<Attempt> {
+    {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
       let res: Response;
@@ -56,6 +81,7 @@ export function createDenseClient(o: DenseClientOptions): DenseClient {
         });
       } catch (err) {
         return {
+          thrown: err,
           ok: false,
           contextOverflow: false,
           status: null,
@@ -83,6 +109,6 @@ export function createDenseClient(o: DenseClientOptions): DenseClient {
         return { ok: false, contextOverflow: false, status: res.status, message: 'dense model returned no text' };
       }
       return { ok: true, text: summary };
-    },
-  };
+    }
+  }
 }

@@ -9,6 +9,10 @@ GRAPH_PORT=${CKG_GRAPH_PORT:-8082}
 EMBED_PORT=${CKG_EMBEDDING_PORT:-8101}
 CHAT_PORT=${CKG_CHAT_PORT:-8102}
 IDP_PORT_LOCAL=${CKG_IDP_PORT:-8180}
+# The operators' ports (/metrics, /ready) of the gateway and the worker: 8090 and 8093 by default, and next to the
+# gateway's port when CKG_GATEWAY_PORT moves it.
+GATEWAY_METRICS_PORT=${CKG_GATEWAY_METRICS_PORT:-$((GATEWAY_PORT + 10))}
+WORKER_METRICS_PORT=${CKG_WORKER_METRICS_PORT:-$((GATEWAY_PORT + 13))}
 REALM=${KEYCLOAK_REALM:-service}
 # External model host / identity provider, as the caller set them. Read now, when this file is sourced: stack.sh
 # later loads $STATE_DIR/env, which holds the KEYCLOAK_URL of the previous `up` (our own stand-in), and that must
@@ -106,12 +110,13 @@ services_up() {
   start_service graph graph-api/main.ts "http://127.0.0.1:$GRAPH_PORT/health" \
     "APP_PORT=$GRAPH_PORT" "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" "${common[@]}"
   start_service ingestion temporal/ingestion-main.ts "http://127.0.0.1:$INGESTION_PORT/health" "APP_PORT=$INGESTION_PORT"
-  start_service worker temporal/worker-main.ts log:worker_started "WORKER_CLONE_DIR=$STATE_DIR/clones" "${common[@]}"
+  start_service worker temporal/worker-main.ts "http://127.0.0.1:$WORKER_METRICS_PORT/health" \
+    "WORKER_CLONE_DIR=$STATE_DIR/clones" "METRICS_PORT=$WORKER_METRICS_PORT" "${common[@]}"
   start_service gateway gateway/main.ts "http://127.0.0.1:$GATEWAY_PORT/health" \
     "APP_PORT=$GATEWAY_PORT" "GRAPH_SERVICE_URL=http://127.0.0.1:$GRAPH_PORT" \
     "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" \
     "KEYCLOAK_URL=${EXTERNAL_KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}" "KEYCLOAK_REALM=$REALM" \
-    "KC_GATEWAY_CLIENT_SECRET=$secret" "CORS_ORIGINS=${CORS_ORIGINS:-[]}"
+    "KC_GATEWAY_CLIENT_SECRET=$secret" "CORS_ORIGINS=${CORS_ORIGINS:-[]}" "METRICS_PORT=$GATEWAY_METRICS_PORT"
   env_set GATEWAY_URL "http://127.0.0.1:$GATEWAY_PORT"
   env_set KEYCLOAK_URL "${EXTERNAL_KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}"
   env_set KEYCLOAK_REALM "$REALM"

@@ -1,12 +1,16 @@
 /**
- * The ingestion component's Koa app: error middleware first, /health, /openapi.json, then the sync, schedule and
- * /ingest routes. Everything it touches comes in through `deps`.
+ * The ingestion component's Koa app: request id and metrics, error middleware, /health, /ready (database and
+ * Temporal) and /metrics, /openapi.json, then the sync, schedule and /ingest routes.
+ * Everything it touches comes in through `deps`.
  */
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { errorMiddleware, healthRoute } from '../../lib/http.ts';
+import { observeRequests } from '../../lib/observe.ts';
+import { opsRoutes } from '../../lib/ops-routes.ts';
+import { createReadiness, databaseCheck, temporalCheck } from '../../lib/readiness.ts';
 import type { IngestionDeps } from './deps.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { openApiDocument } from './openapi.ts';
@@ -15,8 +19,17 @@ import { syncRoutes } from './syncs/routes.ts';
 
 export function createApp(deps: IngestionDeps): Koa {
   const app = new Koa();
+  app.use(observeRequests());
   app.use(errorMiddleware(deps.log));
   app.use(healthRoute());
+  app.use(
+    opsRoutes(
+      createReadiness({
+        database: databaseCheck(deps.pool),
+        temporal: temporalCheck(deps.temporal.workflowService),
+      }),
+    ),
+  );
   app.use(
     bodyParser({
       enableTypes: ['json'],

@@ -7,6 +7,8 @@ import { parse } from 'yaml';
 // real `docker compose config`; this test checks the content rule by rule.
 interface Service {
   command?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  profiles?: string[];
   environment?: Record<string, string | number>;
   ports?: string[];
   expose?: string[];
@@ -95,5 +97,56 @@ describe('docker-compose.yml', () => {
     assert.equal(frontend?.attributes?.['pkce.code.challenge.method'], 'S256');
     assert.equal(gw?.publicClient, false);
     assert.equal(gw?.serviceAccountsEnabled, true);
+  });
+
+  it("checks tokens against Keycloak's public issuer, the address it writes into iss (KC_HOSTNAME)", () => {
+    const gw = compose.services.gateway!.environment!;
+    const kc = compose.services.keycloak!.environment!;
+    const publicUrl = /^\$\{KEYCLOAK_PUBLIC_URL:-([^}]+)\}$/.exec(String(kc.KC_HOSTNAME));
+    assert.ok(publicUrl, 'KC_HOSTNAME comes from KEYCLOAK_PUBLIC_URL');
+    assert.equal(
+      gw.KEYCLOAK_ISSUER,
+      `\${KEYCLOAK_ISSUER:-\${KEYCLOAK_PUBLIC_URL:-${publicUrl[1]}}/realms/\${KEYCLOAK_REALM:-service}}`,
+    );
+  });
+
+  it('gives the image a node-owned folder at every named volume an application service mounts', () => {
+    const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+    const userAt = dockerfile.indexOf('\nUSER node');
+    assert.ok(userAt > 0, 'the image runs as node');
+    for (const name of ['graph', 'ingestion', 'worker', 'gateway']) {
+      for (const v of compose.services[name]!.volumes ?? []) {
+        const target = v.split(':')[1]!;
+        const chown = dockerfile.indexOf(`chown -R node:node ${target.split('/').slice(0, 4).join('/')}`);
+        assert.ok(dockerfile.includes(`mkdir -p ${target}`), `${name}: ${target} is created in the image`);
+        assert.ok(chown > 0 && chown < userAt, `${name}: ${target} is owned by node, before USER node`);
+      }
+    }
+  });
+
+  it('starts no component that can start a sync before the search attributes exist', () => {
+    for (const name of ['ingestion', 'worker', 'graph']) {
+      assert.equal(
+        compose.services[name]!.depends_on?.['temporal-search-attributes']?.condition,
+        'service_completed_successfully',
+        name,
+      );
+    }
+  });
+
+  it("serves every component's /metrics on a port inside the network that Prometheus scrapes", () => {
+    const prom = parse(readFileSync(new URL('../../deploy/prometheus/prometheus.yml', import.meta.url), 'utf8')) as {
+      scrape_configs: Array<{ dns_sd_configs: Array<{ names: string[]; port: number }> }>;
+    };
+    const targets = prom.scrape_configs.flatMap((j) =>
+      j.dns_sd_configs.flatMap((c) => c.names.map((n) => [n, c.port])),
+    );
+    for (const [name, port] of targets as Array<[string, number]>) {
+      const s = compose.services[name]!;
+      assert.ok(s.expose?.map(String).includes(String(port)), `${name} exposes ${port}`);
+      assert.ok(!(s.ports ?? []).some((p) => p.endsWith(`:${port}`)), `${name}: ${port} is not published`);
+    }
+    assert.equal(String(compose.services.gateway!.environment!.METRICS_PORT), '8090');
+    assert.equal(String(compose.services.worker!.environment!.METRICS_PORT), '8093');
   });
 });

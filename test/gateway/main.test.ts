@@ -7,7 +7,7 @@ import { waitFor } from '../support/gateway.ts';
 
 function run(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];

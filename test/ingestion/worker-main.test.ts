@@ -29,12 +29,25 @@ describe('temporal/worker-main.ts', () => {
     TEMPORAL_TASK_QUEUE: uniqueTaskQueue('worker-main'),
     WORKER_CLONE_DIR: cloneDir,
     LOG_LEVEL: 'info',
+    METRICS_PORT: '0',
   });
 
   it('starts (worker_started) and stops cleanly on SIGTERM', async () => {
     const p = runEntry('temporal/worker-main.ts', env());
     const started = await p.waitFor('worker_started', 120_000);
     assert.equal(started.pid, p.child.pid);
+    // The operators' port: liveness, readiness (polling, database, Temporal) and the metrics.
+    const ops = `http://127.0.0.1:${String(started.metrics_port)}`;
+    assert.deepEqual(await (await fetch(`${ops}/health`)).json(), { status: 'ok' });
+    const ready = await fetch(`${ops}/ready`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(await ready.json(), {
+      status: 'ready',
+      checks: { worker: 'ok', database: 'ok', temporal: 'ok' },
+    });
+    const metrics = await (await fetch(`${ops}/metrics`)).text();
+    assert.match(metrics, /^ckg_ready_check_up\{check="temporal"\} 1$/m);
+    assert.match(metrics, /^ckg_db_pool_connections\{pool="ckg-worker",state="idle"\} \d+$/m);
     assert.equal(await p.stop(), 0);
     const events = p.lines.map((l) => l.event);
     assert.deepEqual(events.slice(events.indexOf('worker_stopping')), ['worker_stopping', 'worker_stopped']);

@@ -88,15 +88,25 @@ export interface RunningKeycloak {
   stop(): Promise<void>;
 }
 
+export interface KeycloakOptions {
+  /** kc.sh arguments; default `start-dev --db=dev-mem --import-realm --http-port=<port>`. */
+  args?: (port: number) => string[];
+  /** The HTTP port (default: a free one). The management port is always a free one. */
+  port?: number;
+  /** Only these variables (and JAVA_HOME, PATH, HOME) instead of this process's environment plus `env`. */
+  exactEnv?: boolean;
+}
+
 /**
- * Starts `kc.sh start-dev --import-realm` with an in-memory database from a per-run home folder whose
- * `data/import` holds the given realm files (the distribution's own folders are linked, bin is copied because kc.sh
- * resolves its home from its own path). Resolves once the realm's discovery document answers.
+ * Starts Keycloak (by default `kc.sh start-dev --import-realm` with an in-memory database) from a per-run home folder
+ * whose `data/import` holds the given realm files (the distribution's own folders are linked, bin is copied because
+ * kc.sh resolves its home from its own path). Resolves once the realm's discovery document answers.
  */
 export async function startKeycloak(
   realmFiles: string[],
   realm: string,
   env: Record<string, string>,
+  options: KeycloakOptions = {},
 ): Promise<RunningKeycloak> {
   const dist = await ensureKeycloak();
   const javaHome = findJava();
@@ -106,25 +116,24 @@ export async function startKeycloak(
   mkdirSync(join(home, 'data', 'import'), { recursive: true });
   for (const f of realmFiles) cpSync(f, join(home, 'data', 'import', f.split('/').at(-1) ?? 'realm.json'));
 
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const managementPort = await freePort();
+  const args = options.args
+    ? options.args(port)
+    : ['start-dev', '--db=dev-mem', '--import-realm', `--http-port=${port}`];
   let log = '';
-  const child = spawn(
-    join(home, 'bin', 'kc.sh'),
-    ['start-dev', '--db=dev-mem', '--import-realm', `--http-port=${port}`, `--http-management-port=${managementPort}`],
-    {
-      cwd: home,
-      env: {
-        ...process.env,
-        ...env,
-        JAVA_HOME: javaHome,
-        PATH: `${join(javaHome, 'bin')}:${process.env.PATH ?? ''}`,
-        JAVA_OPTS_APPEND: '-XX:TieredStopAtLevel=1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
+  const child = spawn(join(home, 'bin', 'kc.sh'), [...args, `--http-management-port=${managementPort}`], {
+    cwd: home,
+    env: {
+      ...(options.exactEnv ? { HOME: home } : process.env),
+      ...env,
+      JAVA_HOME: javaHome,
+      PATH: `${join(javaHome, 'bin')}:${process.env.PATH ?? ''}`,
+      JAVA_OPTS_APPEND: '-XX:TieredStopAtLevel=1',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   child.stdout.setEncoding('utf8').on('data', (c: string) => (log += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (log += c));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

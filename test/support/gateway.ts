@@ -23,7 +23,7 @@ export async function startGateway(
     level: 'debug',
     write: (line) => logs.push(JSON.parse(line) as LogLine),
   });
-  const config = loadGatewayConfig({ APP_PORT: '0', APP_HOST: '127.0.0.1', ...env });
+  const config = loadGatewayConfig({ APP_PORT: '0', APP_HOST: '127.0.0.1', METRICS_PORT: '0', ...env });
   const gw = await createGateway(config, { ...deps, log });
   return Object.assign(gw, { logs, events: (name: string) => logs.filter((l) => l.event === name) });
 }

@@ -133,6 +133,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         KC_GATEWAY_CLIENT_SECRET: idp.gatewayClientSecret,
         GRAPH_SERVICE_URL: graph.url,
         INGESTION_SERVICE_URL: ingestion.url,
+        METRICS_PORT: '0',
       }),
       { log: logger('gateway') },
     );

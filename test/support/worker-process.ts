@@ -14,7 +14,7 @@ export interface WorkerProcess {
 export function startWorkerProcess(env: Record<string, string>, timeoutMs = 180_000): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker-main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
