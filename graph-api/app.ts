@@ -18,7 +18,7 @@ export function createGraphApp(deps: GraphAppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
   app.use(errorMiddleware(deps.log));
-  app.use(healthRoute());
+  app.use(healthRoute(deps.liveness ? [deps.liveness] : []));
   app.use(
     bodyParser({
       enableTypes: ['json'],

@@ -16,7 +16,7 @@ import { syncRoutes } from './syncs/routes.ts';
 export function createApp(deps: IngestionDeps): Koa {
   const app = new Koa();
   app.use(errorMiddleware(deps.log));
-  app.use(healthRoute());
+  app.use(healthRoute(deps.liveness ? [deps.liveness] : []));
   app.use(
     bodyParser({
       enableTypes: ['json'],
