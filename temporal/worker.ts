@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { createEngine } from '../activities/engine/index.ts';
+import { sweepCloneDirs, workerCloneDir } from '../activities/sync/clone-dirs.ts';
 import { createPool } from '../lib/db.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import type { Logger } from '../lib/log.ts';
@@ -46,6 +47,7 @@ export interface RunningWorker {
 }
 
 export async function startWorker(config: WorkerConfig, log: Logger): Promise<RunningWorker> {
+  await sweepCloneDirs(config.WORKER_CLONE_DIR, log);
   const pool = createPool(config.DATABASE_URL, {
     max: config.DATABASE_POOL_SIZE,
     applicationName: 'ckg-worker',
@@ -74,7 +76,7 @@ export async function startWorker(config: WorkerConfig, log: Logger): Promise<Ru
     pool,
     engine,
     embeddings,
-    settings: pipelineSettings(config),
+    settings: { ...pipelineSettings(config), cloneDir: workerCloneDir(config.WORKER_CLONE_DIR) },
     log,
   });
   const done = worker.run().finally(async () => {

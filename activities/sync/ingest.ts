@@ -84,6 +84,19 @@ export function createIngestActivities(deps: ActivityDeps) {
         ]);
         throw ApplicationFailure.nonRetryable(message, 'CloneFailed');
       }
+      if (head.skipped.length > 0) {
+        await recordIssues(
+          pool,
+          syncId,
+          head.skipped.map((f) => ({
+            level: 'warning' as const,
+            phase: 'cloning',
+            code: 'path_unrepresentable',
+            message: `${f.reason}: the file was left out of the checkout and is not indexed`,
+            file_path: f.path,
+          })),
+        );
+      }
       durations.cloning = Date.now() - t;
       // The phase's end, as every other phase reports it (1/1), before parsing starts.
       progress.report('cloning', 1, 1);
