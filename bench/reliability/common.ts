@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { createPool } from '../../lib/db.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const stackEnv = Object.fromEntries(
@@ -117,8 +117,7 @@ export function makeCorpus(files: number): string {
   return dir;
 }
 
-export const db = new pg.Pool({ connectionString: URLS.database, max: 4 });
-db.on('error', () => undefined);
+export const db = createPool(URLS.database, { max: 4, applicationName: 'ckg-bench-reliability' });
 
 export async function createSource(name: string, url: string): Promise<string> {
   const r = await http('POST', `${URLS.graph}/api/sources`, { owner: 'reliability', name, url });
