@@ -16,6 +16,7 @@ import {
   uuid,
 } from '../lib/openapi.ts';
 import { SYNC_STATUSES } from '../lib/resources.ts';
+import { searchPaths, searchSchemas } from './search/openapi.ts';
 
 const ok = (description: string, schema: unknown) => ({ description, content: json(schema) });
 const nodeParam = {
@@ -212,9 +213,11 @@ export const openApiDocument = {
         },
       },
     },
+    ...searchPaths,
   },
   components: {
     schemas: {
+      ...searchSchemas,
       ...sharedSchemas,
       Source: {
         type: 'object',

@@ -126,6 +126,7 @@ export function healthRoute(checks: ReadonlyArray<() => string | undefined> = []
 export {
   PAGE,
   decodeCursor,
+  decodeCursorJson,
   encodeCursor,
   jsonObjectBody,
   queryBool,
@@ -141,11 +142,11 @@ export {
  * Builds a `{ items, next_cursor }` page from rows fetched with limit + 1: the extra row, when present, says another
  * page follows, and the cursor is the last returned row's sort key.
  */
-export function toPage<R, J>(
+export function toPage<R, J, K extends object = CursorKey>(
   rows: readonly R[],
   limit: number,
   toJson: (row: R) => J,
-  keyOf: (row: R) => CursorKey,
+  keyOf: (row: R) => K,
 ): { items: J[]; next_cursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);

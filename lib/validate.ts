@@ -274,8 +274,24 @@ export interface CursorKey {
   id: string;
 }
 
-export function encodeCursor(key: CursorKey): string {
+/** Encodes any JSON sort key as an opaque cursor (lists use CursorKey; searches page by a key of their own). */
+export function encodeCursor(key: object): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+/**
+ * Decodes a cursor made by encodeCursor into its JSON value (the caller checks its fields), or throws naming the
+ * parameter.
+ */
+export function decodeCursorJson(value: string, name = 'cursor'): unknown {
+  if (value.length <= 4096 && /^[A-Za-z0-9_-]+$/.test(value)) {
+    try {
+      return JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
+    } catch {
+      // fall through
+    }
+  }
+  throw new InvalidArgumentError(name, 'is not a cursor this service issued');
 }
 
 /** A UTC timestamp as this service writes them in cursors (toISOString, or to_char with microseconds). */
