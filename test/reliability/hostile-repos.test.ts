@@ -5,15 +5,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discover } from '../../activities/engine/discover.ts';
 import type { EngineIssue } from '../../activities/engine/types.ts';
-import { cloneRepository } from '../../activities/sync/clone.ts';
-import { sweepCloneDirs, workerCloneDir } from '../../activities/sync/clone-dirs.ts';
-import { createLogger } from '../../lib/log.ts';
+import { checkoutRef as cloneRepository } from '../../activities/sync/git-checkout.ts';
 import { createHarness, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';
 
 const LONG =
@@ -82,18 +80,6 @@ describe('reliability: hostile repositories', () => {
       [['invalid_file_name', 'bad-%FF%FE.ts']],
     );
     assert.doesNotMatch(issues[0]!.message, /ENOENT/);
-  });
-
-  it('clone folders of dead workers and of the flat layout are swept; a live worker’s folder stays', async () => {
-    const base = join(root, 'clones');
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    for (const name of [`w-${dead}`, `w-${process.pid}`, '0f8c3e3a-1b2c-4d5e-8f90-123456789abc-3', 'notes']) {
-      mkdirSync(join(base, name, 'sub'), { recursive: true });
-    }
-    const removed = await sweepCloneDirs(base, createLogger('worker', { level: 'error' }));
-    assert.deepEqual(removed.sort(), [`w-${dead}`, '0f8c3e3a-1b2c-4d5e-8f90-123456789abc-3'].sort());
-    assert.ok(existsSync(workerCloneDir(base)));
-    assert.ok(existsSync(join(base, 'notes')));
   });
 
   describe('through a real sync', () => {
