@@ -24,7 +24,7 @@ export function createGraphApp(deps: GraphAppDeps): Koa {
   app.proxy = true;
   app.use(observeRequests());
   app.use(errorMiddleware(deps.log));
-  app.use(healthRoute());
+  app.use(healthRoute(deps.liveness ? [deps.liveness] : []));
   app.use(opsRoutes(deps.ready ?? createReadiness({ database: databaseCheck(deps.pool) })));
   app.use(
     bodyParser({

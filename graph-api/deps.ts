@@ -9,6 +9,8 @@ import type { SummaryService } from './summary/service.ts';
 export interface GraphAppDeps {
   pool: Pool;
   log: Logger;
+  /** Liveness check for /health (lib/db.ts poolLiveness): a reason when the process can no longer serve. */
+  liveness?: () => string | undefined;
   ingestion: IngestionClient;
   embedder: QueryEmbedder;
   summaries: SummaryService;

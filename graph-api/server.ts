@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createPool } from '../lib/db.ts';
+import { createPool, poolLiveness } from '../lib/db.ts';
 import { listen } from '../lib/http.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
@@ -86,6 +86,8 @@ export async function startGraphApi(
   const app = createGraphApp({
     pool,
     log,
+    // Wedged: every read connection checked out for twice the longest a read may take, none released.
+    liveness: poolLiveness(pool, Math.max(60_000, 2 * config.GRAPH_QUERY_TIMEOUT_SECONDS * 1000)),
     ingestion: createIngestionClient(config.INGESTION_SERVICE_URL, config.INGESTION_TIMEOUT_SECONDS * 1000),
     embedder,
     summaries,

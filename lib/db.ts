@@ -64,8 +64,8 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'ckg',
-    options: SESSION_OPTIONS,
     connectionTimeoutMillis: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    options: SESSION_OPTIONS,
     ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     ...((options.age ?? true) ? { Client: AgeClient } : {}),
   });
@@ -112,4 +112,27 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { code?: unknown; constraint?: unknown };
   return e.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}
+
+/**
+ * Liveness of a pool: wedged when every connection is checked out and none has been handed out or given back for
+ * `stuckMs` (a leak or a deadlock; the 14-summary wedge of issue 10 looked exactly so). A database that is down is not
+ * a wedge: the pool then has no connections at all, and requests get 503 until it is back. Returns the reason when
+ * wedged, undefined when alive.
+ */
+export function poolLiveness(pool: pg.Pool, stuckMs: number): () => string | undefined {
+  let lastProgress = Date.now();
+  const progress = () => {
+    lastProgress = Date.now();
+  };
+  pool.on('acquire', progress);
+  pool.on('release', progress);
+  pool.on('remove', progress);
+  return () => {
+    const max = pool.options.max;
+    const saturated = pool.totalCount >= max && pool.idleCount === 0;
+    const still = Date.now() - lastProgress;
+    if (!saturated || still < stuckMs) return undefined;
+    return `all ${max} database connections have been checked out for ${Math.round(still / 1000)} s with none released`;
+  };
 }

@@ -104,9 +104,17 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
   };
 }
 
-export function healthRoute(): Koa.Middleware {
+/**
+ * GET /health, the liveness probe: `{ status: "ok" }` while the process can still serve. Each check returns a reason
+ * when it cannot (a wedged pool: lib/db.ts poolLiveness); then 503 in the one error shape, so a probe restarts it.
+ */
+export function healthRoute(checks: ReadonlyArray<() => string | undefined> = []): Koa.Middleware {
   return (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/health') {
+      for (const check of checks) {
+        const problem = check();
+        if (problem) throw new ServiceError('UNAVAILABLE', 503, `not alive: ${problem}`, { expose: true });
+      }
       ctx.body = { status: 'ok' };
       return;
     }

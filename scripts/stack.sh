@@ -14,6 +14,9 @@ usage: scripts/stack.sh <command>
   infra    start PostgreSQL (+AGE, pgvector) and the Temporal dev server only
   down     stop everything this checkout started
   status   show what runs
+  services start what is down (infrastructure and services), without the demo (bench/reliability.ts uses it)
+  pg-crash stop PostgreSQL at once (immediate mode, as a crash); `services` starts it again
+  temporal-stop  stop the Temporal dev server; `services` starts it again
 Environment: DATABASE_URL (use an existing PostgreSQL 17 with age and vector), TEMPORAL_ADDRESS (use an existing
 Temporal server), CKG_PG_PORT (55432), CKG_TEMPORAL_PORT (7233), CKG_TEMPORAL_UI_PORT (8233), CKG_STATE_DIR, CKG_CACHE_DIR.
 USAGE
@@ -48,6 +51,15 @@ case $cmd in
     services_up
     (cd "$REPO_ROOT" && set -a && source "$STATE_DIR/env" && set +a && node --import tsx scripts/demo.ts)
     ;;
+  services)
+    infra_up
+    services_up
+    ;;
+  pg-crash)
+    pg_run pg_ctl -D "$(pg_seen_dir)/data" -m immediate -w stop >/dev/null 2>&1 || true
+    say "postgres: stopped in immediate mode"
+    ;;
+  temporal-stop) temporal_down ;;
   down)
     services_down
     temporal_down

@@ -11,6 +11,25 @@ function normaliseInclude(p: string): string {
     .replace(/\/+$/, '');
 }
 
+/** A file name whose bytes are not all UTF-8: the valid characters as they are, every other byte (and `%`) as %XX. */
+export function escapeName(b: Buffer): string {
+  let out = '';
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    const len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    const seq = len > 0 ? b.subarray(i, i + len) : undefined;
+    if (seq && seq.length === len && Buffer.from(seq.toString('utf8'), 'utf8').equals(seq) && c !== 0x25) {
+      out += seq.toString('utf8');
+      i += len;
+    } else {
+      out += `%${c.toString(16).toUpperCase().padStart(2, '0')}`;
+      i += 1;
+    }
+  }
+  return out;
+}
+
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -37,12 +56,31 @@ export function discover(
     onIssue({ level, phase: 'discovery', code, message, file_path: path });
 
   const walk = (absDir: string, relDir: string): void => {
-    let names: string[];
+    let raw: Buffer[];
     try {
-      names = readdirSync(absDir);
+      raw = readdirSync(absDir, { encoding: 'buffer' });
     } catch (err) {
       issue('unreadable_directory', errorMessage(err), relDir);
       return;
+    }
+    const names: string[] = [];
+    for (const b of raw) {
+      const name = b.toString('utf8');
+      if (Buffer.from(name, 'utf8').equals(b)) {
+        names.push(name);
+        continue;
+      }
+      // The service stores paths as UTF-8 text, and a name read as a string cannot even be opened again (it used to
+      // be dropped with a misleading ENOENT). Say what it is: the name with its bytes that are not UTF-8 as %XX.
+      const shown = escapeName(b);
+      const rel = relDir === '' ? shown : `${relDir}/${shown}`;
+      if (wanted(rel) || mayContain(rel)) {
+        issue(
+          'invalid_file_name',
+          'the file name is not valid UTF-8 (its bytes that are not are shown as %XX); the file is not indexed',
+          rel,
+        );
+      }
     }
     names.sort();
     for (const name of names) {

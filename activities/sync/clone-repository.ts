@@ -58,6 +58,20 @@ export function createCloneRepository(deps: ActivityDeps) {
         throw ApplicationFailure.nonRetryable(message, 'CloneFailed');
       }
       hb.check();
+      if (head.skipped.length > 0) {
+        // A path the file system cannot hold was left out of the checkout (git-checkout.ts): one issue per file.
+        await recordIssues(
+          pool,
+          syncId,
+          head.skipped.map((f) => ({
+            level: 'warning' as const,
+            phase: 'cloning',
+            code: 'path_unrepresentable',
+            message: `${f.reason}: the file was left out of the checkout and is not indexed`,
+            file_path: f.path,
+          })),
+        );
+      }
       const tree = engine.openTree(dir, { includePaths: includePaths(run.config_snapshot) });
       const reuse = await prepareReuse(pool, deps, {
         syncId,

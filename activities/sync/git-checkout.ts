@@ -39,7 +39,13 @@ export interface CloneRequest {
 export interface CloneResult {
   commitSha: string;
   commitAt: string;
+  /** Files of the commit left out of the checkout, with the reason (a path the file system cannot hold). */
+  skipped: Array<{ path: string; reason: string }>;
 }
+
+/** Linux PATH_MAX (bytes, with the terminating NUL) and NAME_MAX. */
+const PATH_MAX = 4096;
+const NAME_MAX = 255;
 
 /** The URL with any user info removed, safe for messages and logs. */
 export function displayUrl(url: string): string {
@@ -105,12 +111,16 @@ function gitEnv(token: string | null): NodeJS.ProcessEnv {
 }
 
 function git(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs: number): Promise<string> {
+  return gitBytes(args, env, signal, timeoutMs).then((b) => b.toString('utf8'));
+}
+
+function gitBytes(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn('git', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
+    const out: Buffer[] = [];
     let err = '';
     let timedOut = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4000)));
     const kill = () => child.kill('SIGKILL');
     const timer = setTimeout(() => {
@@ -125,7 +135,7 @@ function git(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeou
     child.on('close', (code) => {
       clearTimeout(timer);
       signal.removeEventListener('abort', kill);
-      if (code === 0) return resolvePromise(out);
+      if (code === 0) return resolvePromise(Buffer.concat(out));
       if (signal.aborted) return reject(new CloneError('clone_failed', 'git was stopped: the activity was cancelled'));
       if (timedOut) return reject(new CloneError('clone_timeout', `git ${args[0]} took longer than ${timeoutMs} ms`));
       reject(classify(err));
@@ -178,11 +188,47 @@ export async function checkoutRef(req: CloneRequest): Promise<CloneResult> {
   const run = (args: string[]) => git(args, env, req.signal, req.timeoutMs);
   await run(['init', '-q', dir]);
   await run(['-C', dir, 'fetch', '-q', '--depth', '1', '--no-tags', url, req.ref]);
-  await run(['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', 'FETCH_HEAD']);
-  const out = await run(['-C', dir, 'log', '-1', '--format=%H%x00%cI']);
+  // A path the file system cannot hold (longer than PATH_MAX with the clone folder, or a name longer than NAME_MAX)
+  // used to fail the whole checkout, so the repository could never be indexed: such files are left out (the caller
+  // records an issue for each) and the rest is checked out.
+  const names = await gitBytes(
+    ['-C', dir, 'ls-tree', '-r', '-z', '--full-tree', '--name-only', 'FETCH_HEAD'],
+    env,
+    req.signal,
+    req.timeoutMs,
+  );
+  const skipped = unrepresentable(names, Buffer.byteLength(dir) + 1);
+  const checkout = ['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', 'FETCH_HEAD'];
+  if (skipped.length === 0) await run(checkout);
+  else await run([...checkout, '--', '.', ...skipped.map((f) => `:(exclude,literal)${f.path}`)]);
+  const out = await run(['-C', dir, 'log', '-1', '--format=%H%x00%cI', 'FETCH_HEAD']);
   const [commitSha, commitAt] = out.trim().split('\0');
   if (!commitSha || !commitAt) throw new CloneError('clone_failed', 'git log returned no commit');
-  return { commitSha, commitAt };
+  return { commitSha, commitAt, skipped };
+}
+
+/** Paths of a NUL-separated `ls-tree -z --name-only` listing that the file system cannot hold under the prefix. */
+export function unrepresentable(listing: Buffer, prefixBytes: number): Array<{ path: string; reason: string }> {
+  const out: Array<{ path: string; reason: string }> = [];
+  let start = 0;
+  for (let i = 0; i <= listing.length; i++) {
+    if (i < listing.length && listing[i] !== 0) continue;
+    if (i > start) {
+      const raw = listing.subarray(start, i);
+      const path = raw.toString('utf8');
+      const longest = Math.max(...path.split('/').map((c) => Buffer.byteLength(c)));
+      if (prefixBytes + raw.length >= PATH_MAX) {
+        out.push({ path, reason: `the path is ${raw.length} bytes long; the file system holds at most ${PATH_MAX}` });
+      } else if (longest > NAME_MAX) {
+        out.push({
+          path,
+          reason: `a name in the path is ${longest} bytes long; the file system holds at most ${NAME_MAX}`,
+        });
+      }
+    }
+    start = i + 1;
+  }
+  return out;
 }
 
 /** Number of tracked files of the checkout (the total of the parsing phase). */

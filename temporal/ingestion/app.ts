@@ -21,7 +21,7 @@ export function createApp(deps: IngestionDeps): Koa {
   const app = new Koa();
   app.use(observeRequests());
   app.use(errorMiddleware(deps.log));
-  app.use(healthRoute());
+  app.use(healthRoute(deps.liveness ? [deps.liveness] : []));
   app.use(
     opsRoutes(
       createReadiness({

@@ -22,5 +22,7 @@ export interface IngestionDeps {
   pool: Pool;
   temporal: Client;
   log: Logger;
+  /** Liveness check for /health (lib/db.ts poolLiveness): a reason when the process can no longer serve. */
+  liveness?: () => string | undefined;
   settings: IngestionSettings;
 }

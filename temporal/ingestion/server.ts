@@ -5,13 +5,16 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { createPool } from '../../lib/db.ts';
+import { createPool, poolLiveness } from '../../lib/db.ts';
 import { listen } from '../../lib/http.ts';
 import { createLogger, parseLevel, type Logger } from '../../lib/log.ts';
 import { createApp } from './app.ts';
 import type { IngestionConfig } from './config.ts';
 import type { IngestionDeps } from './deps.ts';
 import { startReconciler } from './syncs/reconcile.ts';
+
+/** /health fails when every pooled connection has been checked out this long with none released. */
+const POOL_STUCK_MS = 120_000;
 
 export interface RunningIngestion {
   port: number;
@@ -48,7 +51,13 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
     throw err;
   }
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const deps: IngestionDeps = { pool, temporal, log: logger, settings: settingsOf(config) };
+  const deps: IngestionDeps = {
+    pool,
+    temporal,
+    log: logger,
+    settings: settingsOf(config),
+    liveness: poolLiveness(pool, POOL_STUCK_MS),
+  };
   const server: Server = await listen(createApp(deps), config.APP_PORT, config.APP_HOST);
   const reconciler = startReconciler(
     deps,

@@ -3,7 +3,7 @@
  * picks how the component behaves: `ok`, `ok-logs-stopped` (its close logs fixture_stopped itself), `start-rejects`,
  * `config` / `config-named` (start throws a ConfigError synchronously; `config-named` sets configInvalid),
  * `close-rejects`, `done-rejects` (the run loop fails a moment after the start), `slow-start` (logs
- * fixture_starting, then starts 300 ms later).
+ * fixture_starting, then starts 300 ms later), `close-hangs` (close() never settles; the stop bound is 300 ms).
  */
 import { ConfigError } from '../../lib/errors.ts';
 import { createLogger } from '../../lib/log.ts';
@@ -20,6 +20,7 @@ function component(): Running {
     close: () => {
       clearInterval(timer);
       if (mode === 'close-rejects') return Promise.reject(new Error('cannot drain'));
+      if (mode === 'close-hangs') return new Promise<void>(() => setInterval(() => {}, 60_000));
       if (mode === 'ok-logs-stopped') log.info('fixture_stopped', { by: 'close' });
       return Promise.resolve();
     },
@@ -34,6 +35,7 @@ runMain({
   log,
   configInvalid: mode === 'config-named',
   closeLogsStopped: mode === 'ok-logs-stopped',
+  ...(mode === 'close-hangs' ? { stopTimeoutMs: 300 } : {}),
   failedEvent: mode === 'done-rejects' ? 'fixture_failed' : undefined,
   start: () => {
     if (mode.startsWith('config')) throw new ConfigError('FIXTURE_PORT', 'must be an integer');

@@ -56,6 +56,15 @@ describe('runMain', () => {
     assert.match(JSON.stringify(plain.lines[0]?.error), /FIXTURE_PORT: must be an integer/);
   });
 
+  it('a close() that never ends: <name>_stop_timed_out after the stop bound, exit 1 (issue 10)', async () => {
+    const p = run('close-hangs');
+    await p.waitFor('fixture_started');
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 1);
+    assert.deepEqual(events(p.lines), ['fixture_started', 'fixture_stopping', 'fixture_stop_timed_out']);
+    assert.equal(p.lines[2]?.ms, 300);
+  });
+
   it('a close() that rejects: <name>_stop_failed, exit 1', async () => {
     const p = run('close-rejects');
     await p.waitFor('fixture_started');

@@ -1,0 +1,127 @@
+/**
+ * Issue 10 regressions: every process survives its dependencies' failures. A PostgreSQL crash ended the graph
+ * component and the worker on an unhandled 'error' event of a checked-out (AGE) client; while the database was down
+ * requests were 500 INTERNAL (`connect ECONNREFUSED`) instead of 503; /health said ok with a wedged pool.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createPool, poolLiveness, type Pool } from '../../lib/db.ts';
+import { EmbeddingClient } from '../../lib/embeddings.ts';
+import { toServiceError } from '../../lib/errors.ts';
+import { listen } from '../../lib/http.ts';
+import { createLogger } from '../../lib/log.ts';
+import { createGraphApp } from '../../graph-api/app.ts';
+import { createIngestionClient } from '../../graph-api/ingestion-client.ts';
+import { createDenseClient } from '../../graph-api/summary/dense-client.ts';
+import { createSummaryService } from '../../graph-api/summary/service.ts';
+import { DEFAULT_BUDGET } from '../support/graph-app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { closedPort } from '../support/upstream.ts';
+
+/** Log lines of the apps under test (5xx are logged at error: kept here, asserted, not printed). */
+const lines: Array<Record<string, unknown>> = [];
+const log = createLogger('graph-api', {
+  level: 'error',
+  write: (l) => lines.push(JSON.parse(l) as Record<string, unknown>),
+});
+
+async function graphServer(pool: Pool, liveness?: () => string | undefined): Promise<{ url: string; server: Server }> {
+  const nowhere = `http://127.0.0.1:${await closedPort()}`;
+  const app = createGraphApp({
+    pool,
+    log,
+    ...(liveness ? { liveness } : {}),
+    ingestion: createIngestionClient(nowhere, 1000),
+    embedder: new EmbeddingClient({ url: `${nowhere}/v1/embeddings`, model: 'e', dimension: 896, attempts: 1 }),
+    summaries: createSummaryService({
+      pool,
+      log,
+      budget: DEFAULT_BUDGET,
+      dense: createDenseClient({ url: nowhere, model: 'd', apiKey: undefined, maxTokens: 10, timeoutMs: 1000 }),
+    }),
+    graphTimeoutMs: 5000,
+  });
+  const server = await listen(app, 0, '127.0.0.1');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('reliability: dependencies fail, processes stay', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+  });
+  after(() => db.drop());
+
+  it('a checked-out AGE client whose connection dies: no crash, a 503 error, the pool serves again', async () => {
+    const pool = createPool(db.url, { max: 2 });
+    try {
+      const client = await pool.connect();
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const sleeping = client.query('SELECT pg_sleep(30)');
+      await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      const err = await sleeping.then(
+        () => assert.fail('the query survived its backend'),
+        (e: unknown) => e,
+      );
+      client.release(err instanceof Error ? err : true);
+      // The client emits 'error' on itself after the query fails: give the event loop a turn to deliver it.
+      await new Promise((r) => setTimeout(r, 100));
+      const mapped = toServiceError(err);
+      assert.equal(mapped.status, 503);
+      assert.equal(mapped.code, 'UPSTREAM_UNAVAILABLE');
+      assert.ok((mapped.retryAfterSeconds ?? 0) >= 1);
+      assert.equal((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('a database that is down: reads are 503 UPSTREAM_UNAVAILABLE with Retry-After, not 500', async () => {
+    const pool = createPool(`postgresql://postgres@127.0.0.1:${await closedPort()}/nothing`, {
+      max: 2,
+      acquireTimeoutMs: 2000,
+    });
+    const { url, server } = await graphServer(pool);
+    try {
+      for (const path of ['/api/sources', '/api/graph/stats', `/api/syncs`]) {
+        const res = await fetch(url + path);
+        const body = (await res.json()) as { error: { code: string } };
+        assert.equal(res.status, 503, path);
+        assert.equal(body.error.code, 'UPSTREAM_UNAVAILABLE', path);
+        assert.match(res.headers.get('retry-after') ?? '', /^\d+$/, path);
+      }
+      assert.ok(
+        lines.some((l) => l.event === 'request_failed' && l.status === 503 && l.level === 'error'),
+        'a log line at error for each 503',
+      );
+    } finally {
+      server.close();
+      await pool.end();
+    }
+  });
+
+  it('no free connection within the acquisition timeout: 503 UNAVAILABLE with Retry-After, and /health fails when wedged', async () => {
+    const pool = createPool(db.url, { max: 1, acquireTimeoutMs: 300 });
+    const { url, server } = await graphServer(pool, poolLiveness(pool, 200));
+    const held = await pool.connect();
+    try {
+      const res = await fetch(`${url}/api/sources`);
+      assert.equal(res.status, 503);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'UNAVAILABLE');
+      assert.ok(res.headers.get('retry-after'));
+      await new Promise((r) => setTimeout(r, 250));
+      const sick = await fetch(`${url}/health`);
+      assert.equal(sick.status, 503);
+      assert.match(((await sick.json()) as { error: { message: string } }).error.message, /not alive/);
+    } finally {
+      held.release();
+    }
+    const well = await fetch(`${url}/health`);
+    assert.equal(well.status, 200);
+    assert.deepEqual(await well.json(), { status: 'ok' });
+    server.close();
+    await pool.end();
+  });
+});
