@@ -15,6 +15,7 @@ import {
   type Harness,
 } from '../support/pipeline.ts';
 import { testEnv } from '../support/env.ts';
+import type { syncWorkflow } from '../../workflows/sync.ts';
 
 describe('Reset of a sync workflow', () => {
   let h: Harness;
@@ -49,8 +50,8 @@ describe('Reset of a sync workflow', () => {
       requestId: randomUUID(),
       reason: 'operator: the URL is fixed',
     });
-    const result = await h.client.workflow.getHandle(sourceId, reset.runId ?? undefined).result();
-    assert.equal((result as { status: string }).status, 'completed');
+    const result = await h.client.workflow.getHandle<typeof syncWorkflow>(sourceId, reset.runId ?? undefined).result();
+    assert.equal(result.status, 'completed');
     const run = await getRun(h.db.pool, syncId);
     assert.equal(run.status, 'completed');
     assert.equal(run.error, null);
