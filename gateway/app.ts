@@ -11,6 +11,7 @@ import type { DocsUi } from './docs/ui.ts';
 import type { OpenApiService } from './docs/openapi.ts';
 import type { EventsHandler } from './events/stream.ts';
 import { gatewayErrors, MethodNotAllowedError } from './http-errors.ts';
+import type { McpHandler } from './mcp.ts';
 import { upstreamPath, type Forward, type Upstream } from './proxy/forward.ts';
 import { hasDotSegment, resolveRoute } from './routes.ts';
 
@@ -21,6 +22,7 @@ export interface AppDeps {
   forward: Forward;
   upstreams: { graph: Upstream; ingestion: Upstream; idp: Upstream };
   events: EventsHandler;
+  mcp: McpHandler;
   openapi: OpenApiService;
   docsUi: DocsUi;
 }
@@ -57,6 +59,8 @@ export function buildApp(deps: AppDeps): Koa {
         return;
       case 'events':
         return deps.events(ctx, claims!);
+      case 'mcp':
+        return deps.mcp(ctx);
       case 'openapi':
         ctx.body = await deps.openapi.document();
         return;

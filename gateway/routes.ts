@@ -2,7 +2,7 @@
  * The routing table of the contract (spec part 4), as data. `resolveRoute` answers for a method and a path:
  * the destination, or 405 with the allowed methods (the path exists, the method does not), or 404.
  */
-export type Destination = 'health' | 'events' | 'openapi' | 'docs' | 'redoc' | 'graph' | 'ingestion' | 'idp';
+export type Destination = 'health' | 'events' | 'mcp' | 'openapi' | 'docs' | 'redoc' | 'graph' | 'ingestion' | 'idp';
 
 export interface Route {
   name: string;
@@ -24,6 +24,8 @@ export const ROUTES: readonly Route[] = [
   { name: 'docs', match: tree('/docs'), methods: { GET: 'docs', HEAD: 'docs' }, auth: false },
   { name: 'redoc', match: tree('/redoc'), methods: { GET: 'redoc', HEAD: 'redoc' }, auth: false },
   { name: 'events', match: exact('/api/events'), methods: { GET: 'events' }, auth: true },
+  // MCP over stateless streamable HTTP: every message is a POST (no server-initiated stream, no session to end).
+  { name: 'mcp', match: exact('/mcp'), methods: { POST: 'mcp' }, auth: true },
   { name: 'graph', match: tree('/api/graph'), methods: { GET: 'graph' }, auth: true },
   {
     name: 'sources',

@@ -1,5 +1,16 @@
 import { availableParallelism } from 'node:os';
-import type { AnalyzeOptions, Engine, EngineIssue, FileAnalysis } from './types.ts';
+import type {
+  AnalyzeOptions,
+  DiscoveredFile,
+  Engine,
+  EngineIssue,
+  FileAnalysis,
+  ParseOptions,
+  ReusableFile,
+  ReusedFile,
+  Tree,
+  TreeOptions,
+} from './types.ts';
 import type { FileRequest, FileResult } from './analyze-file.ts';
 import { DEFAULT_MAX_FILE_BYTES, analyzeFile } from './analyze-file.ts';
 import { discover } from './discover.ts';
@@ -20,10 +31,10 @@ function checkThreads(value: number | undefined, name: string): number | undefin
 }
 
 function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
-  const { imports, ...rest } = result;
+  const { imports, reused: _reused, ...rest } = result;
   try {
     const { dependencies, external } = resolveImports(result.language, result.file_path, imports, repo);
-    return { ...rest, dependencies, external_imports: external };
+    return { ...rest, imports, dependencies, external_imports: external };
   } catch (err) {
     rest.issues.push({
       level: 'error',
@@ -32,12 +43,36 @@ function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
       message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
       file_path: result.file_path,
     });
-    return { ...rest, dependencies: [], external_imports: imports.length };
+    return { ...rest, imports, dependencies: [], external_imports: imports.length };
+  }
+}
+
+/** A reused file's stored imports, resolved against this tree (resolution depends on the whole tree). */
+function finishReused(path: string, hash: string, known: ReusableFile, repo: RepoIndex): ReusedFile {
+  try {
+    const { dependencies, external } = resolveImports(known.language, path, known.imports, repo);
+    return { file_path: path, content_hash: hash, dependencies, external_imports: external, issues: [] };
+  } catch (err) {
+    const issue: EngineIssue = {
+      level: 'error',
+      phase: 'graphing',
+      code: 'resolve_failed',
+      message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
+      file_path: path,
+    };
+    return {
+      file_path: path,
+      content_hash: hash,
+      dependencies: [],
+      external_imports: known.imports.length,
+      issues: [issue],
+    };
   }
 }
 
 /**
- * The parse-and-chunk engine: discovery on the calling thread, per-file analysis (read, hash, decode, classify,
+ * The parse-and-chunk engine: discovery and the repository index on the calling thread (`openTree`, once per
+ * checkout), per-file analysis (read, hash, decode, classify,
  * parse, extract, chunk) in a worker pool, import resolution against the whole tree back on the calling thread.
  */
 export function createEngine(options: EngineOptions = {}): Engine {
@@ -50,13 +85,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return pool;
   };
 
-  async function* analyzeTree(root: string, opts: AnalyzeOptions = {}): AsyncGenerator<FileAnalysis> {
+  function openTree(root: string, opts: TreeOptions = {}): Tree {
     if (closed) throw new Error('engine is closed');
-    const threads = checkThreads(opts.threads, 'threads') ?? defaultThreads;
-    const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    if (!Number.isFinite(maxFileBytes) || maxFileBytes < 0)
-      throw new RangeError(`maxFileBytes must be a non-negative number, got ${maxFileBytes}`);
-    const onIssue = opts.onIssue ?? ((_: EngineIssue) => {});
+    const issues: EngineIssue[] = [];
+    const onIssue = (i: EngineIssue) => {
+      issues.push(i);
+      opts.onIssue?.(i);
+    };
     const files = discover(root, opts.includePaths ?? [], onIssue);
     const problems: Array<{ path: string; message: string }> = [];
     const repo = buildRepoIndex(
@@ -67,6 +102,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
     for (const p of problems) {
       onIssue({ level: 'warning', phase: 'parsing', code: 'unreadable_config', message: p.message, file_path: p.path });
     }
+    return { root, files, issues, repo };
+  }
+
+  async function* analyzeFiles(
+    tree: Tree,
+    files: readonly DiscoveredFile[],
+    opts: ParseOptions = {},
+  ): AsyncGenerator<FileAnalysis> {
+    if (closed) throw new Error('engine is closed');
+    const threads = checkThreads(opts.threads, 'threads') ?? defaultThreads;
+    const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (!Number.isFinite(maxFileBytes) || maxFileBytes < 0)
+      throw new RangeError(`maxFileBytes must be a non-negative number, got ${maxFileBytes}`);
+    const repo = tree.repo as RepoIndex;
     const pool = poolFor(threads);
     const window = threads * 8;
     const done: FileAnalysis[] = [];
@@ -77,7 +126,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const start = (): void => {
       while (pending < window && next < files.length) {
         const f = files[next++]!;
-        const req: FileRequest = { path: f.path, absolute: f.absolute, size: f.size, maxFileBytes };
+        const known = opts.reuse?.get(f.path);
+        const req: FileRequest = {
+          path: f.path,
+          absolute: f.absolute,
+          size: f.size,
+          maxFileBytes,
+          ...(known && opts.onReused ? { knownHash: known.content_hash } : {}),
+        };
         pending++;
         void pool.run(req).then(async (res) => {
           let result: FileResult;
@@ -93,7 +149,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
             ];
             result = await analyzeFile(req, { parse: false, issues });
           } else result = res;
-          done.push(finish(result, repo));
+          if (result.reused && known && opts.onReused)
+            opts.onReused(finishReused(f.path, result.content_hash, known, repo));
+          else done.push(finish(result, repo));
           pending--;
           wake?.();
         });
@@ -112,7 +170,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     }
   }
 
+  async function* analyzeTree(root: string, opts: AnalyzeOptions = {}): AsyncGenerator<FileAnalysis> {
+    const tree = openTree(root, opts);
+    yield* analyzeFiles(tree, tree.files, opts);
+  }
+
   return {
+    openTree,
+    analyzeFiles,
     analyzeTree,
     async close() {
       closed = true;
