@@ -14,6 +14,7 @@ import { gatewayDocument } from './docs/gateway-openapi.ts';
 import { createOpenApi } from './docs/openapi.ts';
 import { createDocsUi } from './docs/ui.ts';
 import { EventHub } from './events/hub.ts';
+import { createExplorer } from './explorer.ts';
 import { createEventsPool } from './events/store.ts';
 import { createEventsHandler } from './events/stream.ts';
 import { createAgents } from './proxy/agents.ts';
@@ -32,6 +33,9 @@ export interface Gateway {
   keys: KeySet | undefined;
   close(): Promise<void>;
 }
+
+/** The identity provider's public browser client (spec part 5.6). */
+const FRONTEND_CLIENT_ID = 'service-frontend';
 
 const trimSlash = (u: string) => u.replace(/\/+$/, '');
 
@@ -116,7 +120,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     upstreams,
     events,
     openapi,
-    docsUi: createDocsUi({ oidcClientId: 'service-frontend' }),
+    docsUi: createDocsUi({ oidcClientId: FRONTEND_CLIENT_ID }),
+    explorer: createExplorer({ authority: issuer, clientId: FRONTEND_CLIENT_ID }),
   });
   const handle = app.callback();
   const server = http.createServer((req, res) => void handle(req, res));

@@ -1,0 +1,242 @@
+/**
+ * The merged graph in Cytoscape.js. Positions come from the folder layout (layout.ts), so the first render is one
+ * pass over preset positions. Large graphs start zoomed out in the cluster view: one box per folder and the
+ * folder-to-folder dependencies (weights summed); zooming in past CLUSTER_ZOOM shows the files and their edges.
+ * Node type is the colour, a divergent node has a red border and a diamond shape, edge weight is the width.
+ * Edges are hidden while the viewport moves (Cytoscape's hideEdgesOnViewport), which keeps panning smooth.
+ */
+import cytoscape, { type Core, type ElementDefinition, type NodeSingular } from 'cytoscape';
+import type { MergedGraph, NodeData } from './api.ts';
+import { DIVERGENT_COLOUR, OTHER_COLOUR, TYPE_COLOURS } from './colours.ts';
+import { computeLayout } from './layout.ts';
+
+/** Below this zoom a graph of more than CLUSTER_MIN_NODES shows folders instead of files. */
+export const CLUSTER_ZOOM = 0.22;
+export const CLUSTER_MIN_NODES = 1500;
+
+export interface GraphView {
+  /** Draws a graph; resolves once its first frame has been drawn. */
+  show(graph: MergedGraph): Promise<void>;
+  /** Selects and centres a node with its neighbourhood; false when the node is not in the graph. */
+  focus(nodeId: string): boolean;
+  node(nodeId: string): NodeData | undefined;
+  onSelect(listener: (nodeId: string) => void): void;
+  clear(): void;
+}
+
+const edgeWidth = (weight: number, max: number) => 0.6 + 3.4 * Math.sqrt(Math.max(0, weight) / Math.max(1, max));
+
+function stylesheet(): cytoscape.StylesheetJson {
+  return [
+    {
+      selector: 'node.file',
+      style: {
+        width: 14,
+        height: 14,
+        'background-color': OTHER_COLOUR,
+        label: 'data(name)',
+        'font-size': 7,
+        'min-zoomed-font-size': 9,
+        'text-valign': 'bottom',
+        'text-margin-y': 2,
+        color: '#333',
+        'z-index': 10,
+      },
+    },
+    ...Object.entries(TYPE_COLOURS).map(([type, colour]) => ({
+      selector: `node.file[type = "${type}"]`,
+      style: { 'background-color': colour },
+    })),
+    {
+      selector: 'node.file[?divergent]',
+      style: { shape: 'diamond', width: 18, height: 18, 'border-width': 3, 'border-color': DIVERGENT_COLOUR },
+    },
+    {
+      selector: 'node.folder',
+      style: {
+        shape: 'round-rectangle',
+        width: 'data(w)',
+        height: 'data(h)',
+        'background-color': '#8aa1b9',
+        'background-opacity': 0.08,
+        'border-width': 1,
+        'border-color': '#8aa1b9',
+        label: 'data(label)',
+        'font-size': 'data(fontSize)',
+        'min-zoomed-font-size': 7,
+        'text-valign': 'top',
+        'text-margin-y': (n: NodeSingular) => n.data('labelOffset') as number,
+        'text-max-width': 'data(w)',
+        'text-wrap': 'ellipsis',
+        color: '#4a5a6a',
+        events: 'no',
+        'z-index': 1,
+      },
+    },
+    { selector: 'node.folder.cluster', style: { 'background-opacity': 0.35, events: 'yes' } },
+    {
+      selector: 'edge.dep',
+      style: {
+        width: 'data(width)',
+        'curve-style': 'haystack',
+        'line-color': '#9aa5b1',
+        opacity: 0.45,
+        'z-index': 5,
+      },
+    },
+    {
+      selector: 'edge.fedge',
+      style: { width: 'data(width)', 'curve-style': 'haystack', 'line-color': '#7d8b99', opacity: 0.35 },
+    },
+    { selector: '.hidden', style: { display: 'none' } },
+    {
+      selector: 'node.file.focused',
+      style: { width: 26, height: 26, 'border-width': 4, 'border-color': '#222', 'font-size': 10, 'z-index': 30 },
+    },
+    { selector: 'node.file.near', style: { 'border-width': 2, 'border-color': '#222', 'z-index': 20 } },
+    {
+      selector: 'edge.out, edge.in',
+      style: {
+        'curve-style': 'straight',
+        'target-arrow-shape': 'triangle',
+        'arrow-scale': 0.8,
+        opacity: 0.95,
+        'z-index': 25,
+      },
+    },
+    { selector: 'edge.out', style: { 'line-color': '#d1495b', 'target-arrow-color': '#d1495b' } },
+    { selector: 'edge.in', style: { 'line-color': '#2e86ab', 'target-arrow-color': '#2e86ab' } },
+  ];
+}
+
+export function createGraphView(container: HTMLElement): GraphView {
+  let cy: Core | undefined;
+  let byId = new Map<string, NodeData>();
+  let clustered = false;
+  let clusterable = false;
+  const selectListeners: Array<(id: string) => void> = [];
+
+  const setClustered = (on: boolean) => {
+    if (!cy || on === clustered) return;
+    clustered = on;
+    cy.batch(() => {
+      cy!.elements('node.file, edge.dep').toggleClass('hidden', on);
+      cy!.elements('edge.fedge').toggleClass('hidden', !on);
+      cy!.nodes('node.folder').toggleClass('cluster', on);
+    });
+  };
+
+  const clear = () => {
+    cy?.destroy();
+    cy = undefined;
+    byId = new Map();
+  };
+
+  return {
+    show(graph) {
+      clear();
+      byId = new Map(graph.nodes.map((n) => [n.data.id, n.data]));
+      const sources = new Set(graph.nodes.map((n) => n.data.source_id));
+      const layout = computeLayout(
+        graph.nodes.map((n) => n.data),
+        sources.size > 1,
+      );
+      clusterable = graph.nodes.length > CLUSTER_MIN_NODES;
+      clustered = false;
+      const maxWeight = graph.edges.reduce((m, e) => Math.max(m, e.data.weight), 1);
+
+      const elements: ElementDefinition[] = [];
+      for (const f of layout.folders) {
+        const fontSize = Math.min(160, Math.max(12, f.w / 9));
+        elements.push({
+          group: 'nodes',
+          data: { id: f.id, label: f.label, w: f.w, h: f.h, fontSize, labelOffset: fontSize * 1.2 + 4 },
+          position: { x: f.x, y: f.y },
+          classes: 'folder',
+        });
+      }
+      for (const n of graph.nodes) {
+        elements.push({ group: 'nodes', data: n.data, position: layout.positions.get(n.data.id)!, classes: 'file' });
+      }
+      const folderEdges = new Map<string, number>();
+      graph.edges.forEach((e, i) => {
+        const d = e.data;
+        if (!byId.has(d.source) || !byId.has(d.target)) return;
+        elements.push({
+          group: 'edges',
+          data: {
+            id: `e${i}`,
+            source: d.source,
+            target: d.target,
+            weight: d.weight,
+            width: edgeWidth(d.weight, maxWeight),
+          },
+          classes: 'dep',
+        });
+        const a = layout.folderOf.get(d.source)!;
+        const b = layout.folderOf.get(d.target)!;
+        if (a !== b) folderEdges.set(`${a}\n${b}`, (folderEdges.get(`${a}\n${b}`) ?? 0) + d.weight);
+      });
+      if (clusterable) {
+        const maxFolder = Math.max(1, ...folderEdges.values());
+        let i = 0;
+        for (const [key, weight] of folderEdges) {
+          const [source, target] = key.split('\n') as [string, string];
+          elements.push({
+            group: 'edges',
+            data: { id: `f${i++}`, source, target, weight, width: 2 + 18 * Math.sqrt(weight / maxFolder) },
+            classes: 'fedge hidden',
+          });
+        }
+      }
+
+      const instance = cytoscape({
+        container,
+        elements,
+        style: stylesheet(),
+        layout: { name: 'preset', fit: true, padding: 30 },
+        minZoom: 0.01,
+        maxZoom: 4,
+        pixelRatio: 1,
+        hideEdgesOnViewport: true,
+        textureOnViewport: false,
+        motionBlur: false,
+        boxSelectionEnabled: false,
+        autoungrabify: true,
+      });
+      cy = instance;
+      performance.mark('graph-built');
+      if (clusterable && instance.zoom() < CLUSTER_ZOOM) setClustered(true);
+      instance.on('zoom', () => {
+        if (clusterable) setClustered(instance.zoom() < CLUSTER_ZOOM);
+      });
+      instance.on('tap', 'node.file', (e) => selectListeners.forEach((l) => l((e.target as NodeSingular).id())));
+      instance.on('tap', 'node.folder.cluster', (e) => {
+        instance.animate({ fit: { eles: e.target as NodeSingular, padding: 40 }, duration: 250 });
+      });
+      return new Promise<void>((resolve) => instance.one('render', () => resolve()));
+    },
+    focus(nodeId) {
+      if (!cy) return false;
+      const node = cy.getElementById(nodeId);
+      if (node.empty() || !node.hasClass('file')) return false;
+      cy.batch(() => {
+        cy!.elements('.focused, .near, .out, .in').removeClass('focused near out in');
+        node.addClass('focused');
+        node.outgoers('edge').addClass('out');
+        node.incomers('edge').addClass('in');
+        node.neighborhood('node').addClass('near');
+      });
+      const around = node.closedNeighborhood();
+      const box = around.boundingBox();
+      const spread = Math.max(box.w, box.h);
+      cy.stop();
+      if (spread > 4000) cy.animate({ center: { eles: node }, zoom: 0.8, duration: 300 });
+      else cy.animate({ fit: { eles: around, padding: 60 }, duration: 300 });
+      return true;
+    },
+    node: (nodeId) => byId.get(nodeId),
+    onSelect: (l) => selectListeners.push(l),
+    clear,
+  };
+}
