@@ -13,6 +13,8 @@ import { computeLayout } from './layout.ts';
 /** Below this zoom a graph of more than CLUSTER_MIN_NODES shows folders instead of files. */
 export const CLUSTER_ZOOM = 0.22;
 export const CLUSTER_MIN_NODES = 1500;
+const FOCUS_MAX_ZOOM = 1.6;
+const FOCUS_MIN_ZOOM = 0.5;
 
 export interface GraphView {
   /** Draws a graph; resolves once its first frame has been drawn. */
@@ -103,6 +105,11 @@ function stylesheet(): cytoscape.StylesheetJson {
         opacity: 0.95,
         'z-index': 25,
       },
+    },
+    // After the focus styles, so a focused divergent node keeps its red border.
+    {
+      selector: 'node.file[?divergent].focused, node.file[?divergent].near',
+      style: { 'border-color': DIVERGENT_COLOUR },
     },
     { selector: 'edge.out', style: { 'line-color': '#d1495b', 'target-arrow-color': '#d1495b' } },
     { selector: 'edge.in', style: { 'line-color': '#2e86ab', 'target-arrow-color': '#2e86ab' } },
@@ -229,10 +236,13 @@ export function createGraphView(container: HTMLElement): GraphView {
       });
       const around = node.closedNeighborhood();
       const box = around.boundingBox();
-      const spread = Math.max(box.w, box.h);
+      const pad = 80;
+      // Fit the neighbourhood, but never closer than FOCUS_MAX_ZOOM (a lone node would fill the screen) nor, for a
+      // neighbourhood spread over the whole graph, farther than where the node's label is still readable.
+      const fit = Math.min(cy.width() / (box.w + 2 * pad), cy.height() / (box.h + 2 * pad));
+      const zoom = Math.max(Math.min(fit, FOCUS_MAX_ZOOM), FOCUS_MIN_ZOOM);
       cy.stop();
-      if (spread > 4000) cy.animate({ center: { eles: node }, zoom: 0.8, duration: 300 });
-      else cy.animate({ fit: { eles: around, padding: 60 }, duration: 300 });
+      cy.animate({ zoom, center: { eles: zoom === fit ? around : node }, duration: 300 });
       return true;
     },
     node: (nodeId) => byId.get(nodeId),
