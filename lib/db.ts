@@ -12,6 +12,15 @@ export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
 
 export const AGE_SESSION_SQL = `LOAD 'age'; SET search_path = public, ag_catalog;`;
 
+/**
+ * Session settings sent with every connection's start-up packet. `jit = off`: the service's statements are short,
+ * and AGE's label-table joins make the planner overestimate rows by orders of magnitude (759k estimated for 208
+ * neighbours), which crossed jit_above_cost and spent 30-40 ms of CPU compiling expressions for a query that runs in
+ * under 2 ms (node detail on the Go standard library: 38 ms of backend CPU per request with JIT, 1.6 ms without;
+ * docs/benchmarks.md, issue 18).
+ */
+export const SESSION_OPTIONS = '-c jit=off';
+
 export interface PoolOptions {
   max?: number;
   applicationName?: string;
@@ -47,6 +56,7 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'ckg',
+    options: SESSION_OPTIONS,
     ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     ...((options.age ?? true) ? { Client: AgeClient } : {}),
   });

@@ -4,6 +4,7 @@
  * (the pool's sessions run with TimeZone=UTC).
  */
 import pg from 'pg';
+import { SESSION_OPTIONS } from '../../lib/db.ts';
 
 export interface EventRecord {
   id: number;
@@ -37,7 +38,7 @@ export function createEventsPool(connectionString: string, max: number): pg.Pool
     connectionString,
     max,
     application_name: 'ckg-gateway-events',
-    options: '-c TimeZone=UTC -c enable_bitmapscan=off -c enable_sort=off',
+    options: `${SESSION_OPTIONS} -c TimeZone=UTC -c enable_bitmapscan=off -c enable_sort=off`,
   });
 }
 

@@ -1,0 +1,162 @@
+/**
+ * Side by side, one run: the same repository synced by this service (through the API of a running stack, without
+ * embeddings) and indexed by GitNexus (`gitnexus analyze --skip-embeddings`, the closest open-source peer), then the
+ * ratio of their wall times. GitNexus is installed into a cache folder outside the checkout on first use
+ * (`npm i gitnexus`, install scripts allowed: it builds native parsers and its graph database); nothing of it enters
+ * the project's dependencies.
+ *
+ *   set -a; source .stack/env; set +a
+ *   node --import tsx bench/vs-gitnexus.ts [--src DIR] [--timeout-min 20]
+ *
+ * Default source: the Go standard library ($(go env GOROOT)/src). Each tool gets its own git copy of the tree (GitNexus
+ * writes .gitnexus/ and AGENTS.md into the repository it analyses). A tool that has not finished within the timeout
+ * is stopped and reported as "> timeout", and the ratio as a lower bound.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1]! : dflt;
+};
+const src = opt('--src', join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src'));
+const timeoutMs = Number(opt('--timeout-min', '20')) * 60_000;
+const graphUrl = `http://127.0.0.1:${process.env.CKG_GRAPH_PORT ?? '8082'}`;
+const ingestionUrl = `http://127.0.0.1:${process.env.CKG_INGESTION_PORT ?? '8081'}`;
+const cacheDir = join(process.env.CKG_CACHE_DIR ?? join(homedir(), '.cache', 'ckg'), 'gitnexus');
+
+function gitCopy(from: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ckg-vs-gitnexus-'));
+  cpSync(from, dir, { recursive: true, verbatimSymlinks: true });
+  const git = (...a: string[]) =>
+    execFileSync('git', ['-C', dir, ...a], {
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'b',
+        GIT_AUTHOR_EMAIL: 'b@x',
+        GIT_COMMITTER_NAME: 'b',
+        GIT_COMMITTER_EMAIL: 'b@x',
+      },
+    });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A', '-f');
+  git('commit', '-q', '-m', 'snapshot');
+  return dir;
+}
+
+function installGitnexus(): string {
+  const bin = join(cacheDir, 'node_modules', '.bin', 'gitnexus');
+  if (existsSync(bin)) return bin;
+  mkdirSync(cacheDir, { recursive: true });
+  console.log(`installing gitnexus into ${cacheDir} …`);
+  execFileSync('npm', ['init', '-y'], { cwd: cacheDir, stdio: 'ignore' });
+  execFileSync('npm', ['i', '--no-audit', '--no-fund', '--foreground-scripts=false', 'gitnexus'], {
+    cwd: cacheDir,
+    stdio: 'inherit',
+  });
+  return bin;
+}
+
+async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Our sync through the API: source upsert (embeddings off), POST /api/syncs, poll until final. */
+async function syncHere(repo: string): Promise<{ ms: number; detail: string }> {
+  const source = await call<{ id: string }>('POST', `${graphUrl}/api/sources`, {
+    source_type: 'github',
+    owner: 'bench',
+    name: `vs-gitnexus-${Date.now()}`,
+    url: repo,
+    default_branch: 'main',
+  });
+  await call('PATCH', `${graphUrl}/api/sources/${source.id}`, { config: { embeddings: false } });
+  const t0 = performance.now();
+  const run = await call<{ id: string; status: string }>('POST', `${ingestionUrl}/api/syncs`, {
+    source_id: source.id,
+    triggered_by: 'bench',
+  });
+  let cur: { status: string; error?: string; stats?: { files?: number; edges?: number; symbols?: number } } = run;
+  while (cur.status === 'pending' || cur.status === 'running') {
+    if (performance.now() - t0 > timeoutMs) throw new Error('our sync exceeded the timeout');
+    await new Promise((r) => setTimeout(r, 250));
+    cur = await call('GET', `${graphUrl}/api/syncs/${run.id}`);
+  }
+  const ms = performance.now() - t0;
+  await call('DELETE', `${graphUrl}/api/sources/${source.id}`);
+  if (cur.status !== 'completed') throw new Error(`our sync ended ${cur.status}: ${cur.error ?? ''}`);
+  return { ms, detail: `files ${cur.stats?.files}, symbols ${cur.stats?.symbols}, edges ${cur.stats?.edges}` };
+}
+
+/** GitNexus's analyze as a child process; its wall time, or null when it hit the timeout. */
+function gitnexus(bin: string, repo: string): Promise<{ ms: number | null; tail: string }> {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(bin, ['analyze', repo, '--skip-embeddings', '--skip-agents-md'], {
+      cwd: repo,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CI: '1' },
+      detached: true,
+    });
+    let out = '';
+    const keep = (b: Buffer) => (out = (out + b.toString()).slice(-2000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const ms = performance.now() - t0;
+      resolve({ ms: code === 0 ? ms : null, tail: out.trim().split('\n').slice(-3).join(' | ') });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const bin = installGitnexus();
+  const ours = gitCopy(src);
+  const theirs = gitCopy(src);
+  const files =
+    execFileSync('git', ['-C', ours, 'ls-files'], { encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').length - 1;
+  console.log(`repository: ${src} (${files.toLocaleString('en-US')} tracked files); load ${loadavg()[0]!.toFixed(1)}`);
+  try {
+    const a = await syncHere(ours);
+    console.log(`this service: ${(a.ms / 1000).toFixed(1)} s (${a.detail})`);
+    const b = await gitnexus(bin, theirs);
+    const limit = `${(timeoutMs / 60_000).toFixed(0)} min`;
+    console.log(
+      b.ms === null
+        ? `GitNexus: did not finish within ${limit} (${b.tail})`
+        : `GitNexus: ${(b.ms / 1000).toFixed(1)} s (${b.tail})`,
+    );
+    const ratio = (b.ms ?? timeoutMs) / a.ms;
+    console.log(
+      `ratio GitNexus / this service: ${b.ms === null ? '>' : ''}${ratio.toFixed(1)}× (load ${loadavg()[0]!.toFixed(1)})`,
+    );
+  } finally {
+    rmSync(ours, { recursive: true, force: true });
+    rmSync(theirs, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
