@@ -169,13 +169,22 @@ async function main(): Promise<void> {
     const browser = await launchBrowser({ width: 1400, height: 860 });
     try {
       const page = await browser.context.newPage();
+      page.on('pageerror', (e) => process.stderr.write(`page error: ${e.message}\n`));
       await page.goto(`${gateway}/`);
       await page.click('#sign-in');
       await page.fill('input[name=username]', 'alice');
       await page.fill('input[name=password]', 'alice');
       await page.click('#kc-form-login button[type=submit]');
       await page.waitForSelector('#user:text-is("alice")');
-      await page.waitForSelector('#graph-status[data-nodes]');
+      // Start from another source's graph (when there is one), so that picking the Go source is a change.
+      await page.waitForSelector('#graph-status[data-nodes]', { timeout: 120_000 });
+      const other = await page.evaluate<string | undefined>(
+        `[...document.querySelectorAll('#source option')].map((o) => o.value).find((v) => v !== ${JSON.stringify(sourceId)})`,
+      );
+      if (other) {
+        await page.selectOption('#source', other);
+        await page.waitForSelector(`#graph-status[data-syncs]:not([data-syncs="${syncId}"])`, { timeout: 120_000 });
+      }
       const t0 = Date.now();
       await page.selectOption('#source', sourceId);
       await page.waitForSelector(`#graph-status[data-syncs="${syncId}"]`, { timeout: 120_000 });

@@ -1,7 +1,7 @@
 /**
  * The merged graph in Cytoscape.js. Positions come from the folder layout (layout.ts), so the first render is one
  * pass over preset positions. Large graphs start zoomed out in the cluster view: one box per folder and the
- * folder-to-folder dependencies (weights summed); zooming in past CLUSTER_ZOOM shows the files and their edges.
+ * strongest folder-to-folder dependencies (weights summed); zooming in past CLUSTER_ZOOM shows the files and their edges.
  * Node type is the colour, a divergent node has a red border and a diamond shape, edge weight is the width.
  * Edges are hidden while the viewport moves (Cytoscape's hideEdgesOnViewport), which keeps panning smooth.
  */
@@ -14,6 +14,9 @@ import { computeLayout } from './layout.ts';
 export const CLUSTER_ZOOM = 0.22;
 export const CLUSTER_MIN_NODES = 1500;
 const FOCUS_MAX_ZOOM = 1.6;
+const PADDING = 30;
+/** The folder view draws at most this many folder-to-folder edges (the strongest). */
+export const MAX_FOLDER_EDGES = 1500;
 const FOCUS_MIN_ZOOM = 0.5;
 
 export interface GraphView {
@@ -123,19 +126,29 @@ export function createGraphView(container: HTMLElement): GraphView {
   let clusterable = false;
   const selectListeners: Array<(id: string) => void> = [];
 
+  /** File nodes and their edges, added to Cytoscape the first time the file view is needed. */
+  let pendingFiles: ElementDefinition[] | undefined;
+
   const setClustered = (on: boolean) => {
     if (!cy || on === clustered) return;
     clustered = on;
-    cy.batch(() => {
-      cy!.elements('node.file, edge.dep').toggleClass('hidden', on);
-      cy!.elements('edge.fedge').toggleClass('hidden', !on);
-      cy!.nodes('node.folder').toggleClass('cluster', on);
+    const instance = cy;
+    instance.batch(() => {
+      if (!on && pendingFiles) {
+        instance.add(pendingFiles);
+        pendingFiles = undefined;
+      } else {
+        instance.elements('node.file, edge.dep').toggleClass('hidden', on);
+      }
+      instance.elements('edge.fedge').toggleClass('hidden', !on);
+      instance.nodes('node.folder').toggleClass('cluster', on);
     });
   };
 
   const clear = () => {
     cy?.destroy();
     cy = undefined;
+    pendingFiles = undefined;
     byId = new Map();
   };
 
@@ -149,27 +162,30 @@ export function createGraphView(container: HTMLElement): GraphView {
         sources.size > 1,
       );
       clusterable = graph.nodes.length > CLUSTER_MIN_NODES;
-      clustered = false;
       const maxWeight = graph.edges.reduce((m, e) => Math.max(m, e.data.weight), 1);
 
-      const elements: ElementDefinition[] = [];
+      const folders: ElementDefinition[] = [];
+      let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
       for (const f of layout.folders) {
         const fontSize = Math.min(160, Math.max(12, f.w / 9));
-        elements.push({
+        folders.push({
           group: 'nodes',
           data: { id: f.id, label: f.label, w: f.w, h: f.h, fontSize, labelOffset: fontSize * 1.2 + 4 },
           position: { x: f.x, y: f.y },
           classes: 'folder',
         });
+        [x0, y0] = [Math.min(x0, f.x - f.w / 2), Math.min(y0, f.y - f.h / 2)];
+        [x1, y1] = [Math.max(x1, f.x + f.w / 2), Math.max(y1, f.y + f.h / 2)];
       }
+      const files: ElementDefinition[] = [];
       for (const n of graph.nodes) {
-        elements.push({ group: 'nodes', data: n.data, position: layout.positions.get(n.data.id)!, classes: 'file' });
+        files.push({ group: 'nodes', data: n.data, position: layout.positions.get(n.data.id)!, classes: 'file' });
       }
       const folderEdges = new Map<string, number>();
       graph.edges.forEach((e, i) => {
         const d = e.data;
         if (!byId.has(d.source) || !byId.has(d.target)) return;
-        elements.push({
+        files.push({
           group: 'edges',
           data: {
             id: `e${i}`,
@@ -184,24 +200,36 @@ export function createGraphView(container: HTMLElement): GraphView {
         const b = layout.folderOf.get(d.target)!;
         if (a !== b) folderEdges.set(`${a}\n${b}`, (folderEdges.get(`${a}\n${b}`) ?? 0) + d.weight);
       });
+      // The zoom at which the preset layout will fit the container decides the first view: a large graph that
+      // fits only below CLUSTER_ZOOM starts as folders, and its files are added when they are first needed.
+      const fitZoom = Math.min(
+        (container.clientWidth - 2 * PADDING) / Math.max(1, x1 - x0),
+        (container.clientHeight - 2 * PADDING) / Math.max(1, y1 - y0),
+      );
+      clustered = clusterable && fitZoom < CLUSTER_ZOOM;
+      const fedges: ElementDefinition[] = [];
       if (clusterable) {
-        const maxFolder = Math.max(1, ...folderEdges.values());
-        let i = 0;
-        for (const [key, weight] of folderEdges) {
+        // The strongest folder-to-folder dependencies only: the Go standard library has 10k folder pairs, as many
+        // edges as files, which would cost the folder view its speed and say little at that distance.
+        const strongest = [...folderEdges].sort((p, q) => q[1] - p[1]).slice(0, MAX_FOLDER_EDGES);
+        const maxFolder = strongest[0]?.[1] ?? 1;
+        strongest.forEach(([key, weight], i) => {
           const [source, target] = key.split('\n') as [string, string];
-          elements.push({
+          fedges.push({
             group: 'edges',
-            data: { id: `f${i++}`, source, target, weight, width: 2 + 18 * Math.sqrt(weight / maxFolder) },
-            classes: 'fedge hidden',
+            data: { id: `f${i}`, source, target, weight, width: 2 + 18 * Math.sqrt(weight / maxFolder) },
+            classes: clustered ? 'fedge' : 'fedge hidden',
           });
-        }
+        });
       }
+      if (clustered) for (const f of folders) f.classes = 'folder cluster';
+      pendingFiles = clustered ? files : undefined;
 
       const instance = cytoscape({
         container,
-        elements,
+        elements: clustered ? [...folders, ...fedges] : [...folders, ...files, ...fedges],
         style: stylesheet(),
-        layout: { name: 'preset', fit: true, padding: 30 },
+        layout: { name: 'preset', fit: true, padding: PADDING },
         minZoom: 0.01,
         maxZoom: 4,
         pixelRatio: 1,
@@ -213,9 +241,13 @@ export function createGraphView(container: HTMLElement): GraphView {
       });
       cy = instance;
       performance.mark('graph-built');
-      if (clusterable && instance.zoom() < CLUSTER_ZOOM) setClustered(true);
       instance.on('zoom', () => {
-        if (clusterable) setClustered(instance.zoom() < CLUSTER_ZOOM);
+        // Not while an animation moves the view (a focus would flip the view on its way), and with some hysteresis
+        // so that a wheel resting at the threshold does not flip it back and forth.
+        if (!clusterable || instance.animated()) return;
+        const z = instance.zoom();
+        if (clustered && z >= CLUSTER_ZOOM) setClustered(false);
+        else if (!clustered && z < CLUSTER_ZOOM * 0.8) setClustered(true);
       });
       instance.on('tap', 'node.file', (e) => selectListeners.forEach((l) => l((e.target as NodeSingular).id())));
       instance.on('tap', 'node.folder.cluster', (e) => {
@@ -224,7 +256,8 @@ export function createGraphView(container: HTMLElement): GraphView {
       return new Promise<void>((resolve) => instance.one('render', () => resolve()));
     },
     focus(nodeId) {
-      if (!cy) return false;
+      if (!cy || !byId.has(nodeId)) return false;
+      setClustered(false);
       const node = cy.getElementById(nodeId);
       if (node.empty() || !node.hasClass('file')) return false;
       cy.batch(() => {

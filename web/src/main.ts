@@ -48,6 +48,9 @@ let loadSeq = 0;
 async function loadGraph(syncIds: string[]): Promise<void> {
   const seq = ++loadSeq;
   shownSyncs = syncIds;
+  // data-syncs / data-nodes describe the graph on screen: cleared until the new one has been drawn.
+  delete status.dataset.syncs;
+  delete status.dataset.nodes;
   detail.clear();
   if (syncIds.length === 0) {
     graph.clear();
