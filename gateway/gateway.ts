@@ -2,8 +2,9 @@
  * createGateway(config): the whole gateway in-process (tests run it on port 0 over real HTTP; main.ts runs it on
  * 8080). Returns the server, its URL, the event hub (operators and tests read its listener pid) and close().
  */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { createHttpServer } from '../lib/http.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { buildApp } from './app.ts';
 import { createAuthenticator } from './auth/middleware.ts';
@@ -124,7 +125,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     explorer: createExplorer({ authority: issuer, clientId: FRONTEND_CLIENT_ID }),
   });
   const handle = app.callback();
-  const server = http.createServer((req, res) => void handle(req, res));
+  const server = createHttpServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.APP_PORT, config.APP_HOST, () => {

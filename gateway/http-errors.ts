@@ -6,6 +6,7 @@
  */
 import type Koa from 'koa';
 import { ServiceError, toServiceError } from '../lib/errors.ts';
+import { checkRequestTarget } from '../lib/http.ts';
 import type { Logger } from '../lib/log.ts';
 
 export class MethodNotAllowedError extends ServiceError {
@@ -22,6 +23,7 @@ export function gatewayErrors(log: Logger): Koa.Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     try {
+      checkRequestTarget(ctx.url);
       await next();
     } catch (thrown) {
       const err = toServiceError(thrown);
@@ -39,6 +41,8 @@ export function gatewayErrors(log: Logger): Koa.Middleware {
       }
       ctx.status = err.status;
       ctx.body = err.toBody();
+      if (err.retryAfterSeconds !== undefined)
+        ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterSeconds))));
       if (err instanceof MethodNotAllowedError) ctx.set('Allow', err.allow.join(', '));
       if (err.status === 401) ctx.set('WWW-Authenticate', `Bearer error="invalid_token"`);
       if (err.status >= 500) log.error('request_failed', { ...fields, error: thrown });

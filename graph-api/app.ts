@@ -11,6 +11,7 @@ import type { GraphAppDeps } from './deps.ts';
 import { graphRoutes } from './graph/routes.ts';
 import { nodeRoutes } from './graph/node-routes.ts';
 import { openApiDocument } from './openapi.ts';
+import { searchRoutes } from './search/routes.ts';
 import { sourceRoutes } from './sources/routes.ts';
 import { syncRoutes } from './syncs/routes.ts';
 
@@ -35,6 +36,7 @@ export function createGraphApp(deps: GraphAppDeps): Koa {
   sourceRoutes(router, deps);
   syncRoutes(router, deps);
   graphRoutes(router, deps);
+  searchRoutes(router, deps);
   app.use(nodeRoutes(deps));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -25,6 +25,9 @@ export const graphVars = {
   SUMMARY_NEIGHBOR_BUDGET_RATIO: { type: 'number', default: 0.1, min: 0, max: 1 },
   SUMMARY_NEIGHBOR_CHARS: { type: 'int', default: 1200, min: 0, max: 1_000_000 },
   SUMMARY_EDGE_NEIGHBORS: { type: 'int', default: 10, min: 0, max: 1000 },
+  SUMMARY_CONCURRENCY: { type: 'int', default: 4, min: 1, max: 100 },
+  SUMMARY_QUEUE_SIZE: { type: 'int', default: 64, min: 0, max: 100_000 },
+  SUMMARY_QUEUE_TIMEOUT_SECONDS: { type: 'number', default: 60, min: 0.1, max: 3600 },
 } as const satisfies Record<string, VarSpec>;
 
 export type GraphConfig = ConfigOf<typeof graphVars>;

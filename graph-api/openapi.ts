@@ -16,6 +16,7 @@ import {
   uuid,
 } from '../lib/openapi.ts';
 import { SYNC_STATUSES } from '../lib/resources.ts';
+import { searchPaths, searchSchemas } from './search/openapi.ts';
 
 const ok = (description: string, schema: unknown) => ({ description, content: json(schema) });
 const nodeParam = {
@@ -212,9 +213,11 @@ export const openApiDocument = {
         },
       },
     },
+    ...searchPaths,
   },
   components: {
     schemas: {
+      ...searchSchemas,
       ...sharedSchemas,
       Source: {
         type: 'object',
@@ -243,7 +246,7 @@ export const openApiDocument = {
           source_type: { type: 'string', default: 'github_repo' },
           owner: { type: 'string' },
           name: { type: 'string' },
-          url: { type: ['string', 'null'] },
+          url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
           default_branch: { type: 'string', default: 'main' },
           config: { type: 'object', properties: { include_paths: { type: 'array', items: { type: 'string' } } } },
           enabled: { type: 'boolean' },
@@ -256,7 +259,7 @@ export const openApiDocument = {
         minProperties: 1,
         additionalProperties: false,
         properties: {
-          url: { type: ['string', 'null'] },
+          url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
           default_branch: { type: 'string' },
           config: { type: 'object' },
           enabled: { type: 'boolean' },

@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createPool } from '../lib/db.ts';
+import { listen } from '../lib/http.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { checkEmbeddingDimension, migrate } from '../schema/migrate.ts';
@@ -29,6 +30,7 @@ export async function startGraphApi(
   const pool = createPool(config.DATABASE_URL, {
     max: config.DATABASE_POOL_SIZE,
     applicationName: 'ckg-graph-api',
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000,
     log,
   });
   try {
@@ -55,10 +57,23 @@ export async function startGraphApi(
     maxTokens: config.SUMMARY_MAX_TOKENS,
     timeoutMs: config.DENSE_LLM_TIMEOUT_SECONDS * 1000,
   });
+  // Summaries get a pool of their own, one connection per concurrent summary: a storm of them never takes the
+  // connections of ordinary reads.
+  const summaryPool = createPool(config.DATABASE_URL, {
+    max: config.SUMMARY_CONCURRENCY,
+    applicationName: 'ckg-graph-api-summary',
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000,
+    log,
+  });
   const summaries = createSummaryService({
-    pool,
+    pool: summaryPool,
     dense,
     log,
+    limits: {
+      concurrency: config.SUMMARY_CONCURRENCY,
+      queue: config.SUMMARY_QUEUE_SIZE,
+      queueTimeoutMs: config.SUMMARY_QUEUE_TIMEOUT_SECONDS * 1000,
+    },
     budget: {
       totalChars: config.SUMMARY_TOTAL_BUDGET_CHARS,
       fileRatio: config.SUMMARY_FILE_BUDGET_RATIO,
@@ -75,10 +90,7 @@ export async function startGraphApi(
     summaries,
     graphTimeoutMs: Math.round(config.GRAPH_QUERY_TIMEOUT_SECONDS * 1000),
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.APP_PORT, config.APP_HOST, () => resolve(s));
-    s.once('error', reject);
-  });
+  const server: Server = await listen(app, config.APP_PORT, config.APP_HOST);
   const port = (server.address() as AddressInfo).port;
   log.info('graph_api_started', {
     port,
@@ -94,7 +106,7 @@ export async function startGraphApi(
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      await pool.end();
+      await Promise.all([pool.end(), summaryPool.end()]);
       log.info('graph_api_stopped', {});
     },
   };

@@ -99,6 +99,7 @@ export function loadConfig<T extends Record<string, VarSpec>>(specs: T, env: Env
 export const databaseVars = {
   DATABASE_URL: { type: 'url', default: 'postgresql://postgres@127.0.0.1:55432/ckg', secret: true },
   DATABASE_POOL_SIZE: { type: 'int', default: 10, min: 1, max: 200 },
+  DATABASE_ACQUIRE_TIMEOUT_SECONDS: { type: 'number', default: 10, min: 0.1, max: 600 },
 } as const satisfies Record<string, VarSpec>;
 
 export const embeddingVars = {

@@ -28,6 +28,11 @@ export interface PoolOptions {
   age?: boolean;
   /** statement_timeout in ms for every query of this pool (0 = none). */
   statementTimeoutMs?: number;
+  /**
+   * How long a caller waits for a connection (a free one or a new one) before the pool gives up with "timeout
+   * exceeded when trying to connect" (answered 503 UNAVAILABLE with Retry-After). Default 10 s; never unbounded.
+   */
+  acquireTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -51,17 +56,26 @@ class AgeClient extends pg.Client {
   }
 }
 
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+
 export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'ckg',
     options: SESSION_OPTIONS,
+    connectionTimeoutMillis: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
     ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     ...((options.age ?? true) ? { Client: AgeClient } : {}),
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener Node would crash.
   pool.on('error', (err) => options.log?.warning('db_idle_client_error', { error: err }));
+  // A checked-out client is not covered by the pool's idle listener: when PostgreSQL goes away under it (a crash, an
+  // immediate shutdown) it emits 'error' on itself, which would end the process. Its query fails anyway and the pool
+  // drops it on release; the event only needs a listener and a log line.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => options.log?.warning('db_client_error', { error: err }));
+  });
   return pool;
 }
 

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_DISCONNECTED',
   'UPSTREAM_TIMEOUT',
+  'UNAVAILABLE',
   'TIMEOUT',
   'INTERNAL',
   'CONFIG_INVALID',
@@ -29,12 +30,14 @@ export class ServiceError extends Error {
   readonly status: number;
   readonly expose: boolean;
   readonly details: Record<string, unknown> | undefined;
+  /** Seconds after which a retry may succeed; the error middleware sends it as `Retry-After`. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(
     code: ErrorCode,
     status: number,
     message: string,
-    options?: { cause?: unknown; details?: Record<string, unknown>; expose?: boolean },
+    options?: { cause?: unknown; details?: Record<string, unknown>; expose?: boolean; retryAfterSeconds?: number },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -42,6 +45,7 @@ export class ServiceError extends Error {
     this.status = status;
     this.expose = options?.expose ?? status < 500;
     this.details = options?.details;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   toBody(): ErrorBody {
@@ -99,10 +103,17 @@ export class UpstreamError extends ServiceError {
   constructor(
     code: 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_DISCONNECTED' | 'UPSTREAM_TIMEOUT',
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     const status = code === 'UPSTREAM_UNAVAILABLE' ? 503 : code === 'UPSTREAM_DISCONNECTED' ? 502 : 504;
     super(code, status, message, { ...options, expose: true });
+  }
+}
+
+/** 503: this process is at capacity (a full queue, no free database connection in time); retry after a while. */
+export class UnavailableError extends ServiceError {
+  constructor(message: string, retryAfterSeconds: number, options?: { cause?: unknown }) {
+    super('UNAVAILABLE', 503, message, { ...options, expose: true, retryAfterSeconds });
   }
 }
 
@@ -127,9 +138,43 @@ export class SchemaMismatchError extends ServiceError {
   }
 }
 
+/**
+ * Errors of an unreachable or restarting PostgreSQL (and of a pool that could not hand out a connection in time):
+ * refused or reset connections, a connection ended under a query, and SQLSTATE classes 08 (connection exception),
+ * 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now) and 53300 (too many connections).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (/^08/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code))
+      return true;
+  }
+  const message = err instanceof Error ? err.message : '';
+  return (
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|the database system is (starting up|shutting down|in recovery mode)/i.test(
+      message,
+    ) ||
+    (err instanceof AggregateError && err.errors.some((e) => isDatabaseUnavailable(e)))
+  );
+}
+
+/** Seconds a client is told to wait after the database was unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** Normalises anything thrown into a ServiceError (unknown errors become INTERNAL, not exposed). */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
+  if (err instanceof Error && /timeout exceeded when trying to connect/.test(err.message)) {
+    return new UnavailableError('no database connection became free in time; retry later', 1, { cause: err });
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new UpstreamError('UPSTREAM_UNAVAILABLE', 'the database is unavailable; retry later', {
+      cause: err,
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    });
+  }
   return new ServiceError('INTERNAL', 500, err instanceof Error ? err.message : String(err), {
     cause: err,
     expose: false,

@@ -2,16 +2,81 @@
  * Koa pieces shared by the graph and ingestion components: the error middleware (first in the chain), request
  * logging, /health, and parsers for query and path parameters that throw InvalidArgumentError naming the field.
  */
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
-import { InvalidArgumentError, ServiceError, toServiceError } from './errors.ts';
+import { ServiceError, toServiceError } from './errors.ts';
 import type { Logger } from './log.ts';
-import { isUuid } from './node-id.ts';
+import { encodeCursor, type CursorKey } from './validate.ts';
+
+/**
+ * Header room of every server: Node's default (16 KB) cut a long URL off with a bare 431 and a reset connection. With
+ * 96 KB the request is read and refused in the one error shape: a request target above MAX_TARGET_BYTES is 414.
+ */
+export const MAX_HEADER_BYTES = 96 * 1024;
+export const MAX_TARGET_BYTES = 8 * 1024;
+
+/** Throws 414 (the one error body) for a request target longer than MAX_TARGET_BYTES. */
+export function checkRequestTarget(url: string): void {
+  if (url.length > MAX_TARGET_BYTES) {
+    throw new ServiceError(
+      'INVALID_ARGUMENT',
+      414,
+      `path: the request target is ${url.length} bytes; at most ${MAX_TARGET_BYTES} are accepted`,
+    );
+  }
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', `headers: more than ${MAX_HEADER_BYTES} bytes`],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request: not received in time'],
+  HPE_HEADERS_TIMEOUT: [408, 'Request Timeout', 'headers: not received in time'],
+};
+
+/**
+ * What Node answers itself (a request it cannot parse, headers too large) in the one error shape instead of an empty
+ * body; the connection is closed after the answer.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'request: malformed HTTP'];
+  const field = message.slice(0, message.indexOf(':'));
+  const body = JSON.stringify({ error: { code: 'INVALID_ARGUMENT', message, field } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** An HTTP server with the header room above and client errors answered in the one error shape. */
+export function createHttpServer(handler: http.RequestListener): http.Server {
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/** Starts `app` on port/host with createHttpServer; resolves once it listens. */
+export function listen(app: Koa, port: number, host: string): Promise<http.Server> {
+  const handle = app.callback();
+  const server = createHttpServer((req, res) => void handle(req, res));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
 
 /** Turns any thrown error into the one error body; logs 4xx at info and 5xx at error. */
 export function errorMiddleware(log: Logger): Koa.Middleware {
   return async (ctx, next) => {
     const started = Date.now();
     try {
+      checkRequestTarget(ctx.url);
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new ServiceError('NOT_FOUND', 404, `no route for ${ctx.method} ${ctx.path}`);
@@ -24,6 +89,8 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
       const err = toServiceError(thrown);
       ctx.status = err.status;
       ctx.body = err.toBody();
+      if (err.retryAfterSeconds !== undefined)
+        ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfterSeconds))));
       const fields = {
         method: ctx.method,
         path: ctx.path,
@@ -47,125 +114,33 @@ export function healthRoute(): Koa.Middleware {
   };
 }
 
-type Query = Record<string, string | string[] | undefined>;
-
-function single(query: Query, name: string): string | undefined {
-  const v = query[name];
-  if (Array.isArray(v)) throw new InvalidArgumentError(name, 'must be given once');
-  return v === '' ? undefined : v;
-}
-
-export function queryString(
-  query: Query,
-  name: string,
-  opts: { required?: boolean; maxLength?: number } = {},
-): string | undefined {
-  const v = single(query, name);
-  if (v === undefined) {
-    if (opts.required) throw new InvalidArgumentError(name, 'is required');
-    return undefined;
-  }
-  if (opts.maxLength !== undefined && v.length > opts.maxLength)
-    throw new InvalidArgumentError(name, `must be at most ${opts.maxLength} characters`);
-  return v;
-}
-
-export function queryInt(query: Query, name: string, opts: { default: number; min: number; max: number }): number {
-  const v = single(query, name);
-  if (v === undefined) return opts.default;
-  if (!/^-?\d+$/.test(v)) throw new InvalidArgumentError(name, 'must be an integer');
-  const n = Number(v);
-  if (n < opts.min || n > opts.max) throw new InvalidArgumentError(name, `must be between ${opts.min} and ${opts.max}`);
-  return n;
-}
-
-export function queryBool(query: Query, name: string, fallback: boolean): boolean {
-  const v = single(query, name);
-  if (v === undefined) return fallback;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw new InvalidArgumentError(name, 'must be true or false');
-}
-
-export function queryEnum<T extends string>(query: Query, name: string, values: readonly T[]): T | undefined {
-  const v = single(query, name);
-  if (v === undefined) return undefined;
-  if (!(values as readonly string[]).includes(v))
-    throw new InvalidArgumentError(name, `must be one of ${values.join(', ')}`);
-  return v as T;
-}
-
-export function requireUuid(value: string | undefined, name: string): string {
-  if (value === undefined || value === '') throw new InvalidArgumentError(name, 'is required');
-  if (!isUuid(value)) throw new InvalidArgumentError(name, 'must be a UUID');
-  return value.toLowerCase();
-}
-
-export function queryUuid(query: Query, name: string, opts: { required?: boolean } = {}): string | undefined {
-  const v = single(query, name);
-  if (v === undefined) {
-    if (opts.required) throw new InvalidArgumentError(name, 'is required');
-    return undefined;
-  }
-  return requireUuid(v, name);
-}
-
-/** Page size: `limit`, default 50, at most 200, for every list endpoint. */
-export const PAGE = { default: 50, min: 1, max: 200 } as const;
-
-/**
- * Keyset cursors: an opaque base64url of the last item's sort key. Lists are ordered newest first by
- * (created_at, id); the cursor holds both, so pages stay stable while rows are added.
- */
-export interface CursorKey {
-  t: string;
-  id: string;
-}
-
-export function encodeCursor(key: CursorKey): string {
-  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
-}
+// The parameter and body parsers live in the one validator (lib/validate.ts); re-exported for existing imports.
+export {
+  PAGE,
+  decodeCursor,
+  decodeCursorJson,
+  encodeCursor,
+  jsonObjectBody,
+  queryBool,
+  queryEnum,
+  queryInt,
+  queryString,
+  queryUuid,
+  requireUuid,
+  type CursorKey,
+} from './validate.ts';
 
 /**
  * Builds a `{ items, next_cursor }` page from rows fetched with limit + 1: the extra row, when present, says another
  * page follows, and the cursor is the last returned row's sort key.
  */
-export function toPage<R, J>(
+export function toPage<R, J, K extends object = CursorKey>(
   rows: readonly R[],
   limit: number,
   toJson: (row: R) => J,
-  keyOf: (row: R) => CursorKey,
+  keyOf: (row: R) => K,
 ): { items: J[]; next_cursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return { items: page.map(toJson), next_cursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };
-}
-
-export function decodeCursor(query: Query, name = 'cursor'): CursorKey | undefined {
-  const v = single(query, name);
-  if (v === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(Buffer.from(v, 'base64url').toString('utf8')) as unknown;
-    if (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      typeof (parsed as CursorKey).t === 'string' &&
-      typeof (parsed as CursorKey).id === 'string' &&
-      !Number.isNaN(Date.parse((parsed as CursorKey).t))
-    ) {
-      return parsed as CursorKey;
-    }
-  } catch {
-    // fall through
-  }
-  throw new InvalidArgumentError(name, 'is not a cursor this service issued');
-}
-
-/** Reads a JSON object body (parsed by @koa/bodyparser) or throws naming `body`. */
-export function jsonObjectBody(ctx: Koa.Context): Record<string, unknown> {
-  const body = (ctx.request as unknown as { body?: unknown }).body;
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new InvalidArgumentError('body', 'must be a JSON object');
-  }
-  return body as Record<string, unknown>;
 }

@@ -26,7 +26,15 @@ export interface MainOptions {
   configInvalid?: boolean;
   /** close() logs `<name>_stopped` itself (with fields of its own). */
   closeLogsStopped?: boolean;
+  /**
+   * The bound of a stop: when close() has not finished after this long (a request that never ends, a wedged pool, a
+   * dependency that does not answer), the process logs `<name>_stop_timed_out` and exits 1. Default 30 s (the
+   * worker's activity grace time is 10 s).
+   */
+  stopTimeoutMs?: number;
 }
+
+export const DEFAULT_STOP_BOUND_MS = 30_000;
 
 export function runMain(options: MainOptions): void {
   const { name, log } = options;
@@ -45,6 +53,11 @@ export function runMain(options: MainOptions): void {
     if (stopping) return;
     stopping = true;
     log.info(`${name}_stopping`, { signal });
+    const boundMs = options.stopTimeoutMs ?? DEFAULT_STOP_BOUND_MS;
+    setTimeout(() => {
+      log.error(`${name}_stop_timed_out`, { signal, ms: boundMs });
+      process.exit(1);
+    }, boundMs).unref();
     started.then(
       (running) =>
         running.close().then(

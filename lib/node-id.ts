@@ -28,5 +28,10 @@ export function decodeNodeId(nodeId: string, field = 'node_id'): DecodedNodeId {
   }
   const filePath = nodeId.slice(41);
   if (filePath.length === 0) throw new InvalidArgumentError(field, 'file path is empty');
+  // The same text rule as every other field (lib/validate.ts): PostgreSQL cannot hold NUL, U+FFFD means the bytes
+  // were not UTF-8. Checked here, before any query sees the path.
+  if (filePath.includes('\u0000')) throw new InvalidArgumentError(field, 'must not contain NUL characters');
+  if (filePath.includes('\uFFFD') || /[\uD800-\uDFFF]/.test(filePath.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '')))
+    throw new InvalidArgumentError(field, 'must be valid UTF-8');
   return { sourceId: sourceId.toLowerCase(), filePath };
 }

@@ -46,7 +46,12 @@ export interface RunningWorker {
 }
 
 export async function startWorker(config: WorkerConfig, log: Logger): Promise<RunningWorker> {
-  const pool = createPool(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE, applicationName: 'ckg-worker', log });
+  const pool = createPool(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_SIZE,
+    applicationName: 'ckg-worker',
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000,
+    log,
+  });
   const engine = createEngine(config.SYNC_PARSE_THREADS > 0 ? { threads: config.SYNC_PARSE_THREADS } : {});
   const embeddings = new EmbeddingClient({
     url: config.EMBEDDING_URL,

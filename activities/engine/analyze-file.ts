@@ -173,7 +173,8 @@ function extract(
     stack.push({ ...d, chunkType });
   }
   const exports = [...new Set(sawExportCapture ? explicitExports : exportsByRule)];
-  return { planned: [], symbols, exports, imports, defs };
+  const finished = plugin.finishImports ? plugin.finishImports(imports, src.lines) : imports;
+  return { planned: [], symbols, exports, imports: finished, defs };
 }
 
 /** First row of an ERROR or MISSING node, for the syntax-error issue. */

@@ -1,5 +1,9 @@
-/** Content chunks of file records. Idempotent by (file_id, chunk_index). */
+/**
+ * Content chunks of file records. Idempotent by (file_id, chunk_index). Each row carries its identifier-aware search
+ * terms (lib/search-terms.ts), computed here and parsed by PostgreSQL as a ready tsvector literal.
+ */
 import type { Queryable } from '../../lib/db.ts';
+import { chunkSearchVector } from '../../lib/search-terms.ts';
 import type { ChunkInfo, EngineIssue } from '../engine/types.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 
@@ -12,15 +16,15 @@ export interface FileChunks {
 
 const INSERT_CHUNKS = `
   INSERT INTO content_chunks AS c (file_id, sync_id, chunk_index, content, start_line, end_line, token_count, language,
-                                   chunk_type, symbols)
+                                   chunk_type, symbols, search_terms)
   SELECT r.file_id, $1, r.chunk_index, r.content, r.start_line, r.end_line, r.token_count, r.language, r.chunk_type,
-         r.symbols
+         r.symbols, r.search_terms::tsvector
     FROM jsonb_to_recordset($2::jsonb) AS r(file_id uuid, chunk_index integer, content text, start_line integer,
-         end_line integer, token_count integer, language text, chunk_type text, symbols text[])
+         end_line integer, token_count integer, language text, chunk_type text, symbols text[], search_terms text)
   ON CONFLICT (file_id, chunk_index) DO UPDATE SET
     content = EXCLUDED.content, start_line = EXCLUDED.start_line, end_line = EXCLUDED.end_line,
     token_count = EXCLUDED.token_count, language = EXCLUDED.language, chunk_type = EXCLUDED.chunk_type,
-    symbols = EXCLUDED.symbols
+    symbols = EXCLUDED.symbols, search_terms = EXCLUDED.search_terms
   RETURNING c.id`;
 
 interface ChunkRow extends ChunkInfo {
@@ -41,7 +45,10 @@ export async function writeChunks(
   const outcome = await writeInBatches(
     rows,
     async (batch) => {
-      const payload = batch.map(({ file_path: _p, ...r }) => r);
+      const payload = batch.map(({ file_path: _p, ...r }) => ({
+        ...r,
+        search_terms: chunkSearchVector(r.content, r.symbols),
+      }));
       const res = await db.query<{ id: string }>(INSERT_CHUNKS, [syncId, JSON.stringify(payload)]);
       return res.rows;
     },

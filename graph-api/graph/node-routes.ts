@@ -4,7 +4,7 @@
  */
 import type Koa from 'koa';
 import { encodeNodeId } from '../../lib/node-id.ts';
-import { queryBool, queryUuid } from '../../lib/http.ts';
+import { queryBool, queryUuid } from '../../lib/validate.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { reconstruct } from '../file/reconstruct.ts';

@@ -1,7 +1,7 @@
 /** GET /api/graph (merged graph), /api/graph/stats and /api/graph/search. */
 import type Router from '@koa/router';
 import { InvalidArgumentError } from '../../lib/errors.ts';
-import { queryEnum, queryInt, queryString } from '../../lib/http.ts';
+import { queryEnum, queryInt, queryString } from '../../lib/validate.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';

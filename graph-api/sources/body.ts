@@ -1,47 +1,29 @@
 /**
- * Request bodies of POST and PATCH /api/sources. Unknown fields are refused (400 naming the field) so a misspelt
- * key never silently does nothing; every message names the offending field.
+ * Request bodies of POST and PATCH /api/sources, read with the one validator (lib/validate.ts): unknown fields are
+ * refused, text is trimmed and checked (no NUL, valid UTF-8), null only where the OpenAPI document allows it
+ * (access_token: null removes the token; `url: null` is 400: url is a string, and leaving it out keeps the stored one).
  */
 import { InvalidArgumentError } from '../../lib/errors.ts';
+import { bodyBool, bodyObject, bodyString, refuseUnknown, type Body } from '../../lib/validate.ts';
 import type { SourcePatch, SourceUpsert } from './queries.ts';
 
 const MAX_NAME = 200;
 const MAX_URL = 2048;
 const MAX_TOKEN = 4096;
 
-type Body = Record<string, unknown>;
-
-function refuseUnknown(body: Body, allowed: readonly string[]): void {
-  for (const key of Object.keys(body)) {
-    if (!allowed.includes(key))
-      throw new InvalidArgumentError(key, `is not a field of this request (allowed: ${allowed.join(', ')})`);
-  }
+function ownerOrName(body: Body, field: string): string {
+  return bodyString(body, field, {
+    maxLength: MAX_NAME,
+    required: true,
+    check: (v) => !/[\s/]/.test(v),
+    checkHint: 'must not contain spaces or slashes',
+  });
 }
 
-function text(body: Body, field: string, max: number, required: boolean): string | undefined {
-  const v = body[field];
-  if (v === undefined) {
-    if (required) throw new InvalidArgumentError(field, 'is required');
-    return undefined;
-  }
-  if (typeof v !== 'string') throw new InvalidArgumentError(field, 'must be a string');
-  const t = v.trim();
-  if (t === '') throw new InvalidArgumentError(field, 'must not be empty');
-  if (t.length > max) throw new InvalidArgumentError(field, `must be at most ${max} characters`);
-  return t;
-}
-
-function ownerOrName(body: Body, field: string, required: boolean): string | undefined {
-  const v = text(body, field, MAX_NAME, required);
-  if (v !== undefined && /[\s/]/.test(v)) throw new InvalidArgumentError(field, 'must not contain spaces or slashes');
-  return v;
-}
-
-function url(body: Body): string | null | undefined {
-  if (body.url === null) return null;
-  const v = text(body, 'url', MAX_URL, false);
+/** Clone URLs: http(s)/ssh/git/file URLs, scp-like git@host:path, or an absolute local path. */
+function url(body: Body): string | undefined {
+  const v = bodyString(body, 'url', { maxLength: MAX_URL });
   if (v === undefined) return undefined;
-  // Clone URLs: http(s)/ssh/git/file URLs, scp-like git@host:path, or an absolute local path.
   const scpLike = /^[\w.-]+@[\w.-]+:\S+$/.test(v);
   const localPath = v.startsWith('/');
   if (!scpLike && !localPath) {
@@ -61,43 +43,36 @@ function url(body: Body): string | null | undefined {
   return v;
 }
 
-function object(body: Body, field: string): Record<string, unknown> | undefined {
-  const v = body[field];
-  if (v === undefined) return undefined;
-  if (v === null || typeof v !== 'object' || Array.isArray(v))
-    throw new InvalidArgumentError(field, 'must be a JSON object');
-  return v as Record<string, unknown>;
-}
-
 function config(body: Body): Record<string, unknown> | undefined {
-  const c = object(body, 'config');
+  const c = bodyObject(body, 'config');
   if (c?.include_paths !== undefined) {
     const p = c.include_paths;
-    if (!Array.isArray(p) || !p.every((x) => typeof x === 'string' && x !== '')) {
+    if (!Array.isArray(p) || !p.every((x) => typeof x === 'string' && x.trim() !== '')) {
       throw new InvalidArgumentError('config.include_paths', 'must be a list of non-empty strings');
     }
   }
   return c;
 }
 
-function bool(body: Body, field: string): boolean | undefined {
-  const v = body[field];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'boolean') throw new InvalidArgumentError(field, 'must be true or false');
-  return v;
-}
-
 /** `access_token`: a string sets it, null removes it, absent leaves it. Never echoed in messages. */
 function accessToken(body: Body): string | null | undefined {
-  const v = body.access_token;
-  if (v === undefined || v === null) return v;
-  if (typeof v !== 'string' || v.trim() === '')
-    throw new InvalidArgumentError('access_token', 'must be a non-empty string or null');
-  if (v.length > MAX_TOKEN) throw new InvalidArgumentError('access_token', `must be at most ${MAX_TOKEN} characters`);
-  return v.trim();
+  return bodyString(body, 'access_token', { maxLength: MAX_TOKEN, nullable: true });
 }
 
 const EDITABLE = ['url', 'default_branch', 'config', 'enabled', 'meta', 'access_token'] as const;
+
+function editable(body: Body, into: SourcePatch): void {
+  const u = url(body);
+  if (u !== undefined) into.url = u;
+  const branch = bodyString(body, 'default_branch', { maxLength: MAX_NAME });
+  if (branch !== undefined) into.default_branch = branch;
+  const c = config(body);
+  if (c !== undefined) into.config = c;
+  const e = bodyBool(body, 'enabled');
+  if (e !== undefined) into.enabled = e;
+  const m = bodyObject(body, 'meta');
+  if (m !== undefined) into.meta = m;
+}
 
 export interface ParsedCreate {
   source: SourceUpsert;
@@ -107,20 +82,11 @@ export interface ParsedCreate {
 export function parseCreate(body: Body): ParsedCreate {
   refuseUnknown(body, ['source_type', 'owner', 'name', ...EDITABLE]);
   const source: SourceUpsert = {
-    source_type: text(body, 'source_type', MAX_NAME, false) ?? 'github_repo',
-    owner: ownerOrName(body, 'owner', true)!,
-    name: ownerOrName(body, 'name', true)!,
+    source_type: bodyString(body, 'source_type', { maxLength: MAX_NAME }) ?? 'github_repo',
+    owner: ownerOrName(body, 'owner'),
+    name: ownerOrName(body, 'name'),
   };
-  const u = url(body);
-  if (u !== undefined) source.url = u;
-  const branch = text(body, 'default_branch', MAX_NAME, false);
-  if (branch !== undefined) source.default_branch = branch;
-  const c = config(body);
-  if (c !== undefined) source.config = c;
-  const e = bool(body, 'enabled');
-  if (e !== undefined) source.enabled = e;
-  const m = object(body, 'meta');
-  if (m !== undefined) source.meta = m;
+  editable(body, source);
   return { source, accessToken: accessToken(body) };
 }
 
@@ -139,15 +105,6 @@ export function parsePatch(body: Body): ParsedPatch {
     throw new InvalidArgumentError('body', `must contain at least one of ${EDITABLE.join(', ')}`);
   }
   const patch: SourcePatch = {};
-  const u = url(body);
-  if (u !== undefined) patch.url = u;
-  const branch = text(body, 'default_branch', MAX_NAME, false);
-  if (branch !== undefined) patch.default_branch = branch;
-  const c = config(body);
-  if (c !== undefined) patch.config = c;
-  const e = bool(body, 'enabled');
-  if (e !== undefined) patch.enabled = e;
-  const m = object(body, 'meta');
-  if (m !== undefined) patch.meta = m;
+  editable(body, patch);
   return { patch, accessToken: accessToken(body) };
 }

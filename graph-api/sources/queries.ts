@@ -2,7 +2,7 @@
  * Source rows. The code-host token lives in source_secrets; these queries only ever read whether one exists.
  */
 import type { Queryable } from '../../lib/db.ts';
-import type { CursorKey } from '../../lib/http.ts';
+import type { CursorKey } from '../../lib/validate.ts';
 
 export interface SourceRow {
   id: string;

@@ -6,7 +6,8 @@ import type Router from '@koa/router';
 import { withTransaction, type Queryable } from '../../lib/db.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { writeEvent } from '../../lib/events.ts';
-import { PAGE, decodeCursor, toPage, jsonObjectBody, queryInt, requireUuid } from '../../lib/http.ts';
+import { toPage } from '../../lib/http.ts';
+import { PAGE, decodeCursor, jsonObjectBody, queryInt, requireUuid } from '../../lib/validate.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { sourceJson } from '../rows.ts';
 import { parseCreate, parsePatch } from './body.ts';
@@ -38,7 +39,7 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
 
   router.get('/api/sources', async (ctx) => {
     const limit = queryInt(ctx.query, 'limit', PAGE);
-    const after = decodeCursor(ctx.query);
+    const after = decodeCursor(ctx.query, 'uuid');
     const rows = await listSources(pool, limit + 1, after);
     ctx.body = toPage(rows, limit, sourceJson, (r) => ({ t: r.cursor_t, id: r.id }));
   });

@@ -17,6 +17,8 @@ export type DenseOutcome =
 
 export interface DenseClient {
   readonly model: string;
+  /** The cap of one call, ms. */
+  readonly timeoutMs: number;
   complete(system: string, user: string): Promise<DenseOutcome>;
 }
 
@@ -31,6 +33,7 @@ function stripThinking(text: string): string {
 export function createDenseClient(o: DenseClientOptions): DenseClient {
   return {
     model: o.model,
+    timeoutMs: o.timeoutMs,
     async complete(system, user) {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;

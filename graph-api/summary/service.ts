@@ -7,11 +7,20 @@
  *   context-window errors; success is stored in description and description_generated_at (`llm`); when every attempt
  *   fails (or a non-context error ends the attempts) → `llm_failed`, nothing stored. The text is never embedded.
  *
+ * Load: generation runs under a limiter (SUMMARY_CONCURRENCY at once, SUMMARY_QUEUE_SIZE waiting, each wait capped at
+ * SUMMARY_QUEUE_TIMEOUT_SECONDS; past that 503 with Retry-After). No database connection is held while the model
+ * answers or while waiting for another summary: each query takes a connection and gives it back. With a 3 s model, 14
+ * concurrent requests used to take every pooled connection (an advisory-lock session each, then asking the same pool
+ * for more) and wedge the component for good.
+ *
  * One model call per file at a time: requests in this process for a file being summarised share its promise, and
- * across processes a session advisory lock on the file id serialises generation; whoever gets the lock second finds
- * the fresh description and returns it as `cache`.
+ * across processes a lease row (summary_leases, V15) serialises generation; whoever finds a live lease polls for the
+ * fresh description and returns it as `cache`, or takes over once the lease is gone or has expired.
  */
-import type { Pool, PoolClient } from '../../lib/db.ts';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Pool } from '../../lib/db.ts';
+import { createLimiter, type Limiter } from '../../lib/limiter.ts';
 import type { Logger } from '../../lib/log.ts';
 import { reconstruct } from '../file/reconstruct.ts';
 import type { FileRecordRow } from '../graph/node-queries.ts';
@@ -21,8 +30,11 @@ import type { DenseClient } from './dense-client.ts';
 import { SYSTEM_PROMPT, buildPrompt, type SummaryBudget } from './prompt.ts';
 
 export const BUDGET_SCALES = [1, 0.5, 0.25] as const;
-/** First key of the advisory lock pair; the second is hashtext(file id). */
-const LOCK_CLASS = 730_120_261;
+/** Defaults of the limiter (the component's configuration sets them): sized to a 10-connection pool. */
+export const SUMMARY_LIMITS = { concurrency: 4, queue: 64, queueTimeoutMs: 60_000 } as const;
+/** Poll interval while another process holds a file's lease: from 100 ms, doubling, at most 2 s. */
+const POLL_MIN_MS = 100;
+const POLL_MAX_MS = 2000;
 
 export type SummarySource = 'cache' | 'llm' | 'no_content' | 'llm_failed';
 
@@ -49,10 +61,14 @@ export interface SummaryService {
 }
 
 export interface SummaryServiceOptions {
+  /** The summaries' own pool (the component gives them one of SUMMARY_CONCURRENCY connections, apart from reads). */
   pool: Pool;
   dense: DenseClient;
   log: Logger;
   budget: SummaryBudget;
+  limits?: { concurrency: number; queue: number; queueTimeoutMs: number };
+  /** How long a lease holds before others may take it over (a crashed holder); default 3 model timeouts + 30 s. */
+  leaseMs?: number;
 }
 
 interface Cached {
@@ -62,6 +78,9 @@ interface Cached {
 
 export function createSummaryService(o: SummaryServiceOptions): SummaryService {
   const inflight = new Map<string, Promise<SummaryResult>>();
+  const limiter: Limiter = createLimiter({ name: 'summary', ...(o.limits ?? SUMMARY_LIMITS) });
+  const leaseMs = o.leaseMs ?? 3 * o.dense.timeoutMs + 30_000;
+  const host = hostname();
 
   const base = (req: SummaryRequest) => ({ node_id: req.nodeId, sync_id: req.file.sync_id, file_id: req.file.id });
 
@@ -72,11 +91,31 @@ export function createSummaryService(o: SummaryServiceOptions): SummaryService {
     generated_at: c.description_generated_at?.toISOString() ?? null,
   });
 
-  async function readCached(db: Pool | PoolClient, fileId: string): Promise<Cached> {
-    const r = await db.query<Cached>(`SELECT description, description_generated_at FROM file_records WHERE id = $1`, [
-      fileId,
-    ]);
+  async function readCached(fileId: string): Promise<Cached> {
+    const r = await o.pool.query<Cached>(
+      `SELECT description, description_generated_at FROM file_records WHERE id = $1`,
+      [fileId],
+    );
     return r.rows[0] ?? { description: null, description_generated_at: null };
+  }
+
+  /** Takes the file's lease when nobody holds a live one; true when this call holds it. */
+  async function claim(fileId: string, holder: string): Promise<boolean> {
+    const r = await o.pool.query(
+      `INSERT INTO summary_leases (file_id, holder, expires_at)
+       VALUES ($1, $2, now() + make_interval(secs => $3::double precision / 1000))
+       ON CONFLICT (file_id) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+         WHERE summary_leases.expires_at < now()
+       RETURNING holder`,
+      [fileId, holder, leaseMs],
+    );
+    return r.rowCount === 1;
+  }
+
+  async function release(fileId: string, holder: string): Promise<void> {
+    await o.pool
+      .query(`DELETE FROM summary_leases WHERE file_id = $1 AND holder = $2`, [fileId, holder])
+      .catch((err: unknown) => o.log.warning('summary_lease_release_failed', { file_id: fileId, error: err }));
   }
 
   async function generate(req: SummaryRequest): Promise<SummaryResult> {
@@ -85,18 +124,27 @@ export function createSummaryService(o: SummaryServiceOptions): SummaryService {
     if (chunks.length === 0) return { ...base(req), source: 'no_content', summary: null, generated_at: null };
 
     const seen = req.file.description_generated_at?.getTime() ?? null;
-    const lock = await o.pool.connect();
-    try {
-      await lock.query('SELECT pg_advisory_lock($1, hashtext($2))', [LOCK_CLASS, file.id]);
-      // Another process may have finished a summary of this file while we waited for the lock.
-      const now = await readCached(lock, file.id);
+    const holder = `${host}:${process.pid}:${randomUUID()}`;
+    const deadline = Date.now() + leaseMs;
+    let pause = POLL_MIN_MS;
+    for (;;) {
+      // Another process may have finished a summary of this file meanwhile.
+      const now = await readCached(file.id);
       const fresh = now.description_generated_at?.getTime() ?? null;
       // Not forced: any description is good. Forced: only one written after this request read the record.
       if (now.description !== null && (!req.force || fresh !== seen)) return cached(req, now);
+      if (await claim(file.id, holder)) break;
+      if (Date.now() > deadline) {
+        // A lease that outlives its own expiry cannot happen (claim takes expired ones over); this bounds the loop.
+        throw new Error(`the summary lease of file ${file.id} was not released within ${leaseMs} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(POLL_MAX_MS, pause * 2);
+    }
+    try {
       return await callModel(req, chunks);
     } finally {
-      await lock.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_CLASS, file.id]).catch(() => undefined);
-      lock.release();
+      await release(file.id, holder);
     }
   }
 
@@ -148,7 +196,7 @@ export function createSummaryService(o: SummaryServiceOptions): SummaryService {
       if (!req.force && req.file.description !== null) return cached(req, req.file);
       const running = inflight.get(req.file.id);
       if (running) return { ...(await running), node_id: req.nodeId };
-      const p = generate(req).finally(() => inflight.delete(req.file.id));
+      const p = limiter.run(() => generate(req)).finally(() => inflight.delete(req.file.id));
       inflight.set(req.file.id, p);
       return p;
     },

@@ -1,6 +1,6 @@
 /** Reads of sync runs, their issues, and schedules (writes belong to the ingestion component). */
 import type { Queryable } from '../../lib/db.ts';
-import type { CursorKey } from '../../lib/http.ts';
+import type { CursorKey } from '../../lib/validate.ts';
 import { SCHEDULE_COLUMNS, syncRunColumns, type ScheduleRow, type SyncRunRow } from '../../lib/resources.ts';
 
 export const ISSUE_LEVELS = ['info', 'warning', 'error'] as const;

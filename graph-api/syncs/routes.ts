@@ -1,16 +1,8 @@
 /** Reads of sync runs, sync issues and schedules. */
 import type Router from '@koa/router';
-import { InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
-import {
-  PAGE,
-  decodeCursor,
-  toPage,
-  queryEnum,
-  queryInt,
-  queryString,
-  queryUuid,
-  requireUuid,
-} from '../../lib/http.ts';
+import { NotFoundError } from '../../lib/errors.ts';
+import { PAGE, decodeCursor, queryEnum, queryInt, queryString, queryUuid, requireUuid } from '../../lib/validate.ts';
+import { toPage } from '../../lib/http.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { SYNC_STATUSES, scheduleToJson, syncToJson } from '../../lib/resources.ts';
 import { issueJson } from '../rows.ts';
@@ -23,9 +15,7 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
     const sourceId = queryUuid(ctx.query, 'source_id');
     const status = queryEnum(ctx.query, 'status', SYNC_STATUSES);
     const limit = queryInt(ctx.query, 'limit', PAGE);
-    const after = decodeCursor(ctx.query);
-    if (after && !/^[0-9a-f-]{36}$/i.test(after.id))
-      throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
+    const after = decodeCursor(ctx.query, 'uuid');
     const rows = await listSyncs(pool, { sourceId, status, limit: limit + 1, after });
     ctx.body = toPage(rows, limit, syncToJson, (r) => ({ t: r.cursor_t, id: r.id }));
   });
@@ -42,8 +32,7 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
     const level = queryEnum(ctx.query, 'level', ISSUE_LEVELS);
     const phase = queryString(ctx.query, 'phase', { maxLength: 100 });
     const limit = queryInt(ctx.query, 'limit', PAGE);
-    const after = decodeCursor(ctx.query);
-    if (after && !/^\d{1,19}$/.test(after.id)) throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
+    const after = decodeCursor(ctx.query, 'bigint');
     if (!(await getSync(pool, syncId))) throw new NotFoundError('sync', syncId);
     const rows = await listIssues(pool, { syncId, level, phase, limit: limit + 1, afterId: after?.id });
     ctx.body = toPage(rows, limit, issueJson, (r) => ({ t: r.occurred_at.toISOString(), id: r.id }));
@@ -52,8 +41,7 @@ export function syncRoutes(router: Router, deps: GraphAppDeps): void {
   router.get('/api/schedules', async (ctx) => {
     const sourceId = queryUuid(ctx.query, 'source_id');
     const limit = queryInt(ctx.query, 'limit', PAGE);
-    const after = decodeCursor(ctx.query);
-    if (after && !/^\d{1,19}$/.test(after.id)) throw new InvalidArgumentError('cursor', 'is not a cursor of this list');
+    const after = decodeCursor(ctx.query, 'bigint');
     const rows = await listSchedules(pool, { sourceId, limit: limit + 1, after });
     ctx.body = toPage(rows, limit, scheduleToJson, (r) => ({ t: r.cursor_t, id: r.id }));
   });

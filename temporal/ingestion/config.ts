@@ -19,6 +19,10 @@ export const ingestionVars = {
   STOP_TIMEOUT_MS: { type: 'int', default: 10_000, min: 0, max: 300_000 },
   /** A new sync whose workflow id is still held by the previous run's closing workflow waits this long for it. */
   START_CONFLICT_WAIT_MS: { type: 'int', default: 5000, min: 0, max: 60_000 },
+  /** The reconciler: every this many seconds, active runs whose workflow is not running are ended failed (0: off). */
+  RECONCILE_INTERVAL_SECONDS: { type: 'number', default: 60, min: 0, max: 86_400 },
+  /** A run younger than this whose workflow Temporal does not show yet is left alone (its start may be under way). */
+  RECONCILE_GRACE_SECONDS: { type: 'number', default: 30, min: 0, max: 86_400 },
   LOG_LEVEL: { type: 'enum', values: ['debug', 'info', 'warning', 'warn', 'error'], default: 'info' },
 } as const satisfies Record<string, VarSpec>;
 

@@ -14,6 +14,8 @@ export interface IngestionSettings {
   stopTimeoutMs: number;
   /** Start conflict with the previous run's closing workflow: wait this long for it, once. */
   startConflictWaitMs: number;
+  /** The reconciler leaves a run without any workflow alone while it is younger than this (default 30 s). */
+  reconcileGraceMs?: number;
 }
 
 export interface IngestionDeps {

@@ -6,10 +6,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { createPool } from '../../lib/db.ts';
+import { listen } from '../../lib/http.ts';
 import { createLogger, parseLevel, type Logger } from '../../lib/log.ts';
 import { createApp } from './app.ts';
 import type { IngestionConfig } from './config.ts';
 import type { IngestionDeps } from './deps.ts';
+import { startReconciler } from './syncs/reconcile.ts';
 
 export interface RunningIngestion {
   port: number;
@@ -25,6 +27,7 @@ export function settingsOf(config: IngestionConfig): IngestionDeps['settings'] {
     cancelWaitMs: config.CANCEL_WAIT_MS,
     stopTimeoutMs: config.STOP_TIMEOUT_MS,
     startConflictWaitMs: config.START_CONFLICT_WAIT_MS,
+    reconcileGraceMs: config.RECONCILE_GRACE_SECONDS * 1000,
   };
 }
 
@@ -33,6 +36,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
   const pool = createPool(config.DATABASE_URL, {
     max: config.DATABASE_POOL_SIZE,
     applicationName: 'ckg-ingestion',
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000,
     log: logger,
   });
   let connection: Connection | undefined;
@@ -45,11 +49,12 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
   }
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const deps: IngestionDeps = { pool, temporal, log: logger, settings: settingsOf(config) };
-  const server: Server = createApp(deps).listen(config.APP_PORT, config.APP_HOST);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  const server: Server = await listen(createApp(deps), config.APP_PORT, config.APP_HOST);
+  const reconciler = startReconciler(
+    deps,
+    config.RECONCILE_INTERVAL_SECONDS * 1000,
+    config.RECONCILE_GRACE_SECONDS * 1000,
+  );
   const port = (server.address() as AddressInfo).port;
   const conn = connection;
   return {
@@ -57,6 +62,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
     url: `http://127.0.0.1:${port}`,
     deps,
     close: async () => {
+      await reconciler.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -21,22 +21,24 @@ describe('migrations', () => {
     for (const name of created) await dropDatabase(name);
   });
 
-  it('are numbered V1..V11 without gaps', () => {
+  it('start at V1, ascending, each number once', () => {
     const versions = loadMigrations().map((m) => m.version);
-    assert.deepEqual(versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert.equal(versions[0], 1);
+    for (let i = 1; i < versions.length; i++) assert.ok(versions[i]! > versions[i - 1]!);
   });
 
   it('apply on an empty database, and a second run is a no-op', async () => {
     const name = await createEmptyDatabase();
     created.push(name);
     const url = databaseUrl(name);
+    const versions = loadMigrations().map((m) => m.version);
     const first = await migrate(url);
-    assert.deepEqual(first.applied, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    assert.equal(first.current, 11);
+    assert.deepEqual(first.applied, versions);
+    assert.equal(first.current, versions.at(-1));
     const second = await migrate(url);
     assert.deepEqual(second.applied, []);
     const rows = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM schema_migrations');
-    assert.equal(rows[0]?.n, '11');
+    assert.equal(rows[0]?.n, String(versions.length));
     const tables = await query<{ t: string }>(
       url,
       `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
@@ -75,10 +77,11 @@ describe('migrations', () => {
     const url = databaseUrl(name);
     const [a, b] = await Promise.all([migrate(url), migrate(url)]);
     const all = [...a.applied, ...b.applied].sort((x, y) => x - y);
-    assert.deepEqual(all, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 'every migration applied exactly once across both');
+    const versions = loadMigrations().map((m) => m.version);
+    assert.deepEqual(all, versions, 'every migration applied exactly once across both');
     assert.ok(a.applied.length === 0 || b.applied.length === 0, 'one runner did all the work, the other waited');
     const rows = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM schema_migrations');
-    assert.equal(rows[0]?.n, '11');
+    assert.equal(rows[0]?.n, String(versions.length));
   });
 
   it('refuses to run when an applied migration was edited', async () => {

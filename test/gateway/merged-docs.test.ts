@@ -119,6 +119,21 @@ describe('gateway: the merged document of the real components', () => {
     }
   });
 
+  it('chunk and symbol search are documented and answered through the gateway', async () => {
+    for (const path of ['/api/graph/search/chunks', '/api/graph/search/symbols']) {
+      assert.ok(merged.paths[path]?.get, `${path} is in the merged document`);
+      const res = await send('GET', `${path}?q=parse&source_id=${sourceId}`);
+      assert.equal(res.status, 200, path);
+      assert.deepEqual(
+        problems(res.body, schema(path.endsWith('chunks') ? 'ChunkSearchPage' : 'SymbolSearchPage')),
+        [],
+      );
+      assert.deepEqual([res.body.items, res.body.next_cursor], [[], null]);
+      const bad = await send('GET', `${path}?q=parse&limit=0`);
+      assert.deepEqual([bad.status, (bad.body.error as { field?: string }).field], [400, 'limit']);
+    }
+  });
+
   it('the Error schema describes the error bodies of the gateway, the graph and the ingestion component', async () => {
     const bodies = [
       await send('GET', '/api/syncs/not-a-uuid'), // graph, with field

@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
+import { listen } from '../../lib/http.ts';
 import { createLogger } from '../../lib/log.ts';
 import { createGraphApp } from '../../graph-api/app.ts';
 import { createIngestionClient } from '../../graph-api/ingestion-client.ts';
@@ -48,6 +49,8 @@ export interface GraphTestAppOptions {
   ingestionEnv?: Record<string, string>;
   /** Use this database (it is left in place by close()) instead of a fresh one. */
   db?: TestDatabase;
+  /** The summary limiter (SUMMARY_CONCURRENCY, SUMMARY_QUEUE_SIZE, SUMMARY_QUEUE_TIMEOUT_SECONDS in ms). */
+  summaryLimits?: { concurrency: number; queue: number; queueTimeoutMs: number };
 }
 
 export const DEFAULT_BUDGET: SummaryBudget = {
@@ -89,12 +92,11 @@ export async function startGraphTestApp(opts: GraphTestAppOptions = {}): Promise
         timeoutMs: 10_000,
       }),
       budget: { ...DEFAULT_BUDGET, ...opts.budget },
+      ...(opts.summaryLimits ? { limits: opts.summaryLimits } : {}),
     }),
     graphTimeoutMs: opts.graphTimeoutMs ?? 60_000,
   });
-  const server: Server = await new Promise((r) => {
-    const s = app.listen(0, '127.0.0.1', () => r(s));
-  });
+  const server: Server = await listen(app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const send = async <T>(method: string, path: string, body?: unknown): Promise<Reply<T>> => {
     const res = await fetch(url + path, {

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../lib/db.ts';
-import type { ChunkInfo, FileType, SymbolInfo } from '../../activities/engine/types.ts';
+import type { ChunkInfo, ChunkType, FileType, SymbolInfo } from '../../activities/engine/types.ts';
 import { setFileEmbeddings, writeChunks, writeFileRecords, writeGraph } from '../../activities/store/index.ts';
 
 export interface FileSpec {
@@ -16,7 +16,7 @@ export interface FileSpec {
   domain?: string;
   deps?: Array<[target: string, weight: number]>;
   symbols?: SymbolInfo[];
-  chunks?: Array<{ start: number; end: number; body: string }>;
+  chunks?: Array<{ start: number; end: number; body: string; chunk_type?: ChunkType; symbols?: string[] }>;
   noChunks?: boolean;
   embedding?: number[];
 }
@@ -27,7 +27,9 @@ export function breadcrumb(path: string): string {
 
 function chunkInfos(f: FileSpec, text: string): ChunkInfo[] {
   if (f.noChunks) return [];
-  const specs = f.chunks ?? [{ start: 1, end: Math.max(1, text.split('\n').length - 1), body: text }];
+  const specs: NonNullable<FileSpec['chunks']> = f.chunks ?? [
+    { start: 1, end: Math.max(1, text.split('\n').length - 1), body: text },
+  ];
   return specs.map((c, i) => ({
     chunk_index: i,
     content: breadcrumb(f.path) + c.body,
@@ -35,8 +37,8 @@ function chunkInfos(f: FileSpec, text: string): ChunkInfo[] {
     end_line: c.end,
     token_count: 1,
     language: f.language ?? 'typescript',
-    chunk_type: 'block',
-    symbols: [],
+    chunk_type: c.chunk_type ?? 'block',
+    symbols: c.symbols ?? [],
   }));
 }
 

@@ -1,6 +1,6 @@
 import type { LanguagePlugin } from './plugin.ts';
 import { requireGrammar } from './load.ts';
-import { readInclude, resolveInclude } from './c-family.ts';
+import { finishIncludes, readInclude, resolveInclude } from './c-family.ts';
 
 export const c: LanguagePlugin = {
   id: 'c',
@@ -8,6 +8,7 @@ export const c: LanguagePlugin = {
   queryFile: 'c.scm',
   grammar: () => Promise.resolve(requireGrammar('tree-sitter-c')),
   readImport: readInclude,
+  finishImports: finishIncludes,
   isExported: (def) => !/^\s*static\b/.test(def.firstLine),
   resolve: resolveInclude,
 };

@@ -1,6 +1,6 @@
 import type { LanguagePlugin } from './plugin.ts';
 import { requireGrammar } from './load.ts';
-import { readInclude, resolveInclude } from './c-family.ts';
+import { finishIncludes, readInclude, resolveInclude } from './c-family.ts';
 
 export const cpp: LanguagePlugin = {
   id: 'cpp',
@@ -8,6 +8,7 @@ export const cpp: LanguagePlugin = {
   queryFile: 'cpp.scm',
   grammar: () => Promise.resolve(requireGrammar('tree-sitter-cpp')),
   readImport: readInclude,
+  finishImports: finishIncludes,
   isExported: (def) => !/^\s*static\b/.test(def.firstLine),
   resolve: resolveInclude,
 };

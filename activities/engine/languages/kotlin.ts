@@ -18,5 +18,5 @@ export const kotlin: LanguagePlugin = {
   grammar: () => Promise.resolve(requireGrammar('@tree-sitter-grammars/tree-sitter-kotlin')),
   readImport,
   isExported: (def) => !hasModifierBeforeName(def, ['private', 'internal']),
-  resolve: (ref, _from, repo) => resolveQualified(repo, ref.spec, ['.kt', '.kts'], ref.kind === 'wildcard'),
+  resolve: (ref, _from, repo) => resolveQualified(repo, ref.spec, ['.kt', '.kts'], ref.kind === 'wildcard', true),
 };

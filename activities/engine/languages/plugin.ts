@@ -46,6 +46,12 @@ export interface LanguagePlugin {
   dialect?(path: string): string;
   /** Turns the captures of one `@import` match into imports; the default reads `import.source`, unquoted. */
   readImport?(captures: CaptureView[]): ImportRef[];
+  /**
+   * Rewrites the file's imports once all matches are read, with the file's lines at hand: for what one match cannot
+   * see (a macro defined elsewhere in the file, an attribute on the line above, an include the grammar could not
+   * place). Must keep the order of the imports it keeps.
+   */
+  finishImports?(imports: ImportRef[], lines: readonly string[]): ImportRef[];
   /** Whether a definition is visible outside its file; used when the query has no `@export.name` captures. */
   isExported?(def: DefinitionView): boolean;
   /**

@@ -22,13 +22,26 @@ function moduleFile(repo: RepoIndex, base: string | null): string | null {
   return hit[0] ?? null;
 }
 
-/** Directories import roots may hang from: the repository root, src/, and the parent of the file's top package. */
+const within = (dir: string, file: string): boolean => dir === '' || file.startsWith(dir + '/');
+
+/**
+ * The import roots (sys.path) for a file, in lookup order: the file's own directory when it is a script (not inside
+ * a package: inside one, `import json` is the standard library, never a sibling json.py); the directory above the
+ * file's top package; the enclosing (sub-)project (pyproject.toml, setup.py or setup.cfg) and its src/; the
+ * repository root, src/ and lib/; then the other projects of the repository (installed side by side in a monorepo).
+ */
 function roots(repo: RepoIndex, from: string): string[] {
-  const out = new Set<string>(['', 'src', 'lib']);
-  let dir = dirname(from);
+  const out = new Set<string>();
+  const own = dirname(from);
+  const inPackage = repo.files.has(own === '' ? '__init__.py' : `${own}/__init__.py`);
+  if (!inPackage) out.add(own);
+  let dir = own;
   while (dir !== '' && repo.files.has(`${dir}/__init__.py`)) dir = dirname(dir);
   out.add(dir);
-  out.add(dirname(from));
+  const mine = repo.pythonProjects.filter((p) => within(p, from));
+  for (const p of mine) for (const r of [p, p === '' ? 'src' : `${p}/src`]) out.add(r);
+  for (const r of ['', 'src', 'lib']) out.add(r);
+  for (const p of repo.pythonProjects) if (!mine.includes(p)) for (const r of [p, `${p}/src`]) out.add(r);
   return [...out];
 }
 

@@ -1,62 +1,95 @@
 import type { CaptureView, ImportRef, LanguagePlugin } from './plugin.ts';
 import type { RepoIndex } from '../resolve/repo-index.ts';
 import { requireGrammar } from './load.ts';
-import { basename, dirname, stem } from '../resolve/paths.ts';
+import { basename, dirname, join, stem } from '../resolve/paths.ts';
+import { expandUse } from './rust-use.ts';
 
-/** `use a::b::{c, d}` gives a::b::c and a::b::d; `mod x;` gives x (kind 'mod'); `extern crate x` gives x. */
+/**
+ * `use a::{b::{c, d}}` gives a::b::c and a::b::d; `mod x;` gives x (kind 'mod'); `extern crate x` gives x (kind
+ * 'crate'; `extern crate x as y` is kept as 'x=y', kind 'crate_alias', until finishImports reads it).
+ */
 function readImport(captures: CaptureView[]): ImportRef[] {
   const out: ImportRef[] = [];
+  const alias = captures.find((c) => c.name === 'import.alias');
   for (const c of captures) {
     const line = c.row + 1;
     if (c.name === 'import.mod') out.push({ spec: c.text, line, kind: 'mod' });
-    else if (c.name === 'import.crate') out.push({ spec: c.text, line });
+    else if (c.name === 'import.crate')
+      out.push(
+        alias ? { spec: `${c.text}=${alias.text}`, line, kind: 'crate_alias' } : { spec: c.text, line, kind: 'crate' },
+      );
     else if (c.name === 'import.use') for (const spec of expandUse(c.text)) out.push({ spec, line });
   }
   return out;
 }
 
-/** Expands one level of braces; aliases (`as x`) and globs are dropped from the path. */
-function expandUse(text: string): string[] {
-  const t = text.replace(/\s+/g, '');
-  const brace = t.indexOf('{');
-  if (brace === -1) return [t.replace(/as\w+$/, '').replace(/::\*$/, '')];
-  const prefix = t.slice(0, brace);
-  const inner = t.slice(brace + 1, t.lastIndexOf('}'));
-  const parts: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (const ch of inner) {
-    if (ch === '{') depth++;
-    if (ch === '}') depth--;
-    if (ch === ',' && depth === 0) {
-      parts.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  if (cur) parts.push(cur);
-  return parts.map((p) =>
-    p === 'self'
-      ? prefix.replace(/::$/, '')
-      : prefix +
-        p
-          .replace(/\{.*$/, '')
-          .replace(/as\w+$/, '')
-          .replace(/::\*?$/, ''),
-  );
+const PATH_ATTR = /#\[\s*path\s*=\s*"([^"]+)"\s*\]/;
+
+/**
+ * File-level rewrites: a `#[path = "…"]` attribute on (or above) a `mod x;` line makes it kind 'mod_path' with
+ * that path; `use` paths through an `extern crate x as y` alias are rewritten to x; a `use` whose first segment is a
+ * module this file declares (`mod util; use util::X;`, the 2018 uniform paths) is read as `self::…`.
+ */
+function finishImports(imports: ImportRef[], lines: readonly string[]): ImportRef[] {
+  const aliases = new Map<string, string>();
+  const localMods = new Set<string>();
+  const out = imports.map((ref): ImportRef => {
+    if (ref.kind === 'crate_alias') {
+      const [name, alias] = ref.spec.split('=') as [string, string];
+      aliases.set(alias, name);
+      return { spec: name, line: ref.line, kind: 'crate' };
+    }
+    if (ref.kind !== 'mod') return ref;
+    localMods.add(ref.spec);
+    for (let i = ref.line - 1; i >= 0; i--) {
+      const text = lines[i] ?? '';
+      const hit = PATH_ATTR.exec(i === ref.line - 1 ? text.slice(0, text.search(/\bmod\b/)) : text);
+      if (hit) return { spec: hit[1]!, line: ref.line, kind: 'mod_path' };
+      // Keep walking up only through attributes, doc comments and blank lines.
+      if (i !== ref.line - 1 && !/^\s*(#\[.*\]|\/\/.*)?\s*$/.test(text)) break;
+    }
+    return ref;
+  });
+  if (aliases.size === 0 && localMods.size === 0) return out;
+  return out.map((ref) => {
+    if (ref.kind !== undefined) return ref;
+    const sep = ref.spec.indexOf('::');
+    const head = sep === -1 ? ref.spec : ref.spec.slice(0, sep);
+    const tail = sep === -1 ? '' : ref.spec.slice(sep);
+    if (aliases.has(head)) return { ...ref, spec: aliases.get(head)! + tail };
+    if (localMods.has(head)) return { ...ref, spec: `self::${ref.spec}` };
+    return ref;
+  });
+}
+
+function isRoot(repo: RepoIndex, file: string): boolean {
+  if (repo.rustRoots.has(file)) return true;
+  const b = basename(file);
+  return b === 'lib.rs' || b === 'main.rs';
 }
 
 /** The directory holding the submodules of the module `file` defines. */
-function moduleDir(file: string): string {
-  const b = basename(file);
-  if (b === 'mod.rs' || b === 'lib.rs' || b === 'main.rs') return dirname(file);
+function moduleDir(repo: RepoIndex, file: string): string {
+  if (basename(file) === 'mod.rs' || isRoot(repo, file)) return dirname(file);
   const d = dirname(file);
   return d === '' ? stem(file) : `${d}/${stem(file)}`;
 }
 
-function crateRoot(repo: RepoIndex, file: string): string {
+/**
+ * The root file of the crate holding `file`: itself when it is a crate root, else the nearest enclosing directory's
+ * root (lib.rs before main.rs before other targets, e.g. tests/common/mod.rs belongs to a tests/*.rs crate).
+ */
+function crateRoot(repo: RepoIndex, file: string): string | null {
+  if (isRoot(repo, file)) return file;
   for (let d = dirname(file); ; d = dirname(d)) {
-    if (repo.files.has(`${d}/lib.rs`.replace(/^\//, '')) || repo.files.has(`${d}/main.rs`.replace(/^\//, ''))) return d;
-    if (d === '') return dirname(file);
+    const prefix = d === '' ? '' : `${d}/`;
+    const names = repo.dirs.get(d) ?? [];
+    const pick =
+      names.find((n) => n === 'lib.rs') ??
+      names.find((n) => n === 'main.rs') ??
+      names.find((n) => repo.rustRoots.has(prefix + n));
+    if (pick !== undefined) return prefix + pick;
+    if (d === '') return null;
   }
 }
 
@@ -69,38 +102,41 @@ function moduleFile(repo: RepoIndex, dir: string, segments: string[]): string | 
   return null;
 }
 
-function rootFile(repo: RepoIndex, dir: string): string | null {
-  const prefix = dir === '' ? '' : dir + '/';
-  if (repo.files.has(`${prefix}lib.rs`)) return `${prefix}lib.rs`;
-  if (repo.files.has(`${prefix}main.rs`)) return `${prefix}main.rs`;
-  return null;
-}
-
-/** Rust: `mod x;` is a file next to the module; `crate::`, `self::`, `super::` and workspace crates by path. */
+/**
+ * Rust: `mod x;` is a file next to the module (or the `#[path]` file, from the declaring file's directory);
+ * `crate::`, `self::`, `super::` and the workspace's library crates by module path; the longest prefix naming a
+ * module file wins, else the crate root.
+ */
 function resolve(ref: ImportRef, from: string, repo: RepoIndex): string[] {
   if (ref.kind === 'mod') {
-    const hit = moduleFile(repo, moduleDir(from), [ref.spec]);
+    const hit = moduleFile(repo, moduleDir(repo, from), [ref.spec]);
     return hit === null ? [] : [hit];
   }
+  if (ref.kind === 'mod_path') {
+    const p = join(dirname(from), ref.spec);
+    return p !== null && repo.files.has(p) ? [p] : [];
+  }
   const segs = ref.spec.split('::').filter((s) => s.length > 0);
-  let dir: string;
   const head = segs[0];
-  if (head === 'crate') dir = crateRoot(repo, from);
-  else if (head === 'self') dir = moduleDir(from);
+  let dir: string;
+  let root: string | null = null;
+  if (head === 'crate') {
+    root = crateRoot(repo, from);
+    dir = root === null ? dirname(from) : dirname(root);
+  } else if (head === 'self') dir = moduleDir(repo, from);
   else if (head === 'super') {
-    dir = moduleDir(from);
+    dir = moduleDir(repo, from);
     while (segs[0] === 'super') {
       dir = dirname(dir);
       segs.shift();
     }
     segs.unshift('super');
-  } else if (head !== undefined && repo.crates.has(head)) dir = repo.crates.get(head)!;
-  else return [];
-  const rest = segs.slice(1);
-  const hit =
-    moduleFile(repo, dir, rest) ?? (head === 'crate' || repo.crates.has(head ?? '') ? rootFile(repo, dir) : null);
-  if (hit !== null && hit !== from) return [hit];
-  return [];
+  } else if (head !== undefined && repo.crates.has(head)) {
+    root = repo.crates.get(head)!;
+    dir = dirname(root);
+  } else return [];
+  const hit = moduleFile(repo, dir, segs.slice(1)) ?? root;
+  return hit !== null && hit !== from ? [hit] : [];
 }
 
 export const rust: LanguagePlugin = {
@@ -109,5 +145,6 @@ export const rust: LanguagePlugin = {
   queryFile: 'rust.scm',
   grammar: () => Promise.resolve(requireGrammar('tree-sitter-rust')),
   readImport,
+  finishImports,
   resolve,
 };

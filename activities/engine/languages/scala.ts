@@ -32,5 +32,5 @@ export const scala: LanguagePlugin = {
   grammar: () => Promise.resolve(requireGrammar('tree-sitter-scala')),
   readImport,
   isExported: (def) => !hasModifierBeforeName(def, ['private']),
-  resolve: (ref, _from, repo) => resolveQualified(repo, ref.spec, ['.scala', '.sc'], ref.kind === 'wildcard'),
+  resolve: (ref, _from, repo) => resolveQualified(repo, ref.spec, ['.scala', '.sc'], ref.kind === 'wildcard', true),
 };

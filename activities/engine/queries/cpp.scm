@@ -11,3 +11,4 @@
 
 (preproc_include path: (string_literal) @import.source) @import
 (preproc_include path: (system_lib_string) @import.system) @import
+(preproc_include path: (identifier) @import.macro) @import

@@ -9,7 +9,7 @@
 
 (use_declaration argument: (_) @import.use) @import
 (mod_item !body name: (identifier) @import.mod) @import
-(extern_crate_declaration name: (identifier) @import.crate) @import
+(extern_crate_declaration name: (identifier) @import.crate alias: (identifier)? @import.alias) @import
 
 ; Exports: pub items at the top of the file.
 (source_file (function_item (visibility_modifier) name: (identifier) @export.name))

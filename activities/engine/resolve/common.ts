@@ -24,27 +24,34 @@ export function representative(repo: RepoIndex, dir: string, accept: (name: stri
 
 /**
  * JVM-style qualified names (Java, Kotlin, Scala): `a.b.C.d` resolves to the file `a/b/C.<ext>` (the longest
- * prefix naming a file, matched as a path suffix so any source root works); a wildcard or package import resolves
- * to a representative file of the package directory.
+ * prefix naming a file, matched as a path suffix so any source root works; a prefix shorter than the name must end
+ * in a capitalised segment, a class holding the member or nested class). A wildcard import resolves to a
+ * representative file of its package directory. With `members` (Kotlin, Scala: a file may hold any classes and
+ * top-level functions of its package), a plain import not found as a file resolves to a representative file of its
+ * own package directory. Nothing falls back to a further ancestor package: an import of a class the repository does
+ * not have resolves to nothing.
  */
 export function resolveQualified(
   repo: RepoIndex,
   qualified: string,
   exts: readonly string[],
   wildcard: boolean,
+  members = false,
 ): string[] {
   const parts = qualified.split('.').filter((p) => p.length > 0);
   // A name may end in up to two member segments (static imports, nested classes): try shorter prefixes too.
   const lowest = Math.max(1, parts.length - 2);
   for (let n = parts.length; n >= lowest; n--) {
     const stemPath = parts.slice(0, n).join('/');
-    if (!wildcard || n < parts.length) {
+    const classLike = n === parts.length ? !wildcard : /^\p{Lu}/u.test(parts[n - 1]!);
+    if (classLike) {
       for (const ext of exts) {
         const hits = filesEndingWith(repo, stemPath + ext);
         if (hits.length > 0) return [shortest(hits)];
       }
     }
-    if (n >= 2) {
+    const packageDir = n >= 2 && ((wildcard && n === parts.length) || (members && !wildcard && n === parts.length - 1));
+    if (packageDir) {
       const dirs = dirsEndingWith(repo, stemPath);
       for (const dir of dirs.sort()) {
         const rep = representative(repo, dir, (name) => exts.some((e) => name.endsWith(e)));

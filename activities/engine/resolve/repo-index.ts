@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join as joinFs } from 'node:path';
 import { basename, dirname, join } from './paths.ts';
+import { cargoTargets } from './cargo.ts';
 
 export interface TsConfigInfo {
   /** Directory of the tsconfig/jsconfig file. */
@@ -24,8 +25,38 @@ export interface RepoIndex {
   tsconfigs: TsConfigInfo[];
   /** composer.json PSR-4 prefixes (namespace prefix with trailing '\\') → directories. */
   psr4: Array<{ prefix: string; dirs: string[] }>;
-  /** Cargo crate name (with '_') → the directory holding its lib.rs/main.rs. */
+  /** Cargo library crate name (with '_') → its root file (src/lib.rs or `[lib] path`). */
   crates: ReadonlyMap<string, string>;
+  /** Every Cargo crate root file: lib, bins, tests, examples, benches, build scripts, `path =` targets. */
+  rustRoots: ReadonlySet<string>;
+  /** Python (sub-)projects: directories holding pyproject.toml, setup.py or setup.cfg, deepest first. */
+  pythonProjects: string[];
+  /** package.json files: directory → the entry fields resolution reads. */
+  packages: ReadonlyMap<string, PackageJsonInfo>;
+  /** package.json `name` → its directory (workspace packages of a monorepo). */
+  packageDirs: ReadonlyMap<string, string>;
+}
+
+export interface PackageJsonInfo {
+  /** `main`, for Node's directory lookup. */
+  main: string | null;
+  /** `types` or `typings`, which TypeScript reads before `main`. */
+  types: string | null;
+  /** The `.` entry of `exports` for a TypeScript importer (conditions types, import, require, node, default). */
+  exportsTs: string | null;
+  /** The `.` entry of `exports` for a JavaScript importer (conditions import, require, node, default). */
+  exportsJs: string | null;
+}
+
+function exportsEntry(exp: unknown, ts: boolean): string | null {
+  if (typeof exp === 'string') return exp;
+  if (!isRecord(exp)) return null;
+  if ('.' in exp) return exportsEntry(exp['.'], ts);
+  for (const key of ts ? ['types', 'import', 'require', 'node', 'default'] : ['import', 'require', 'node', 'default']) {
+    const hit = exportsEntry(exp[key], ts);
+    if (hit !== null) return hit;
+  }
+  return null;
 }
 
 /** Files whose path ends with `suffix` at a '/' boundary (or equal it). */
@@ -111,9 +142,14 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
   const tsconfigs: TsConfigInfo[] = [];
   const psr4: RepoIndex['psr4'] = [];
   const crates = new Map<string, string>();
+  const packages = new Map<string, PackageJsonInfo>();
+  const packageDirs = new Map<string, string>();
+  const pythonProjects = new Set<string>();
+  const rustRoots = new Set<string>();
   for (const p of files) {
     const b = basename(p);
     const d = dirname(p);
+    if (b === 'pyproject.toml' || b === 'setup.py' || b === 'setup.cfg') pythonProjects.add(d);
     if (b === 'go.mod') {
       const m = /^\s*module\s+("?)([^\s"]+)\1/m.exec(read(p) ?? '');
       if (m) goModules.push({ dir: d, module: m[2]! });
@@ -154,17 +190,50 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
           message: `unreadable composer.json: ${err instanceof Error ? err.message : String(err)}`,
         });
       }
-    } else if (b === 'Cargo.toml') {
-      const text = read(p) ?? '';
-      const pkg = /^\[package\][^[]*?^\s*name\s*=\s*"([^"]+)"/ms.exec(text);
-      if (pkg) {
-        const src = join(d, 'src') ?? 'src';
-        crates.set(pkg[1]!.replace(/-/g, '_'), src);
+    } else if (b === 'package.json') {
+      const text = read(p);
+      if (text === null) continue;
+      try {
+        const json = JSON.parse(text) as unknown;
+        if (!isRecord(json)) continue;
+        const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+        packages.set(d, {
+          main: str(json.main),
+          types: str(json.types) ?? str(json.typings),
+          exportsTs: exportsEntry(json.exports, true),
+          exportsJs: exportsEntry(json.exports, false),
+        });
+        const name = str(json.name);
+        // The shallowest package of a name wins (a fixture copy deeper in the tree does not shadow the package).
+        if (name !== null && !(packageDirs.has(name) && packageDirs.get(name)!.length <= d.length))
+          packageDirs.set(name, d);
+      } catch (err) {
+        problems.push({
+          path: p,
+          message: `unreadable package.json: ${err instanceof Error ? err.message : String(err)}`,
+        });
       }
+    } else if (b === 'Cargo.toml') {
+      const targets = cargoTargets(p, read(p) ?? '', files, (dir) => dirs.get(dir) ?? [], byBase.get('main.rs') ?? []);
+      if (targets.lib !== null && !crates.has(targets.lib.name)) crates.set(targets.lib.name, targets.lib.root);
+      for (const r of targets.roots) rustRoots.add(r);
     }
   }
   goModules.sort((a, b) => b.module.length - a.module.length);
   tsconfigs.sort((a, b) => b.dir.length - a.dir.length);
   psr4.sort((a, b) => b.prefix.length - a.prefix.length);
-  return { files, dirs, byBase, dirsByBase, goModules, tsconfigs, psr4, crates };
+  return {
+    files,
+    dirs,
+    byBase,
+    dirsByBase,
+    goModules,
+    tsconfigs,
+    psr4,
+    crates,
+    rustRoots,
+    packages,
+    packageDirs,
+    pythonProjects: [...pythonProjects].sort((a, b) => b.length - a.length || (a < b ? -1 : 1)),
+  };
 }

@@ -12,6 +12,7 @@ import type { SyncStartInput } from '../start-options.ts';
 import { effectiveConfig, getSource, sourceName } from '../sources.ts';
 import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX } from './rows.ts';
 import { startSyncWorkflow, waitForClose, runningWorkflow } from './workflow.ts';
+import { DEFAULT_RECONCILE_GRACE_MS, reconcileSource } from './reconcile.ts';
 
 export interface CreateSyncInput {
   sourceId: string;
@@ -21,6 +22,26 @@ export interface CreateSyncInput {
 }
 
 export async function createSync(deps: IngestionDeps, input: CreateSyncInput): Promise<SyncRunRow> {
+  try {
+    return await createSyncOnce(deps, input);
+  } catch (err) {
+    // The source has an active run: when its workflow is not running (terminated in Temporal, never started, ...) the
+    // reconciler ends it failed, and this request goes on instead of a 409 that would last forever.
+    if (!(err instanceof ConflictError) || !err.details?.active_sync_id) throw err;
+    const ended = await reconcileSource(
+      deps,
+      input.sourceId,
+      deps.settings.reconcileGraceMs ?? DEFAULT_RECONCILE_GRACE_MS,
+    ).catch((e: unknown) => {
+      deps.log.warning('reconcile_failed', { source_id: input.sourceId, error: e });
+      return false;
+    });
+    if (!ended) throw err;
+    return createSyncOnce(deps, input);
+  }
+}
+
+async function createSyncOnce(deps: IngestionDeps, input: CreateSyncInput): Promise<SyncRunRow> {
   const { pool, log } = deps;
   let name = '';
   let row: SyncRunRow;

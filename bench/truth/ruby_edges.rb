@@ -1,0 +1,71 @@
+# Ruby truth for bench/truth: each file's require/require_relative/load/autoload calls found with Ruby's own
+# parser (RubyVM::AbstractSyntaxTree); an argument built from __dir__/__FILE__ with File.expand_path, File.join,
+# File.dirname and + is evaluated; features are found with $LOAD_PATH.resolve_feature_path, the tree's lib/
+# directories (every lib/ beside a *.gemspec, and the top-level lib/) first, as `ruby -I` or Bundler would set them.
+require 'json'
+
+root = File.expand_path(ARGV[0])
+files = Dir.glob('**/*.{rb,rake,gemspec}', base: root).reject { |f| f.split('/').any? { |p| p.start_with?('.') } }.sort
+libs = Dir.glob('**/*.gemspec', base: root).map { |g| File.join(root, File.dirname(g), 'lib') }
+libs << File.join(root, 'lib')
+libs = libs.uniq.select { |d| File.directory?(d) }
+$LOAD_PATH.unshift(*libs)
+
+SAFE = /\A(?:\s|File\.(?:expand_path|join|dirname)|__dir__|__FILE__|'[^'\\#]*'|"[^"\\#]*"|[(),+])*\z/
+
+def walk(node, &blk)
+  return unless node.is_a?(RubyVM::AbstractSyntaxTree::Node)
+  yield node
+  node.children.each { |c| walk(c, &blk) }
+end
+
+def arg_value(node, file)
+  return node.children[0] if node.type == :STR
+  src = node.source
+  return nil unless src && SAFE.match?(src)
+  dir = File.dirname(file)
+  eval(src.gsub('__dir__', dir.inspect).gsub('__FILE__', file.inspect)) # only File calls and literals (SAFE)
+rescue StandardError
+  nil
+end
+
+def inside(path, root)
+  return nil if path.nil?
+  rel = path.start_with?(root + '/') ? path[(root.size + 1)..] : nil
+  rel
+end
+
+files.each do |f|
+  abs = File.join(root, f)
+  ast = begin
+    RubyVM::AbstractSyntaxTree.parse_file(abs, keep_script_lines: true)
+  rescue StandardError, SyntaxError
+    next
+  end
+  walk(ast) do |n|
+    next unless %i[FCALL CALL].include?(n.type)
+    mid = n.type == :FCALL ? n.children[0] : n.children[1]
+    args = n.type == :FCALL ? n.children[1] : n.children[2]
+    next unless %i[require require_relative load autoload].include?(mid)
+    next if n.type == :CALL && mid != :autoload
+    next unless args.is_a?(RubyVM::AbstractSyntaxTree::Node) && args.type == :LIST
+    arg = mid == :autoload ? args.children[1] : args.children[0]
+    next unless arg.is_a?(RubyVM::AbstractSyntaxTree::Node)
+    value = arg_value(arg, abs)
+    next unless value.is_a?(String)
+    target =
+      if mid == :require_relative
+        $LOAD_PATH.resolve_feature_path(File.expand_path(value, File.dirname(abs)))
+      elsif mid == :load
+        p = File.expand_path(value, root)
+        File.file?(p) ? [:rb, p] : $LOAD_PATH.resolve_feature_path(value)
+      else
+        $LOAD_PATH.resolve_feature_path(value)
+      end
+    t = inside(target && target[1], root)
+    t = nil if t == f
+    puts JSON.generate({ from: f, targets: t ? [t] : [] })
+  rescue LoadError
+    puts JSON.generate({ from: f, targets: [] })
+  end
+end

@@ -1,0 +1,214 @@
+/**
+ * Chunk search: lexical (the identifier-aware full-text index, content_chunks.search_terms), semantic (chunk
+ * embeddings, HNSW by cosine distance) and hybrid (both, reciprocal rank fusion). Each ranking reads at most DEPTH
+ * chunks; pages walk the fused list with a keyset cursor (score, chunk id) bound to the query it came from.
+ *
+ * Figures on the Go standard library (54k chunks): docs/benchmarks.md, "Chunk and symbol search".
+ */
+import { createHash } from 'node:crypto';
+import { toVectorLiteral } from '../../lib/db.ts';
+import { InvalidArgumentError } from '../../lib/errors.ts';
+import { decodeCursorJson, toPage } from '../../lib/http.ts';
+import { encodeNodeId } from '../../lib/node-id.ts';
+import { queryTerms, toTsQuery, type QueryTerms } from '../../lib/search-terms.ts';
+import type { ReadTx } from '../db/read.ts';
+import { compareFused, fuse, type FusedHit, type Ranked } from './fusion.ts';
+import type { ChunkSearchParams } from './params.ts';
+import { resolveSyncIds } from './scope.ts';
+import { buildSnippet, type Snippet } from './snippet.ts';
+
+/** Hits read from each ranking: the fused list (and so the pages) ends after at most 2 × DEPTH hits. */
+export const DEPTH = 100;
+/** ts_rank weights for D, C, B, A: body, (unused), breadcrumb (path, enclosing constructs), the chunk's symbols. */
+const RANK_WEIGHTS = '{0.1, 0.2, 0.4, 1.0}';
+
+export interface ChunkHit {
+  node_id: string;
+  chunk_id: string;
+  chunk_index: number;
+  source_id: string;
+  sync_id: string;
+  file_id: string;
+  file_path: string;
+  language: string;
+  file_type: string;
+  start_line: number;
+  end_line: number;
+  chunk_type: string;
+  symbols: string[];
+  score: number;
+  scores: { lexical: FusedHit['lexical']; semantic: FusedHit['semantic'] };
+  snippet: Snippet;
+}
+
+export interface ChunkSearchResult {
+  items: ChunkHit[];
+  next_cursor: string | null;
+  meta: { mode: string; sync_ids: string[]; terms: string[]; prefixes: string[] };
+}
+
+/** The filters shared by both rankings, as SQL over `c` (content_chunks) with parameters from $first on. */
+function filterSql(p: ChunkSearchParams, first: number): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const conds: string[] = [];
+  const next = (v: unknown) => {
+    params.push(v);
+    return `$${first + params.length - 1}`;
+  };
+  if (p.language !== undefined) conds.push(`c.language = ${next(p.language)}`);
+  if (p.chunkType !== undefined) conds.push(`c.chunk_type = ${next(p.chunkType)}`);
+  const fileConds: string[] = [];
+  if (p.fileType !== undefined) fileConds.push(`f.type = ${next(p.fileType)}`);
+  if (p.pathPrefix !== undefined && p.pathPrefix !== '')
+    fileConds.push(`starts_with(f.file_path, ${next(p.pathPrefix)})`);
+  if (fileConds.length > 0) {
+    conds.push(`EXISTS (SELECT 1 FROM file_records f WHERE f.id = c.file_id AND ${fileConds.join(' AND ')})`);
+  }
+  return { sql: conds.map((c) => ` AND ${c}`).join(''), params };
+}
+
+async function lexicalRanking(
+  tx: ReadTx,
+  syncIds: string[],
+  tsquery: string,
+  p: ChunkSearchParams,
+): Promise<Ranked<unknown>[]> {
+  const f = filterSql(p, 3);
+  const res = await tx.query<{ id: string; score: number }>(
+    `SELECT c.id, ts_rank('${RANK_WEIGHTS}', c.search_terms, $2::tsquery, 1) AS score
+       FROM content_chunks c
+      WHERE c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $2::tsquery${f.sql}
+      ORDER BY score DESC, c.id
+      LIMIT ${DEPTH}`,
+    [syncIds, tsquery, ...f.params],
+  );
+  return res.rows.map((r) => ({ id: r.id, value: r.score }));
+}
+
+async function semanticRanking(
+  tx: ReadTx,
+  syncIds: string[],
+  vector: readonly number[],
+  p: ChunkSearchParams,
+): Promise<Ranked<unknown>[]> {
+  await tx.query(
+    `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
+    [String(2 * DEPTH)],
+  );
+  const f = filterSql(p, 3);
+  const res = await tx.query<{ id: string; distance: number }>(
+    `SELECT * FROM (
+       SELECT c.id, c.embedding <=> $2::vector AS distance
+         FROM content_chunks c
+        WHERE c.sync_id = ANY($1::uuid[]) AND c.embedding IS NOT NULL${f.sql}
+        ORDER BY c.embedding <=> $2::vector
+        LIMIT ${DEPTH}
+     ) r ORDER BY r.distance, r.id`,
+    [syncIds, toVectorLiteral(vector), ...f.params],
+  );
+  return res.rows.map((r) => ({ id: r.id, value: r.distance }));
+}
+
+interface DetailRow {
+  id: string;
+  chunk_index: number;
+  content: string;
+  start_line: number;
+  end_line: number;
+  chunk_type: string;
+  symbols: string[];
+  language: string;
+  sync_id: string;
+  file_id: string;
+  file_path: string;
+  file_type: string;
+  source_id: string;
+}
+
+async function details(tx: ReadTx, ids: string[]): Promise<Map<string, DetailRow>> {
+  if (ids.length === 0) return new Map();
+  const res = await tx.query<DetailRow>(
+    `SELECT c.id, c.chunk_index, c.content, c.start_line, c.end_line, c.chunk_type, c.symbols, c.language, c.sync_id,
+            f.id AS file_id, f.file_path, f.type AS file_type, f.source_id
+       FROM content_chunks c JOIN file_records f ON f.id = c.file_id
+      WHERE c.id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return new Map(res.rows.map((r) => [r.id, r]));
+}
+
+/** Binds a cursor to its query: the same words, mode, filters and syncs, or the cursor is refused. */
+function fingerprint(p: ChunkSearchParams, syncIds: string[]): string {
+  const key = [p.q, p.mode, p.language, p.chunkType, p.fileType, p.pathPrefix, p.sourceId, syncIds.join(',')];
+  return createHash('sha256').update(JSON.stringify(key)).digest('base64url').slice(0, 16);
+}
+
+interface ChunkCursor {
+  s: number;
+  id: string;
+  h: string;
+}
+
+function afterCursor(hits: FusedHit[], raw: string | undefined, h: string): FusedHit[] {
+  if (raw === undefined) return hits;
+  const c = decodeCursorJson(raw) as Partial<ChunkCursor> | null;
+  if (c === null || typeof c !== 'object' || typeof c.s !== 'number' || typeof c.id !== 'string' || c.h !== h) {
+    throw new InvalidArgumentError('cursor', 'is not a cursor of this search (same q, mode, filters and syncs)');
+  }
+  const key = { score: c.s, id: c.id };
+  return hits.filter((x) => compareFused(key, x) < 0);
+}
+
+/** Runs the search in one read transaction; `vector` is the embedded query (semantic and hybrid modes). */
+export async function searchChunks(
+  tx: ReadTx,
+  p: ChunkSearchParams,
+  vector: readonly number[] | null,
+): Promise<ChunkSearchResult> {
+  const terms: QueryTerms = queryTerms(p.q);
+  const syncIds = await resolveSyncIds(tx, p);
+  const h = fingerprint(p, syncIds);
+  const meta = { mode: p.mode, sync_ids: syncIds, terms: terms.lexemes, prefixes: terms.prefixes };
+  const tsquery = toTsQuery(terms);
+  let lexical: Ranked<unknown>[] = [];
+  let semantic: Ranked<unknown>[] = [];
+  if (syncIds.length > 0) {
+    if (p.mode !== 'semantic' && tsquery !== null) lexical = await lexicalRanking(tx, syncIds, tsquery, p);
+    if (p.mode !== 'lexical' && vector !== null) semantic = await semanticRanking(tx, syncIds, vector, p);
+  }
+  const fused = afterCursor(fuse(lexical, semantic), p.cursor, h);
+  const pageIds = fused.slice(0, p.limit + 1);
+  // limit + 1 rows: the extra one says whether another page follows (toPage). A chunk deleted since the ranking
+  // (a purge in between) is left out.
+  const rows = await details(
+    tx,
+    pageIds.map((x) => x.id),
+  );
+  const page = toPage(
+    pageIds.filter((x) => rows.has(x.id)),
+    p.limit,
+    (x): ChunkHit => {
+      const r = rows.get(x.id)!;
+      return {
+        node_id: encodeNodeId(r.source_id, r.file_path),
+        chunk_id: r.id,
+        chunk_index: r.chunk_index,
+        source_id: r.source_id,
+        sync_id: r.sync_id,
+        file_id: r.file_id,
+        file_path: r.file_path,
+        language: r.language,
+        file_type: r.file_type,
+        start_line: r.start_line,
+        end_line: r.end_line,
+        chunk_type: r.chunk_type,
+        symbols: r.symbols,
+        score: x.score,
+        scores: { lexical: x.lexical, semantic: x.semantic },
+        snippet: buildSnippet(r.content, r.start_line, terms),
+      };
+    },
+    (x): ChunkCursor => ({ s: x.score, id: x.id, h }),
+  );
+  return { ...page, meta };
+}

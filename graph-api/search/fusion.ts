@@ -1,0 +1,46 @@
+/**
+ * Reciprocal rank fusion (Cormack, Clarke and Büttcher, 2009): a hit's fused score is the sum over the rankings it
+ * appears in of 1 / (K + rank), rank 1-based. It needs no calibration between BM25-like scores and cosine distances,
+ * and a hit that both rankings place high beats one that only one places first. K = 60 as in the paper. In a
+ * single-mode search the same formula over one ranking keeps scores comparable across modes.
+ */
+export const RRF_K = 60;
+
+export interface Ranked<T> {
+  id: string;
+  /** The ranking's own figure (ts_rank score, or cosine distance). */
+  value: number;
+  extra?: T;
+}
+
+export interface FusedHit {
+  id: string;
+  score: number;
+  lexical: { rank: number; score: number } | null;
+  semantic: { rank: number; distance: number } | null;
+}
+
+export function fuse(lexical: readonly Ranked<unknown>[], semantic: readonly Ranked<unknown>[]): FusedHit[] {
+  const hits = new Map<string, FusedHit>();
+  const hit = (id: string) => {
+    let h = hits.get(id);
+    if (!h) hits.set(id, (h = { id, score: 0, lexical: null, semantic: null }));
+    return h;
+  };
+  lexical.forEach((r, i) => {
+    const h = hit(r.id);
+    h.lexical = { rank: i + 1, score: r.value };
+    h.score += 1 / (RRF_K + i + 1);
+  });
+  semantic.forEach((r, i) => {
+    const h = hit(r.id);
+    h.semantic = { rank: i + 1, distance: r.value };
+    h.score += 1 / (RRF_K + i + 1);
+  });
+  return [...hits.values()].sort(compareFused);
+}
+
+/** Fused order: score descending, then id ascending (a total order, so pages are stable). */
+export function compareFused(a: { score: number; id: string }, b: { score: number; id: string }): number {
+  return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,33 @@
+/** GET /api/graph/search/chunks and /api/graph/search/symbols (beside the specification's /api/graph/search). */
+import type Router from '@koa/router';
+import { withReadTx } from '../db/read.ts';
+import type { GraphAppDeps } from '../deps.ts';
+import { searchChunks } from './chunks.ts';
+import { parseChunkSearchParams, parseSymbolSearchParams } from './params.ts';
+import { searchInput } from './search.ts';
+import { searchSymbols } from './symbols.ts';
+
+export function searchRoutes(router: Router, deps: GraphAppDeps): void {
+  const { pool, graphTimeoutMs } = deps;
+
+  router.get('/api/graph/search/chunks', async (ctx) => {
+    const started = performance.now();
+    const p = parseChunkSearchParams(ctx.query);
+    // The query is embedded before a connection is taken from the pool.
+    const vector = p.mode === 'lexical' ? null : await deps.embedder.embedOne(searchInput(p.q));
+    const embedded = performance.now();
+    const result = await withReadTx(pool, graphTimeoutMs, (tx) => searchChunks(tx, p, vector));
+    const done = performance.now();
+    ctx.body = {
+      ...result,
+      meta: { ...result.meta, query_ms: Math.round(done - embedded), embed_ms: Math.round(embedded - started) },
+    };
+  });
+
+  router.get('/api/graph/search/symbols', async (ctx) => {
+    const started = performance.now();
+    const p = parseSymbolSearchParams(ctx.query);
+    const result = await withReadTx(pool, graphTimeoutMs, (tx) => searchSymbols(tx, p));
+    ctx.body = { ...result, meta: { ...result.meta, query_ms: Math.round(performance.now() - started) } };
+  });
+}
