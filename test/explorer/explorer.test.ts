@@ -198,6 +198,20 @@ describe('the web explorer in headless Chromium', () => {
     await shot('explorer-node.png');
   });
 
+  it('finds a symbol and opens its defining file at its line', async () => {
+    await page.fill('#search', 'tokenizeSource');
+    await page.press('#search', 'Enter');
+    const hit = page.locator('.search-kind[data-kind=symbols] .hit', { hasText: 'tokenizeSource' }).first();
+    await hit.waitFor();
+    assert.match((await hit.textContent()) ?? '', /function/);
+    assert.equal(await page.locator('#search-results .error').count(), 0, 'no search kind failed');
+    assert.ok((await page.locator('.search-kind[data-kind=chunks] .hit').count()) >= 1, 'chunk hits');
+    await hit.click();
+    await page.waitForSelector('#detail-name:text-is("tokenizer.ts")');
+    const line = FILES['src/tokenizer.ts']!.split('\n').findIndex((l) => l.includes('function tokenizeSource')) + 1;
+    await page.waitForSelector(`.file-view .line-mark:text-is("${line}")`);
+  });
+
   it('starts a sync from the page, follows its phases over the event stream across a dropped connection, then reloads', async () => {
     addCommit(repo, { 'src/parser.ts': PARSER_V2 }, 'parser: count');
     await page.evaluate(`(() => {

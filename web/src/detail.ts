@@ -9,7 +9,7 @@ import { renderFile } from './file-view.ts';
 
 export interface DetailPane {
   /** `inGraph`: the node's element in the merged graph (which syncs hold it, whether it diverges). */
-  show(nodeId: string, syncId: string | undefined, inGraph?: NodeData): Promise<void>;
+  show(nodeId: string, syncId: string | undefined, inGraph?: NodeData, line?: number): Promise<void>;
   clear(): void;
 }
 
@@ -68,20 +68,28 @@ export function createDetailPane(root: HTMLElement, api: Api, actions: { focus(n
     return el('section', { class: 'summary' }, el('h3', {}, 'Summary ', button), text);
   };
 
-  const fileSection = (nodeId: string, syncId: string | undefined, language: string, token: number) => {
+  const fileSection = (
+    nodeId: string,
+    syncId: string | undefined,
+    language: string,
+    token: number,
+    line: number | undefined,
+  ) => {
     const box = el('section', { class: 'file' }, el('h3', {}, 'File'), el('p', { class: 'muted' }, 'Loading…'));
     api
       .get<FileContent>(nodePath(nodeId, 'file'), { sync_id: syncId })
       .then((f) => {
         if (token !== current) return;
-        box.lastElementChild?.replaceWith(renderFile(f.content, language, f.truncated));
+        const view = renderFile(f.content, language, f.truncated, line);
+        box.lastElementChild?.replaceWith(view);
+        if (line !== undefined) view.querySelector('.line-mark')?.scrollIntoView({ block: 'center' });
       })
       .catch((err: unknown) => box.lastElementChild?.replaceWith(el('p', { class: 'error' }, errorText(err))));
     return box;
   };
 
   return {
-    async show(nodeId, syncId, inGraph) {
+    async show(nodeId, syncId, inGraph, line) {
       const token = ++current;
       root.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
       let detail: NodeDetail;
@@ -111,7 +119,7 @@ export function createDetailPane(root: HTMLElement, api: Api, actions: { focus(n
           'in',
         ),
         neighbourList('Defines', others, 'other'),
-        fileSection(nodeId, syncId, n.language, token),
+        fileSection(nodeId, syncId, n.language, token, line),
       ];
       root.replaceChildren(...parts.filter((p) => p !== null));
     },

@@ -22,9 +22,20 @@ export function languageFor(language: string): string | undefined {
   return name && hljs.getLanguage(name) ? name : undefined;
 }
 
-export function renderFile(content: string, language: string, truncated: boolean): HTMLElement {
+/** `line`: a line to mark (a search hit's), its number shown in bold and scrolled to by the caller. */
+export function renderFile(content: string, language: string, truncated: boolean, line?: number): HTMLElement {
   const lines = content.endsWith('\n') ? content.slice(0, -1).split('\n') : content.split('\n');
-  const gutter = el('pre', { class: 'gutter', 'aria-hidden': 'true' }, lines.map((_, i) => i + 1).join('\n'));
+  const gutter = el('pre', { class: 'gutter', 'aria-hidden': 'true' });
+  const numbers = lines.map((_, i) => String(i + 1));
+  if (line !== undefined && line >= 1 && line <= lines.length) {
+    gutter.append(
+      numbers.slice(0, line - 1).join('\n') + (line > 1 ? '\n' : ''),
+      el('mark', { class: 'line-mark' }, String(line)),
+      line < lines.length ? '\n' + numbers.slice(line).join('\n') : '',
+    );
+  } else {
+    gutter.textContent = numbers.join('\n');
+  }
   const code = el('code', { class: 'hljs' });
   const lang = languageFor(language);
   if (lang && content.length <= HIGHLIGHT_LIMIT) {

@@ -27,15 +27,18 @@ let shownSyncs: string[] = [];
 let stream: LiveStream | undefined;
 let username = 'explorer';
 
-const focus = (nodeId: string): boolean => {
+const focus = (nodeId: string, line?: number): boolean => {
   const node = graph.node(nodeId);
   if (!node || !graph.focus(nodeId)) return false;
-  void detail.show(nodeId, node.latest_sync_id, node);
+  void detail.show(nodeId, node.latest_sync_id, node, line);
   return true;
 };
 const detail = createDetailPane(byId('detail'), api, { focus });
-createSearch(byId('search-form'), byId('search'), byId('search-results'), api, { focus });
-graph.onSelect(focus);
+createSearch(byId('search-form'), byId('search'), byId('search-results'), api, {
+  focus,
+  sourceId: () => picker.selectedSource(),
+});
+graph.onSelect((id) => focus(id));
 
 byId('legend').replaceChildren(
   el('h3', {}, 'Node types'),

@@ -1,7 +1,8 @@
 /**
  * Search over files (`/api/graph/search`, by meaning), chunks and symbols (`/api/graph/search/chunks` and
  * `/api/graph/search/symbols`). A kind whose route the service does not have (404) is left out quietly; the other
- * kinds still answer. A result that names a node of the shown graph focuses it.
+ * kinds still answer. A result that names a node of the shown graph focuses it (and a chunk or symbol scrolls its file
+ * to the line).
  */
 import { ApiError, type Api } from './api.ts';
 import { colourOf } from './colours.ts';
@@ -9,6 +10,7 @@ import { el, errorText, swatch } from './dom.ts';
 
 interface Hit {
   nodeId: string | undefined;
+  line: number | undefined;
   title: string;
   detail: string;
   type: string | undefined;
@@ -28,13 +30,15 @@ export function toHit(r: Record<string, unknown>): Hit {
   const nodeId = [r.node_id, r.id].map(str).find((v) => v?.startsWith('src_'));
   const path = str(r.file_path) ?? (nodeId ? nodeId.slice(nodeId.indexOf(':') + 1) : undefined);
   const line = num(r.start_line) ?? num(r.line);
-  const title = str(r.symbol) ?? str(r.name) ?? path ?? '(unnamed)';
+  const symbols = Array.isArray(r.symbols) ? r.symbols.map(str).filter(Boolean) : [];
+  const title = str(r.symbol) ?? str(r.name) ?? symbols[0] ?? path ?? '(unnamed)';
   const where = [path !== title ? path : undefined, line !== undefined ? `line ${line}` : undefined]
     .filter(Boolean)
     .join(' · ');
   const kind = str(r.kind) ?? str(r.chunk_type);
-  const detail = [kind, where, str(r.description)?.slice(0, 120)].filter(Boolean).join(' — ');
-  return { nodeId, title, detail, type: str(r.type) };
+  const snippet = str((r.snippet as { text?: unknown } | undefined)?.text);
+  const detail = [kind, where, (snippet ?? str(r.description))?.slice(0, 160)].filter(Boolean).join(' — ');
+  return { nodeId, line, title, detail, type: str(r.type) ?? str(r.file_type) };
 }
 
 function resultsOf(body: unknown): Array<Record<string, unknown>> {
@@ -52,7 +56,7 @@ export function createSearch(
   input: HTMLInputElement,
   out: HTMLElement,
   api: Api,
-  actions: { focus(nodeId: string): boolean },
+  actions: { focus(nodeId: string, line?: number): boolean; sourceId(): string | undefined },
 ): SearchPanel {
   const unavailable = new Set<string>();
   let current = 0;
@@ -68,7 +72,9 @@ export function createSearch(
     const answers = await Promise.all(
       kinds.map(async (k) => {
         try {
-          return { k, hits: resultsOf(await api.get(k.path, { q, limit: 20 })).map(toHit) };
+          // Chunks and symbols can be scoped to the shown source; file search covers every source.
+          const scope = k.kind === 'files' ? {} : { source_id: actions.sourceId() };
+          return { k, hits: resultsOf(await api.get(k.path, { q, limit: 20, ...scope })).map(toHit) };
         } catch (err) {
           if (err instanceof ApiError && err.status === 404 && k.kind !== 'files') {
             unavailable.add(k.kind);
@@ -97,7 +103,7 @@ export function createSearch(
               if (h.type) button.prepend(swatch(colourOf(h.type)));
               if (h.detail) button.append(el('span', { class: 'hit-detail' }, h.detail));
               button.addEventListener('click', () => {
-                if (!h.nodeId || !actions.focus(h.nodeId)) button.classList.add('absent');
+                if (!h.nodeId || !actions.focus(h.nodeId, h.line)) button.classList.add('absent');
               });
               list.append(el('li', {}, button));
             }
