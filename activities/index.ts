@@ -1,21 +1,37 @@
 /**
- * The worker's activities, built from injected dependencies (pool, engine, embedding client, settings, logger).
- * One line per activity module: other components add theirs here.
+ * The worker's activities, built from injected dependencies (pool, engine, embedding client, settings, logger, the
+ * clones this process holds). One file per activity, named after it, in the order a sync runs them
+ * (docs/pipeline.md has their inputs, outputs, queues, timeouts and retries).
  */
 import type { ActivityDeps } from './sync/deps.ts';
-import { createChunkEmbeddingActivities } from './sync/chunk-embeddings.ts';
-import { createIngestActivities } from './sync/ingest.ts';
-import { createLifecycleActivities } from './sync/lifecycle.ts';
+import { createBeginSync } from './sync/begin-sync.ts';
+import { createCloneRepository } from './sync/clone-repository.ts';
+import { createParseBatch } from './sync/parse-batch.ts';
+import { createWriteBatch } from './sync/write-batch.ts';
+import { createReleaseWorkspace } from './sync/release-workspace.ts';
+import { createResolveDependencies } from './sync/resolve-dependencies.ts';
+import { createEmbedFiles } from './sync/embed-files.ts';
+import { createEmbedChunks } from './sync/embed-chunks.ts';
+import { createFinalizeSync } from './sync/finalize-sync.ts';
+import { createEndSync } from './sync/end-sync.ts';
 import { createScheduleActivities } from './schedule/index.ts';
 
 export type { ActivityDeps, PipelineSettings } from './sync/deps.ts';
 export { DEFAULT_PIPELINE_SETTINGS } from './sync/deps.ts';
+export { Workspaces } from './sync/workspace.ts';
 
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createLifecycleActivities(deps),
-    ...createIngestActivities(deps),
-    ...createChunkEmbeddingActivities(deps),
+    ...createBeginSync(deps),
+    ...createCloneRepository(deps),
+    ...createParseBatch(deps),
+    ...createWriteBatch(deps),
+    ...createReleaseWorkspace(deps),
+    ...createResolveDependencies(deps),
+    ...createEmbedFiles(deps),
+    ...createEmbedChunks(deps),
+    ...createFinalizeSync(deps),
+    ...createEndSync(deps),
     // ingestion (the schedules' trigger workflow):
     ...createScheduleActivities({ pool: deps.pool, log: deps.log }),
   };

@@ -23,7 +23,7 @@ import { connectClient, uniqueTaskQueue } from '../test/support/temporal.ts';
 import { insertPendingSync, insertSource, syncCounts } from '../test/support/pipeline.ts';
 import { startWorkerProcess } from '../test/support/worker-process.ts';
 import { testEnv } from '../test/support/env.ts';
-import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../temporal/sync-start-options.ts';
+import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../workflows/sync-contract.ts';
 import type { syncWorkflow } from '../workflows/sync.ts';
 import type { SyncStats } from '../workflows/sync-types.ts';
 import { chunkEmbeddingInput } from '../activities/engine/index.ts';
@@ -156,7 +156,14 @@ async function main() {
       const started = Date.now();
       const handle = await client.workflow.start<typeof syncWorkflow>(
         SYNC_WORKFLOW_TYPE,
-        syncStartOptions({ syncId, sourceId, sourceName: `golang/go-${embeddings}`, trigger: 'bench', taskQueue }),
+        syncStartOptions({
+          syncId,
+          sourceId,
+          sourceName: `golang/go-${embeddings}`,
+          ref: 'main',
+          trigger: 'bench',
+          taskQueue,
+        }),
       );
       const result = await handle.result();
       const wall = Date.now() - started;

@@ -23,6 +23,7 @@ export const workerVars = {
   SYNC_HEARTBEAT_TIMEOUT_SECONDS: { type: 'number', default: 60, min: 1, max: 3600 },
   SYNC_ACTIVITY_ATTEMPTS: { type: 'int', default: 5, min: 1, max: 100 },
   SYNC_ACTIVITY_TIMEOUT_MINUTES: { type: 'int', default: 120, min: 1, max: 7 * 24 * 60 },
+  SYNC_HOST_QUEUE_TIMEOUT_SECONDS: { type: 'number', default: 60, min: 1, max: 3600 },
   SYNC_CLONE_TIMEOUT_SECONDS: { type: 'int', default: 600, min: 1, max: 24 * 3600 },
   SYNC_PROGRESS_INTERVAL_MS: { type: 'int', default: 250, min: 0, max: 60_000 },
 } as const satisfies Record<string, VarSpec>;
@@ -41,6 +42,7 @@ export function pipelineSettings(c: WorkerConfig): PipelineSettings {
     heartbeatTimeoutMs: Math.round(c.SYNC_HEARTBEAT_TIMEOUT_SECONDS * 1000),
     maxAttempts: c.SYNC_ACTIVITY_ATTEMPTS,
     attemptTimeoutMs: c.SYNC_ACTIVITY_TIMEOUT_MINUTES * 60_000,
+    hostQueueTimeoutMs: Math.round(c.SYNC_HOST_QUEUE_TIMEOUT_SECONDS * 1000),
     cloneTimeoutMs: c.SYNC_CLONE_TIMEOUT_SECONDS * 1000,
     embeddingBatchSize: c.EMBEDDING_BATCH_SIZE,
     embeddingConcurrency: c.EMBEDDING_CONCURRENCY,

@@ -16,6 +16,7 @@ runMain({
     const running = await startWorker(config, log);
     log.info('worker_started', {
       task_queue: config.TEMPORAL_TASK_QUEUE,
+      host_queue: running.worker.hostQueue,
       namespace: config.TEMPORAL_NAMESPACE,
       temporal_address: config.TEMPORAL_ADDRESS,
       pid: process.pid,

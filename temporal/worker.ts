@@ -1,10 +1,11 @@
 /**
- * The sync worker: workflows from workflows/index.ts, activities from createActivities. `createWorker` takes
+ * The sync worker: workflows from workflows/index.ts, activities from createActivities, on the shared task queue
+ * and on the process's own queue. `createWorker` takes
  * ready dependencies (tests run it in-process); `startWorker` builds them from the configuration and runs it.
  */
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import { createActivities, Workspaces, type ActivityDeps } from '../activities/index.ts';
 import { createEngine } from '../activities/engine/index.ts';
 import { createPool } from '../lib/db.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
@@ -14,31 +15,85 @@ import { pipelineSettings, type WorkerConfig } from './worker-config.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
-export interface WorkerDeps extends ActivityDeps {
+export interface WorkerDeps extends Omit<ActivityDeps, 'workspaces'> {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   maxConcurrentActivities?: number;
 }
 
-export function createWorker(deps: WorkerDeps): Promise<Worker> {
-  return Worker.create({
-    connection: deps.connection,
-    namespace: deps.namespace,
-    taskQueue: deps.taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
-    bundlerOptions,
-    activities: createActivities(deps),
-    maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 4,
-    // Cancellation reaches an activity through its heartbeat response: keep heartbeats frequent.
-    maxHeartbeatThrottleInterval: '1 second',
-    defaultHeartbeatThrottleInterval: '1 second',
-    shutdownGraceTime: '10 seconds',
-  });
+/**
+ * One worker process = two Temporal workers sharing the activities: one on the shared task queue (workflows, and
+ * the steps any worker can run: beginSync, cloneRepository, resolveDependencies, embedFiles, embedChunks,
+ * finalizeSync, endSync) and one on this process's own queue (the steps that need the clone it holds: parseBatch,
+ * writeBatch, releaseWorkspace). Both run, stop and fail together.
+ */
+export class SyncWorker {
+  private constructor(
+    readonly shared: Worker,
+    readonly host: Worker,
+    private readonly workspaces: Workspaces,
+  ) {}
+
+  static async create(deps: WorkerDeps): Promise<SyncWorker> {
+    const workspaces = new Workspaces(deps.settings.cloneDir, deps.taskQueue);
+    const activities = createActivities({ ...deps, workspaces });
+    const common = {
+      connection: deps.connection,
+      namespace: deps.namespace,
+      activities,
+      // Cancellation reaches an activity through its heartbeat response: keep heartbeats frequent.
+      maxHeartbeatThrottleInterval: '1 second',
+      defaultHeartbeatThrottleInterval: '1 second',
+      shutdownGraceTime: '10 seconds',
+    } as const;
+    const shared = await Worker.create({
+      ...common,
+      taskQueue: deps.taskQueue,
+      workflowsPath: WORKFLOWS_PATH,
+      bundlerOptions,
+      maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 4,
+    });
+    // Per sync at most a parse and a write wait here; the engine's thread pool bounds the parsing itself.
+    const host = await Worker.create({
+      ...common,
+      taskQueue: workspaces.hostQueue,
+      maxConcurrentActivityTaskExecutions: 4 * (deps.maxConcurrentActivities ?? 4),
+    });
+    return new SyncWorker(shared, host, workspaces);
+  }
+
+  /** This process's own task queue. */
+  get hostQueue(): string {
+    return this.workspaces.hostQueue;
+  }
+
+  getState() {
+    return this.shared.getState();
+  }
+
+  async run(): Promise<void> {
+    const stopBoth = () => {
+      for (const w of [this.shared, this.host]) if (w.getState() === 'RUNNING') w.shutdown();
+    };
+    try {
+      await Promise.all([this.shared.run().finally(stopBoth), this.host.run().finally(stopBoth)]);
+    } finally {
+      await this.workspaces.close();
+    }
+  }
+
+  shutdown(): void {
+    for (const w of [this.shared, this.host]) if (w.getState() === 'RUNNING') w.shutdown();
+  }
+}
+
+export function createWorker(deps: WorkerDeps): Promise<SyncWorker> {
+  return SyncWorker.create(deps);
 }
 
 export interface RunningWorker {
-  worker: Worker;
+  worker: SyncWorker;
   /** Resolves when the worker has stopped. */
   done: Promise<void>;
   /** Stops polling, lets running tasks finish (grace time), closes the pool, engine and connection. */

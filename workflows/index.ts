@@ -1,4 +1,4 @@
 /** Every workflow the worker runs (the worker's workflowsPath). */
-export { syncWorkflow, cancelSignal, retrySignal } from './sync.ts';
+export { syncWorkflow } from './sync.ts';
 // ingestion (schedules' trigger workflow):
 export { scheduledSyncWorkflow } from './scheduled-sync.ts';

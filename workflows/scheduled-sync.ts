@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../activities/schedule/index.ts';
 import type { ScheduledSyncInput, ScheduledSyncResult } from '../activities/schedule/types.ts';
-import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../temporal/ingestion/start-options.ts';
+import { SYNC_WORKFLOW_TYPE, syncWorkflowOptions } from './sync-contract.ts';
 
 const { prepareScheduledSync, failScheduledSync } = proxyActivities<ScheduleActivities>({
   startToCloseTimeout: '30 seconds',
@@ -27,10 +27,11 @@ export async function scheduledSyncWorkflow(input: ScheduledSyncInput): Promise<
   const prepared = await prepareScheduledSync({ ...input, syncId });
   if (prepared.outcome === 'skipped') return { outcome: 'skipped', reason: prepared.reason };
 
-  const options = syncStartOptions({
+  const options = syncWorkflowOptions({
     syncId: prepared.syncId,
     sourceId: input.sourceId,
     sourceName: prepared.sourceName,
+    ref: prepared.ref,
     trigger: prepared.trigger,
     taskQueue: workflowInfo().taskQueue,
   });

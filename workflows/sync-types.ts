@@ -1,9 +1,7 @@
 /** Inputs and results of the sync workflow and its activities: ids, counts and durations only, never contents. */
 
-export interface SyncWorkflowInput {
-  syncId: string;
-  sourceId: string;
-}
+/** The sync workflow's input (one type for the workflow, its starters and its activities). */
+export type SyncWorkflowInput = SyncIds;
 
 export type SyncEndStatus = 'completed' | 'failed' | 'cancelled';
 
@@ -19,6 +17,12 @@ export interface SyncWorkflowResult extends SyncRunOutcome {
   runs: SyncRunOutcome[];
 }
 
+/** The ids every step of a sync takes: the one input type of the workflow and of its activities. */
+export interface SyncIds {
+  syncId: string;
+  sourceId: string;
+}
+
 /** Worker-side settings the workflow needs for its activity options (returned by beginSync, so recorded). */
 export interface SyncActivitySettings {
   heartbeatTimeoutMs: number;
@@ -26,10 +30,22 @@ export interface SyncActivitySettings {
   maxAttempts: number;
   /** Upper bound of one long activity attempt. */
   attemptTimeoutMs: number;
+  /**
+   * How long a step may wait for the worker that holds the clone to pick it up; past it that worker is taken as
+   * gone and the sync clones again elsewhere.
+   */
+  hostQueueTimeoutMs: number;
 }
 
 export type BeginSyncResult =
-  | { proceed: true; embeddings: boolean; settings: SyncActivitySettings }
+  | {
+      proceed: true;
+      embeddings: boolean;
+      settings: SyncActivitySettings;
+      /** For activity summaries: `owner/name` and the ref the run syncs. */
+      source: string;
+      ref: string;
+    }
   | { proceed: false; status: SyncEndStatus | 'skipped'; error?: string };
 
 export interface PhaseDurations {
@@ -41,23 +57,73 @@ export interface PhaseDurations {
   finalizing?: number;
 }
 
-export interface IngestResult {
+export interface CloneInput extends SyncIds {
+  /** First clone of the run: remove whatever an earlier attempt or run left. False when resuming. */
+  fresh: boolean;
+  /** When resuming: the commit the run already started on (the ref may have moved since). */
+  commitSha: string | null;
+}
+
+export interface CloneResult {
+  /** The task queue of the worker holding the clone: every step that needs the clone goes there. */
+  hostQueue: string;
   commitSha: string;
+  commitAt: string;
+  files: number;
+  batches: number;
+}
+
+export interface BatchInput extends SyncIds {
+  batch: number;
+}
+
+export interface ParseBatchResult {
+  files: number;
+  chunks: number;
+  symbols: number;
+}
+
+export interface WriteBatchResult {
   files: number;
   binaryFiles: number;
   chunks: number;
   symbols: number;
-  vertices: number;
-  edges: { depends_on: number; defines: number };
-  fileEmbeddings: { embedded: number; failed: number; skipped: boolean };
-  durationsMs: PhaseDurations;
+  fileVertices: number;
+  symbolVertices: number;
+  definesEdges: number;
+  issues: number;
 }
 
-export interface EmbedChunksResult {
+export interface ResolveResult {
+  dependsOnEdges: number;
+}
+
+export interface EmbedInput extends SyncIds {
+  embeddings: boolean;
+}
+
+export interface EmbedResult {
   embedded: number;
   failed: number;
   skipped: boolean;
-  durationsMs: PhaseDurations;
+}
+
+export interface EndSyncInput extends SyncIds {
+  status: 'failed' | 'cancelled';
+  error: string;
+}
+
+export interface FinalizeInput extends SyncIds {
+  stats: SyncStats;
+  startedAtMs: number;
+}
+
+/** What the `progress` query answers: the step being run, and units done of total in it. */
+export interface SyncProgress {
+  syncId: string | null;
+  phase: string;
+  done: number;
+  total: number;
 }
 
 export interface SyncStats {

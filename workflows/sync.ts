@@ -1,45 +1,67 @@
 /**
- * The sync workflow. Its id is the source id, so at most one runs per source. It runs one sync run (and any run
- * a `retry` signal hands it) through the activities: beginSync → ingestRepository (clone, parse, rows, graph, file
- * embeddings: one heartbeating activity, since the clone lives on one worker's disk) → embedChunks → finalizeSync.
- * Only ids, counts and durations pass through history.
+ * The sync workflow. Its id is the source id, so at most one runs per source. It runs one sync run (and any run a
+ * `retry` signal hands it) as one activity per step (docs/pipeline.md has each step's queue, timeouts and retries):
  *
- * Cancel: the `cancel` signal or Temporal's own cancellation stops the running activity (it heartbeats, so it
- * hears of it within about a second), cleans nothing and ends the run `cancelled`. Any failure ends it `failed`.
+ *   beginSync → cloneRepository → for each batch of 500 files: parseBatch, writeBatch (the parse of batch i+1
+ *   overlaps the write of batch i) → releaseWorkspace → resolveDependencies → embedFiles → embedChunks →
+ *   finalizeSync (or endSync on failure and cancellation)
+ *
+ * cloneRepository runs on any worker and answers that worker's own task queue; parseBatch, writeBatch and
+ * releaseWorkspace go to that queue, because the clone and the parsed batches live on that worker. When it dies
+ * (a step is not picked up within the host-queue timeout, or stops heartbeating), the workflow clones again on
+ * another worker at the same commit and resumes with the first batch not yet written. Only ids and counts pass
+ * through history.
+ *
+ * Cancel: the `cancel` signal or Temporal's own cancellation stops the running activities (they heartbeat, so they
+ * hear of it within about a second), cleans nothing and ends the run `cancelled`. Any failure ends it `failed`.
  */
 import {
   ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  defineSignal,
   isCancellation,
   proxyActivities,
   setHandler,
+  TimeoutFailure,
   upsertSearchAttributes,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { SyncActivities } from '../activities/index.ts';
-import { CKG_SYNC_ID } from './search-attributes.ts';
+import {
+  BATCH_FILES,
+  CKG_SYNC_ID,
+  CKG_SYNC_STATUS,
+  cancelSignal,
+  progressQuery,
+  retrySignal,
+} from './sync-contract.ts';
 import type {
   BeginSyncResult,
-  EmbedChunksResult,
-  IngestResult,
+  CloneResult,
+  PhaseDurations,
+  SyncActivitySettings,
+  SyncIds,
+  SyncProgress,
   SyncRunOutcome,
   SyncStats,
   SyncWorkflowInput,
   SyncWorkflowResult,
+  WriteBatchResult,
 } from './sync-types.ts';
 
 export type * from './sync-types.ts';
-
-export const cancelSignal = defineSignal<[{ reason?: string }]>('cancel');
-export const retrySignal = defineSignal<[{ syncId: string }]>('retry');
+export { cancelSignal, progressQuery, retrySignal } from './sync-contract.ts';
 
 /** Short bookkeeping activities (status changes, events): retried patiently, never heartbeating. */
-const control = proxyActivities<SyncActivities>({
+const CONTROL: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 30 },
-});
+};
+
+function control(summary: string) {
+  return proxyActivities<SyncActivities>({ ...CONTROL, summary });
+}
 
 function failureMessage(err: unknown): string {
   let e: unknown = err;
@@ -49,12 +71,48 @@ function failureMessage(err: unknown): string {
   return String(e);
 }
 
+/** The worker holding the clone is gone (or restarted): its steps cannot run; clone again elsewhere. */
+function hostLost(err: unknown): boolean {
+  if (!(err instanceof ActivityFailure)) return false;
+  const cause = err.cause;
+  if (cause instanceof TimeoutFailure)
+    return cause.timeoutType === 'SCHEDULE_TO_START' || cause.timeoutType === 'HEARTBEAT';
+  return cause instanceof ApplicationFailure && cause.type === 'WorkspaceLost';
+}
+
+/** 3139 → "3,139" (no Intl in workflow code: it must replay the same everywhere). */
+function count(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+const NOT_RETRIED = ['CloneFailed', 'SyncNotRunning', 'WorkspaceLost'];
+
+/** The options of the long steps: heartbeating, cancellable, retried up to the worker's setting. */
+function stepOptions(s: SyncActivitySettings): ActivityOptions {
+  return {
+    startToCloseTimeout: s.attemptTimeoutMs,
+    heartbeatTimeout: s.heartbeatTimeoutMs,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: {
+      initialInterval: '1 second',
+      maximumInterval: '30 seconds',
+      maximumAttempts: s.maxAttempts,
+      nonRetryableErrorTypes: NOT_RETRIED,
+    },
+  };
+}
+
+function emptyTotals(): Omit<WriteBatchResult, 'issues'> {
+  return { files: 0, binaryFiles: 0, chunks: 0, symbols: 0, fileVertices: 0, symbolVertices: 0, definesEdges: 0 };
+}
+
 export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkflowResult> {
   const queue: string[] = [input.syncId];
   const runs: SyncRunOutcome[] = [];
   let current: string | null = null;
   let cancelReason: string | null = null;
   let scope: CancellationScope | null = null;
+  let progress: SyncProgress = { syncId: input.syncId, phase: 'pending', done: 0, total: 0 };
 
   setHandler(cancelSignal, (args) => {
     cancelReason = args?.reason || 'cancelled by request';
@@ -64,62 +122,172 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     // The run in progress already runs from scratch; a queued one runs once.
     if (syncId !== current && !queue.includes(syncId)) queue.push(syncId);
   });
+  setHandler(progressQuery, () => progress);
+
+  const setPhase = (phase: string, done: number, total: number) => {
+    progress = { syncId: current, phase, done, total };
+  };
+  /** The sync's status as a search attribute, so the UI filters on it (e.g. failed syncs of acme/*). */
+  const markStatus = (status: string) => upsertSearchAttributes([{ key: CKG_SYNC_STATUS, value: status }]);
+
+  async function steps(ids: SyncIds, begin: BeginSyncResult & { proceed: true }): Promise<SyncStats> {
+    const s = begin.settings;
+    const step = (summary: string) => proxyActivities<SyncActivities>({ ...stepOptions(s), summary });
+    const onHost = (clone: CloneResult, summary: string) =>
+      proxyActivities<SyncActivities>({
+        ...stepOptions(s),
+        taskQueue: clone.hostQueue,
+        scheduleToStartTimeout: s.hostQueueTimeoutMs,
+        summary,
+      });
+    const durations: PhaseDurations = {};
+    const totals = emptyTotals();
+    const written = new Set<number>();
+    let commitSha: string | null = null;
+    let clones = 0;
+
+    // Clone, then parse and write every batch; clone again (same commit) when the worker holding the clone is lost.
+    for (;;) {
+      let t = Date.now();
+      setPhase('cloning', 0, 1);
+      const clone: CloneResult = await step(
+        `clone ${begin.source} at ${commitSha ? commitSha.slice(0, 12) : begin.ref}${clones > 0 ? ` (again, clone ${clones + 1})` : ''}`,
+      ).cloneRepository({ ...ids, fresh: clones === 0, commitSha });
+      clones++;
+      commitSha = clone.commitSha;
+      durations.cloning = (durations.cloning ?? 0) + (Date.now() - t);
+      t = Date.now();
+      setPhase('parsing', totals.files, clone.files);
+      try {
+        await batches(clone);
+        durations.parsing = (durations.parsing ?? 0) + (Date.now() - t);
+        // Best effort: a worker that is gone took its clone with it.
+        await onHost(clone, 'release the clone')
+          .releaseWorkspace(ids)
+          .catch(() => undefined);
+        break;
+      } catch (err) {
+        durations.parsing = (durations.parsing ?? 0) + (Date.now() - t);
+        if (!hostLost(err) || clones >= s.maxAttempts) throw err;
+      }
+    }
+
+    async function batches(clone: CloneResult): Promise<void> {
+      const n = clone.batches;
+      let writing: Promise<void> | null = null;
+      const failed: { error: Error | null } = { error: null };
+      try {
+        for (let b = 0; b < n; b++) {
+          if (written.has(b)) continue;
+          const first = b * BATCH_FILES + 1;
+          const last = Math.min(clone.files, (b + 1) * BATCH_FILES);
+          await onHost(
+            clone,
+            `parse ${count(clone.files)} files, batch ${b + 1}/${n} (files ${count(first)}-${count(last)})`,
+          ).parseBatch({ ...ids, batch: b });
+          if (writing) await writing;
+          if (failed.error) throw failed.error;
+          const batch = b;
+          writing = onHost(clone, `write batch ${batch + 1}/${n}: file records, chunks, vertices, edges`)
+            .writeBatch({ ...ids, batch })
+            .then(
+              (r) => {
+                for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
+                written.add(batch);
+                setPhase('parsing', totals.files, clone.files);
+              },
+              (err: unknown) => {
+                failed.error = err instanceof Error ? err : new Error(String(err));
+              },
+            );
+        }
+      } finally {
+        // Never leave a write running behind a failure.
+        if (writing) await writing;
+      }
+      if (failed.error) throw failed.error;
+    }
+
+    let t = Date.now();
+    setPhase('graphing', 0, totals.fileVertices);
+    const resolved = await step('resolve imports into depends_on edges').resolveDependencies(ids);
+    durations.graphing = Date.now() - t;
+
+    const embed = { ...ids, embeddings: begin.embeddings };
+    t = Date.now();
+    setPhase('embedding_summaries', 0, totals.files);
+    const files = await step(`embed ${count(totals.files)} files`).embedFiles(embed);
+    if (!files.skipped) durations.embedding_summaries = Date.now() - t;
+    t = Date.now();
+    setPhase('embedding_chunks', 0, totals.chunks);
+    const chunks = await step(`embed ${count(totals.chunks)} chunks`).embedChunks(embed);
+    if (!chunks.skipped) durations.embedding_chunks = Date.now() - t;
+
+    return {
+      commit_sha: commitSha ?? '',
+      files: totals.files,
+      binary_files: totals.binaryFiles,
+      chunks: totals.chunks,
+      symbols: totals.symbols,
+      vertices: totals.fileVertices + totals.symbolVertices,
+      edges: { depends_on: resolved.dependsOnEdges, defines: totals.definesEdges },
+      embeddings: {
+        files_embedded: files.embedded,
+        files_failed: files.failed,
+        chunks_embedded: chunks.embedded,
+        chunks_failed: chunks.failed,
+        skipped: files.skipped,
+      },
+      durations_ms: durations,
+    };
+  }
 
   async function runOne(syncId: string): Promise<SyncRunOutcome> {
     const ids = { syncId, sourceId: input.sourceId };
-    const begin: BeginSyncResult = await control.beginSync(ids);
-    if (!begin.proceed) return { syncId, status: begin.status, ...(begin.error ? { error: begin.error } : {}) };
-    const long = proxyActivities<SyncActivities>({
-      startToCloseTimeout: begin.settings.attemptTimeoutMs,
-      heartbeatTimeout: begin.settings.heartbeatTimeoutMs,
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: {
-        initialInterval: '1 second',
-        maximumInterval: '30 seconds',
-        maximumAttempts: begin.settings.maxAttempts,
-        nonRetryableErrorTypes: ['CloneFailed', 'SyncNotRunning'],
-      },
-    });
+    setPhase('starting', 0, 0);
+    const begin = await control('begin: pending → running').beginSync(ids);
+    if (!begin.proceed) {
+      setPhase(begin.status, 0, 0);
+      markStatus(begin.status);
+      return { syncId, status: begin.status, ...(begin.error ? { error: begin.error } : {}) };
+    }
     const started = Date.now();
+    markStatus('running');
     try {
       scope = new CancellationScope();
-      const [ingest, chunks] = await scope.run(async (): Promise<[IngestResult, EmbedChunksResult]> => {
+      const stats = await scope.run(async () => {
         if (cancelReason !== null) CancellationScope.current().cancel();
-        const ingest = await long.ingestRepository(ids);
-        const chunks = await long.embedChunks({ ...ids, embeddings: begin.embeddings });
-        return [ingest, chunks];
+        return steps(ids, begin);
       });
-      const stats: SyncStats = {
-        commit_sha: ingest.commitSha,
-        files: ingest.files,
-        binary_files: ingest.binaryFiles,
-        chunks: ingest.chunks,
-        symbols: ingest.symbols,
-        vertices: ingest.vertices,
-        edges: ingest.edges,
-        embeddings: {
-          files_embedded: ingest.fileEmbeddings.embedded,
-          files_failed: ingest.fileEmbeddings.failed,
-          chunks_embedded: chunks.embedded,
-          chunks_failed: chunks.failed,
-          skipped: ingest.fileEmbeddings.skipped,
-        },
-        durations_ms: { ...ingest.durationsMs, ...chunks.durationsMs },
-      };
+      setPhase('finalizing', 0, 1);
       // The work is done: completing it is not interrupted by a late cancellation.
-      await CancellationScope.nonCancellable(() => control.finalizeSync({ ...ids, stats, startedAtMs: started }));
+      await CancellationScope.nonCancellable(() =>
+        control('finalize: issue cap, stats, running → completed').finalizeSync({
+          ...ids,
+          stats,
+          startedAtMs: started,
+        }),
+      );
+      setPhase('completed', 1, 1);
+      markStatus('completed');
       return { syncId, status: 'completed' };
     } catch (err) {
       if (isCancellation(err)) {
         const byTemporal = cancelReason === null;
         const reason = cancelReason ?? 'cancelled through Temporal';
-        await CancellationScope.nonCancellable(() => control.endSync({ ...ids, status: 'cancelled', error: reason }));
+        await CancellationScope.nonCancellable(() =>
+          control('end: cancelled').endSync({ ...ids, status: 'cancelled', error: reason }),
+        );
+        setPhase('cancelled', 0, 0);
+        markStatus('cancelled');
         // Temporal's own cancellation ends the workflow as Canceled, so the UI shows what happened.
         if (byTemporal) throw err;
         return { syncId, status: 'cancelled', error: reason };
       }
       const error = failureMessage(err);
-      await CancellationScope.nonCancellable(() => control.endSync({ ...ids, status: 'failed', error }));
+      await CancellationScope.nonCancellable(() => control('end: failed').endSync({ ...ids, status: 'failed', error }));
+      setPhase('failed', 0, 0);
+      markStatus('failed');
       return { syncId, status: 'failed', error };
     } finally {
       scope = null;
@@ -129,7 +297,10 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     current = next;
     cancelReason = null;
-    upsertSearchAttributes([{ key: CKG_SYNC_ID, value: next }]);
+    upsertSearchAttributes([
+      { key: CKG_SYNC_ID, value: next },
+      { key: CKG_SYNC_STATUS, value: 'pending' },
+    ]);
     try {
       runs.push(await runOne(next));
     } catch (err) {
@@ -137,8 +308,9 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       if (isCancellation(err)) {
         const ids = { syncId: next, sourceId: input.sourceId };
         await CancellationScope.nonCancellable(() =>
-          control.endSync({ ...ids, status: 'cancelled', error: 'cancelled through Temporal' }),
+          control('end: cancelled').endSync({ ...ids, status: 'cancelled', error: 'cancelled through Temporal' }),
         );
+        markStatus('cancelled');
       }
       throw err;
     }

@@ -1,14 +1,8 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import type { EngineIssue } from './types.ts';
+import type { DiscoveredFile, EngineIssue } from './types.ts';
 
-export interface DiscoveredFile {
-  /** Repository-relative path, '/' separators. */
-  path: string;
-  /** Absolute path to read (for an in-tree symlink, the link itself, which the OS follows). */
-  absolute: string;
-  size: number;
-}
+export type { DiscoveredFile };
 
 function normaliseInclude(p: string): string {
   return p

@@ -1,5 +1,14 @@
 import { availableParallelism } from 'node:os';
-import type { AnalyzeOptions, Engine, EngineIssue, FileAnalysis } from './types.ts';
+import type {
+  AnalyzeOptions,
+  DiscoveredFile,
+  Engine,
+  EngineIssue,
+  FileAnalysis,
+  ParseOptions,
+  Tree,
+  TreeOptions,
+} from './types.ts';
 import type { FileRequest, FileResult } from './analyze-file.ts';
 import { DEFAULT_MAX_FILE_BYTES, analyzeFile } from './analyze-file.ts';
 import { discover } from './discover.ts';
@@ -37,7 +46,8 @@ function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
 }
 
 /**
- * The parse-and-chunk engine: discovery on the calling thread, per-file analysis (read, hash, decode, classify,
+ * The parse-and-chunk engine: discovery and the repository index on the calling thread (`openTree`, once per
+ * checkout), per-file analysis (read, hash, decode, classify,
  * parse, extract, chunk) in a worker pool, import resolution against the whole tree back on the calling thread.
  */
 export function createEngine(options: EngineOptions = {}): Engine {
@@ -50,13 +60,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return pool;
   };
 
-  async function* analyzeTree(root: string, opts: AnalyzeOptions = {}): AsyncGenerator<FileAnalysis> {
+  function openTree(root: string, opts: TreeOptions = {}): Tree {
     if (closed) throw new Error('engine is closed');
-    const threads = checkThreads(opts.threads, 'threads') ?? defaultThreads;
-    const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    if (!Number.isFinite(maxFileBytes) || maxFileBytes < 0)
-      throw new RangeError(`maxFileBytes must be a non-negative number, got ${maxFileBytes}`);
-    const onIssue = opts.onIssue ?? ((_: EngineIssue) => {});
+    const issues: EngineIssue[] = [];
+    const onIssue = (i: EngineIssue) => {
+      issues.push(i);
+      opts.onIssue?.(i);
+    };
     const files = discover(root, opts.includePaths ?? [], onIssue);
     const problems: Array<{ path: string; message: string }> = [];
     const repo = buildRepoIndex(
@@ -67,6 +77,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
     for (const p of problems) {
       onIssue({ level: 'warning', phase: 'parsing', code: 'unreadable_config', message: p.message, file_path: p.path });
     }
+    return { root, files, issues, repo };
+  }
+
+  async function* analyzeFiles(
+    tree: Tree,
+    files: readonly DiscoveredFile[],
+    opts: ParseOptions = {},
+  ): AsyncGenerator<FileAnalysis> {
+    if (closed) throw new Error('engine is closed');
+    const threads = checkThreads(opts.threads, 'threads') ?? defaultThreads;
+    const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (!Number.isFinite(maxFileBytes) || maxFileBytes < 0)
+      throw new RangeError(`maxFileBytes must be a non-negative number, got ${maxFileBytes}`);
+    const repo = tree.repo as RepoIndex;
     const pool = poolFor(threads);
     const window = threads * 8;
     const done: FileAnalysis[] = [];
@@ -112,7 +136,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     }
   }
 
+  async function* analyzeTree(root: string, opts: AnalyzeOptions = {}): AsyncGenerator<FileAnalysis> {
+    const tree = openTree(root, opts);
+    yield* analyzeFiles(tree, tree.files, opts);
+  }
+
   return {
+    openTree,
+    analyzeFiles,
     analyzeTree,
     async close() {
       closed = true;

@@ -94,18 +94,45 @@ export interface FileAnalysis {
   issues: EngineIssue[];
 }
 
-export interface AnalyzeOptions {
+export interface TreeOptions {
   /** Limits the walk to these repository-relative paths (files or folders); all files when absent or empty. */
   includePaths?: string[];
-  /** Files above this many bytes are recorded without content analysis, with an issue. */
-  maxFileBytes?: number;
-  /** Worker threads for parsing; defaults to the number of cores. */
-  threads?: number;
   /** Tree-level issues that belong to no recorded file (e.g. a symlink pointing out of the tree). */
   onIssue?: (issue: EngineIssue) => void;
 }
 
+export interface ParseOptions {
+  /** Files above this many bytes are recorded without content analysis, with an issue. */
+  maxFileBytes?: number;
+  /** Worker threads for parsing; defaults to the number of cores. */
+  threads?: number;
+}
+
+export type AnalyzeOptions = TreeOptions & ParseOptions;
+
+/** A file found by the walk (repository-relative path, the path to read, its size). */
+export interface DiscoveredFile {
+  path: string;
+  absolute: string;
+  size: number;
+}
+
+/**
+ * A checked-out tree, walked once: its files in sorted order, the tree-level issues of the walk, and the index
+ * imports are resolved against (opaque to callers). Parse it whole or in slices of `files` with `analyzeFiles`.
+ */
+export interface Tree {
+  root: string;
+  files: readonly DiscoveredFile[];
+  issues: readonly EngineIssue[];
+  readonly repo: unknown;
+}
+
 export interface Engine {
+  /** Walks the tree and indexes it for import resolution (synchronous, on the calling thread). */
+  openTree(root: string, options?: TreeOptions): Tree;
+  /** Streams one analysis per given file of the tree (imports resolved against the whole tree). */
+  analyzeFiles(tree: Tree, files: readonly DiscoveredFile[], options?: ParseOptions): AsyncIterable<FileAnalysis>;
   /** Streams one analysis per recorded file; order is not guaranteed. Never throws for a bad file. */
   analyzeTree(root: string, options?: AnalyzeOptions): AsyncIterable<FileAnalysis>;
   /** Stops the worker threads. */

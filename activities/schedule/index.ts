@@ -72,7 +72,13 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
         const done = await getSync(tx, input.syncId);
         if (done) {
           const source = await getSource(tx, done.source_id);
-          return { outcome: 'created', syncId: done.id, sourceName: source ? sourceName(source) : '', trigger };
+          return {
+            outcome: 'created',
+            syncId: done.id,
+            sourceName: source ? sourceName(source) : '',
+            ref: done.ref ?? source?.default_branch ?? '',
+            trigger,
+          };
         }
         if (!schedule) return { skip: 'schedule_deleted' };
         if (!schedule.enabled) return { skip: 'schedule_disabled' };
@@ -90,7 +96,13 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
           scheduleId: schedule.id,
         });
         await markScheduleRun(tx, schedule.id, nextTick(now(), schedule.interval_minutes));
-        return { outcome: 'created', syncId: input.syncId, sourceName: sourceName(source), trigger };
+        return {
+          outcome: 'created',
+          syncId: input.syncId,
+          sourceName: sourceName(source),
+          ref: source.default_branch,
+          trigger,
+        };
       });
     } catch (err) {
       // A sync created through the API between our check and our insert.

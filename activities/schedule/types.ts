@@ -9,7 +9,7 @@ export type SkipReason =
   'active_sync' | 'source_disabled' | 'source_deleted' | 'schedule_disabled' | 'schedule_deleted';
 
 export type PrepareResult =
-  | { outcome: 'created'; syncId: string; sourceName: string; trigger: string }
+  | { outcome: 'created'; syncId: string; sourceName: string; ref: string; trigger: string }
   | { outcome: 'skipped'; reason: SkipReason; activeSyncId?: string };
 
 export interface ScheduledSyncResult {

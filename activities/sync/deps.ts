@@ -3,6 +3,7 @@ import type { Pool } from '../../lib/db.ts';
 import type { EmbeddingClient } from '../../lib/embeddings.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Engine } from '../engine/types.ts';
+import type { Workspaces } from './workspace.ts';
 
 export interface PipelineSettings {
   /** Where clones live while a sync runs (one folder per sync, removed afterwards). */
@@ -17,6 +18,8 @@ export interface PipelineSettings {
   maxAttempts: number;
   /** Upper bound of one attempt of a long activity. */
   attemptTimeoutMs: number;
+  /** How long a step waits for the worker holding the clone before the sync clones again elsewhere. */
+  hostQueueTimeoutMs: number;
   /** Upper bound of the git fetch. */
   cloneTimeoutMs: number;
   /** Inputs per embedding request and requests in flight. */
@@ -34,6 +37,8 @@ export interface ActivityDeps {
   embeddings: EmbeddingClient;
   settings: PipelineSettings;
   log: Logger;
+  /** The clones this process holds and its own task queue (made by the worker). */
+  workspaces: Workspaces;
 }
 
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
@@ -42,6 +47,7 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   heartbeatTimeoutMs: 60_000,
   maxAttempts: 5,
   attemptTimeoutMs: 2 * 60 * 60 * 1000,
+  hostQueueTimeoutMs: 60_000,
   cloneTimeoutMs: 10 * 60 * 1000,
   embeddingBatchSize: 64,
   embeddingConcurrency: 4,

@@ -9,6 +9,7 @@ export interface RunRow {
   triggered_by: string | null;
   config_snapshot: Record<string, unknown>;
   started_at: Date | null;
+  progress_meta: Record<string, unknown>;
   source_enabled: boolean;
   source_owner: string;
   source_name: string;
@@ -19,7 +20,7 @@ export interface RunRow {
 /** The run with its source, locked FOR UPDATE OF the run when `lock` (call inside a transaction). */
 export async function loadRun(db: Queryable, syncId: string, lock = false): Promise<RunRow | null> {
   const r = await db.query<RunRow>(
-    `SELECT r.id, r.source_id, r.status, r.ref, r.triggered_by, r.config_snapshot, r.started_at,
+    `SELECT r.id, r.source_id, r.status, r.ref, r.triggered_by, r.config_snapshot, r.started_at, r.progress_meta,
             s.enabled AS source_enabled, s.owner AS source_owner, s.name AS source_name, s.url AS source_url,
             s.default_branch
        FROM sync_runs r JOIN sources s ON s.id = r.source_id
@@ -36,9 +37,4 @@ export async function loadAccessToken(db: Queryable, sourceId: string): Promise<
   ]);
   const token = r.rows[0]?.access_token;
   return token ? token : null;
-}
-
-export async function runStatus(db: Queryable, syncId: string): Promise<string | null> {
-  const r = await db.query<{ status: string }>(`SELECT status FROM sync_runs WHERE id = $1`, [syncId]);
-  return r.rows[0]?.status ?? null;
 }

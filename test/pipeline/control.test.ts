@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
-import { SYNC_WORKFLOW_TYPE, syncRetryOptions } from '../../temporal/sync-start-options.ts';
+import { SYNC_WORKFLOW_TYPE, cancelSignal, syncRetryOptions } from '../../workflows/sync-contract.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
 import { createRepo, generatedFiles, MULTI_LANGUAGE_FILES, type TestRepo } from '../support/git-repos.ts';
 import {
@@ -25,7 +25,10 @@ async function lifecycle(h: Harness, syncId: string) {
 }
 
 async function waitForPhase(h: Harness, syncId: string, phase: string) {
-  await waitFor(async () => ((await getRun(h.db.pool, syncId)).progress_meta.phase === phase ? true : undefined));
+  await waitFor(
+    async () => ((await getRun(h.db.pool, syncId)).progress_meta.phase === phase ? true : undefined),
+    120_000,
+  );
 }
 
 async function setPendingAgain(h: Harness, syncId: string) {
@@ -58,7 +61,7 @@ describe('cancel, retry and refusal', () => {
       const handle = await startSync(h, sourceId, syncId);
       await waitForPhase(h, syncId, 'embedding_summaries');
       const t0 = Date.now();
-      await handle.signal('cancel', { reason: 'operator asked' });
+      await handle.signal(cancelSignal, { reason: 'operator asked' });
       const result = await handle.result();
       const elapsed = Date.now() - t0;
       assert.equal(result.status, 'cancelled');
@@ -110,7 +113,14 @@ describe('cancel, retry and refusal', () => {
     await setPendingAgain(h, syncId);
     const retry = await h.client.workflow.signalWithStart(
       SYNC_WORKFLOW_TYPE,
-      syncRetryOptions({ syncId, sourceId, sourceName: 'acme/big', trigger: 'test', taskQueue: h.taskQueue }),
+      syncRetryOptions({
+        syncId,
+        sourceId,
+        sourceName: 'acme/big',
+        ref: 'main',
+        trigger: 'test',
+        taskQueue: h.taskQueue,
+      }),
     );
     const result = (await retry.result()) as SyncWorkflowResult;
     assert.equal(result.status, 'completed', JSON.stringify(result));
@@ -138,7 +148,14 @@ describe('cancel, retry and refusal', () => {
     await setPendingAgain(h, syncId);
     const retry = await h.client.workflow.signalWithStart(
       SYNC_WORKFLOW_TYPE,
-      syncRetryOptions({ syncId, sourceId, sourceName: 'acme/small', trigger: 'test', taskQueue: h.taskQueue }),
+      syncRetryOptions({
+        syncId,
+        sourceId,
+        sourceName: 'acme/small',
+        ref: 'main',
+        trigger: 'test',
+        taskQueue: h.taskQueue,
+      }),
     );
     const result = (await retry.result()) as SyncWorkflowResult;
     assert.equal(result.status, 'completed');

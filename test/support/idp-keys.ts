@@ -31,7 +31,10 @@ export interface TestIdp {
   keys: TestKey[];
   /** Other paths answered (for /auth/* proxy tests): path → handler. */
   extra: Map<string, http.RequestListener>;
-  sign(claims?: JWTPayload, options?: { key?: TestKey; kid?: string | null; expiresIn?: number }): Promise<string>;
+  sign(
+    claims?: JWTPayload,
+    options?: { key?: TestKey; kid?: string | null; expiresIn?: number; nowMs?: number },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -68,10 +71,14 @@ export async function startTestIdp(realm = 'test'): Promise<TestIdp> {
     realm,
     issuer,
     extra,
-    async sign(claims: JWTPayload = {}, options: { key?: TestKey; kid?: string | null; expiresIn?: number } = {}) {
+    async sign(
+      claims: JWTPayload = {},
+      options: { key?: TestKey; kid?: string | null; expiresIn?: number; nowMs?: number } = {},
+    ) {
       const key = options.key ?? idp.keys[0]!;
       const kid = options.kid === undefined ? key.kid : options.kid;
-      const now = Math.floor(Date.now() / 1000);
+      // nowMs: the verifier's clock when a test drives it (iat and exp relative to that clock, not the wall clock).
+      const now = Math.floor((options.nowMs ?? Date.now()) / 1000);
       return new SignJWT({ sub: 'user-1', iss: issuer, iat: now, exp: now + (options.expiresIn ?? 300), ...claims })
         .setProtectedHeader(kid === null ? { alg: 'RS256' } : { alg: 'RS256', kid })
         .sign(key.privateKey);

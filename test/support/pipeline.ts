@@ -4,7 +4,7 @@
  * component does) and start the workflow.
  */
 import type { Client } from '@temporalio/client';
-import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +15,8 @@ import type { Queryable } from '../../lib/db.ts';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { createLogger } from '../../lib/log.ts';
-import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../temporal/sync-start-options.ts';
-import { createWorker } from '../../temporal/worker.ts';
+import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../workflows/sync-contract.ts';
+import { createWorker, type SyncWorker } from '../../temporal/worker.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
 import type { syncWorkflow } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
@@ -36,7 +36,7 @@ export interface Harness {
   settings: PipelineSettings;
   embeddingClient: EmbeddingClient;
   /** Starts an in-process worker (stopped by close()). */
-  startWorker(): Promise<Worker>;
+  startWorker(): Promise<SyncWorker>;
   close(): Promise<void>;
 }
 
@@ -50,6 +50,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
     ...DEFAULT_PIPELINE_SETTINGS,
     cloneDir,
     heartbeatTimeoutMs: 5000,
+    hostQueueTimeoutMs: 10_000,
     maxAttempts: 3,
     parseThreads: 2,
     ...overrides,
@@ -63,7 +64,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
     attempts: 3,
     backoffMs: 20,
   });
-  const workers: Array<{ worker: Worker; run: Promise<void>; connection: NativeConnection; engine: Engine }> = [];
+  const workers: Array<{ worker: SyncWorker; run: Promise<void>; connection: NativeConnection; engine: Engine }> = [];
   return {
     db,
     modelHost,
@@ -150,7 +151,14 @@ export async function insertPendingSync(db: Queryable, sourceId: string, ref: st
 export async function startSync(h: Harness, sourceId: string, syncId: string) {
   return h.client.workflow.start<typeof syncWorkflow>(
     SYNC_WORKFLOW_TYPE,
-    syncStartOptions({ syncId, sourceId, sourceName: 'acme/demo', trigger: 'test', taskQueue: h.taskQueue }),
+    syncStartOptions({
+      syncId,
+      sourceId,
+      sourceName: 'acme/demo',
+      ref: 'main',
+      trigger: 'test',
+      taskQueue: h.taskQueue,
+    }),
   );
 }
 

@@ -1,7 +1,7 @@
 /** A connection to the real Temporal server the stack started, and task queues unique per test. */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { testEnv } from './env.ts';
 
 export function uniqueTaskQueue(prefix = 'test'): string {
@@ -13,6 +13,20 @@ export async function connectClient(): Promise<{ client: Client; close: () => Pr
   return { client: new Client({ connection, namespace: testEnv.temporalNamespace }), close: () => connection.close() };
 }
 
+let runtimeInstalled = false;
+
+/** Quiet tests: the SDK's own log lines (bundler, worker state) only from warnings up, and not for a clean start. */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Another part of this process already made the runtime.
+  }
+}
+
 export function connectWorker(): Promise<NativeConnection> {
+  quietRuntime();
   return NativeConnection.connect({ address: testEnv.temporalAddress });
 }

@@ -13,7 +13,7 @@ import { pathBigint, pathUuid } from '../body.ts';
 import { getSchedule } from '../schedules/rows.ts';
 import { describeTemporalSchedule, nextRunOf, temporalScheduleId } from '../schedules/temporal.ts';
 import { describeSourceWorkflow, syncIdOf } from '../syncs/workflow.ts';
-import { CKG_SOURCE_NAME, CKG_TRIGGER } from '../start-options.ts';
+import { CKG_SOURCE_NAME, CKG_TRIGGER } from '../../../workflows/sync-contract.ts';
 import { teardownSource } from './teardown.ts';
 
 export function ingestRoutes(router: Router, deps: IngestionDeps): void {

@@ -6,7 +6,12 @@
  */
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Client, ScheduleDescription, ScheduleOptions } from '@temporalio/client';
-import { CKG_SOURCE_ID, CKG_SOURCE_NAME, CKG_TRIGGER, SCHEDULED_SYNC_WORKFLOW_TYPE } from '../start-options.ts';
+import {
+  CKG_SOURCE_ID,
+  CKG_SOURCE_NAME,
+  CKG_TRIGGER,
+  SCHEDULED_SYNC_WORKFLOW_TYPE,
+} from '../../../workflows/sync-contract.ts';
 
 export interface ScheduledSyncArgs {
   scheduleId: number;

@@ -8,7 +8,7 @@ import { withTransaction, isUniqueViolation } from '../../../lib/db.ts';
 import { ConflictError, FailedPreconditionError, NotFoundError, UpstreamError } from '../../../lib/errors.ts';
 import type { SyncRunRow } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
-import type { SyncStartInput } from '../start-options.ts';
+import type { SyncStartInput } from '../../../workflows/sync-contract.ts';
 import { effectiveConfig, getSource, sourceName } from '../sources.ts';
 import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX } from './rows.ts';
 import { startSyncWorkflow, waitForClose, runningWorkflow } from './workflow.ts';
@@ -70,7 +70,13 @@ async function createSyncOnce(deps: IngestionDeps, input: CreateSyncInput): Prom
     throw err;
   }
 
-  const start = { syncId: row.id, sourceId: row.source_id, sourceName: name, trigger: input.triggeredBy };
+  const start = {
+    syncId: row.id,
+    sourceId: row.source_id,
+    sourceName: name,
+    ref: row.ref ?? '',
+    trigger: input.triggeredBy,
+  };
   try {
     await startWithConflictWait(deps, start);
   } catch (err) {

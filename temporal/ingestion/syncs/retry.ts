@@ -52,6 +52,7 @@ export async function retrySync(deps: IngestionDeps, syncId: string): Promise<Sy
       syncId,
       sourceId: row.source_id,
       sourceName: name,
+      ref: row.ref ?? '',
       trigger: row.triggered_by ?? 'retry',
       taskQueue: settings.taskQueue,
     });

@@ -2,26 +2,24 @@
  * The Temporal side of sync commands: start, find out which sync a source's workflow is running, signal cancel,
  * and stop a workflow for good (signal, wait, terminate). The workflow id of a sync is its source id.
  */
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import { CKG_SYNC_ID, SYNC_WORKFLOW_TYPE, syncStartOptions, type SyncStartInput } from '../start-options.ts';
+import {
+  CKG_SYNC_ID,
+  SYNC_WORKFLOW_TYPE,
+  cancelSignal,
+  syncRetryOptions,
+  syncStartOptions,
+  type SyncStartInput,
+} from '../../../workflows/sync-contract.ts';
 
 export async function startSyncWorkflow(client: Client, input: SyncStartInput): Promise<void> {
-  await client.workflow.start(SYNC_WORKFLOW_TYPE, {
-    ...syncStartOptions(input),
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-  });
+  await client.workflow.start(SYNC_WORKFLOW_TYPE, syncStartOptions(input));
 }
 
 /** Retry: signal-with-start the source's workflow with `retry { syncId }`. */
 export async function signalRetry(client: Client, input: SyncStartInput): Promise<void> {
-  const options = syncStartOptions(input);
-  await client.workflow.signalWithStart(SYNC_WORKFLOW_TYPE, {
-    ...options,
-    signal: 'retry',
-    signalArgs: [{ syncId: input.syncId }],
-  });
+  await client.workflow.signalWithStart(SYNC_WORKFLOW_TYPE, syncRetryOptions(input));
 }
 
 export async function describeSourceWorkflow(
@@ -57,7 +55,7 @@ export async function runningWorkflow(client: Client, sourceId: string): Promise
 }
 
 export async function signalCancel(client: Client, sourceId: string, runId: string, reason: string): Promise<void> {
-  await client.workflow.getHandle(sourceId, runId).signal('cancel', { reason });
+  await client.workflow.getHandle(sourceId, runId).signal(cancelSignal, { reason });
 }
 
 /** Resolves true when the execution closes within `ms`, false otherwise. Never throws for the workflow's outcome. */

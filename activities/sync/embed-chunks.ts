@@ -5,30 +5,27 @@
  */
 import { chunkEmbeddingInput } from '../engine/embedding.ts';
 import { recordIssues, setChunkEmbeddings } from '../store/index.ts';
-import type { EmbedChunksResult } from '../../workflows/sync-types.ts';
+import type { EmbedInput, EmbedResult } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { embedAll, type EmbedAllResult } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { resetPhaseIssues } from './reset.ts';
-import type { SyncIds } from './lifecycle.ts';
+import { claimRun } from './run-claim.ts';
 
 const PAGE = 4096;
 
-export function createChunkEmbeddingActivities(deps: ActivityDeps) {
+export function createEmbedChunks(deps: ActivityDeps) {
   const { pool, embeddings, settings, log } = deps;
 
-  async function embedChunks({
-    syncId,
-    sourceId,
-    embeddings: enabled,
-  }: SyncIds & { embeddings: boolean }): Promise<EmbedChunksResult> {
-    if (!enabled) return { embedded: 0, failed: 0, skipped: true, durationsMs: {} };
-    const t = Date.now();
+  async function embedChunks(input: EmbedInput): Promise<EmbedResult> {
+    const { syncId, sourceId } = input;
+    if (!input.embeddings) return { embedded: 0, failed: 0, skipped: true };
     const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
     const progress = new ProgressReporter(pool, syncId, sourceId, settings.progressIntervalMs, log);
     try {
+      await claimRun(pool, input);
       await resetPhaseIssues(pool, syncId, ['embedding_chunks']);
       const counts = await pool.query<{ total: number; done: number }>(
         `SELECT count(*)::int AS total, count(embedding)::int AS done FROM content_chunks WHERE sync_id = $1`,
@@ -81,7 +78,7 @@ export function createChunkEmbeddingActivities(deps: ActivityDeps) {
       await recordIssues(pool, syncId, embeddingIssues('embedding_chunks', all));
       progress.report('embedding_chunks', embedded, total);
       await progress.flush();
-      return { embedded, failed: total - embedded, skipped: false, durationsMs: { embedding_chunks: Date.now() - t } };
+      return { embedded, failed: total - embedded, skipped: false };
     } finally {
       hb.stop();
     }

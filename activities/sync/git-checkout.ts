@@ -169,7 +169,7 @@ function classify(stderr: string): CloneError {
 }
 
 /** Fetches `ref` at depth 1 into `dir` (emptied first) and checks it out; returns the commit id and time. */
-export async function cloneRepository(req: CloneRequest): Promise<CloneResult> {
+export async function checkoutRef(req: CloneRequest): Promise<CloneResult> {
   const url = fetchUrl(req.url);
   const dir = resolve(req.dir);
   await rm(dir, { recursive: true, force: true });

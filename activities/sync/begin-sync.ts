@@ -1,0 +1,92 @@
+/**
+ * beginSync: the run goes pending → running (or → failed for a disabled source) with its lifecycle event, in one
+ * transaction; returns the worker's step settings and, for activity summaries, the source's name and the ref.
+ *
+ * A failed or cancelled run is taken back to running when it ended outside this workflow execution: the `retry`
+ * signal typed in the Temporal UI (pending, then running, as the API's retry does) or an operator's Reset to the
+ * start. Idempotent: a retried beginSync whose first attempt committed finds the run running and goes on.
+ */
+import { withTransaction } from '../../lib/db.ts';
+import type { BeginSyncResult, SyncIds } from '../../workflows/sync-types.ts';
+import type { ActivityDeps } from './deps.ts';
+import { writeLifecycleEvent } from './lifecycle-event.ts';
+import { PHASES } from './progress.ts';
+import { endedElsewhere, executionRunId } from './run-claim.ts';
+import { loadRun } from './runs.ts';
+
+export function createBeginSync({ pool, settings, log }: ActivityDeps) {
+  async function beginSync({ syncId, sourceId }: SyncIds): Promise<BeginSyncResult> {
+    const runId = executionRunId();
+    const result = await withTransaction(pool, async (tx): Promise<BeginSyncResult> => {
+      const run = await loadRun(tx, syncId, true);
+      if (!run || run.source_id !== sourceId) return { proceed: false, status: 'skipped', error: 'sync run not found' };
+      const proceed: BeginSyncResult = {
+        proceed: true,
+        embeddings: run.config_snapshot.embeddings !== false,
+        settings: {
+          heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
+          maxAttempts: settings.maxAttempts,
+          attemptTimeoutMs: settings.attemptTimeoutMs,
+          hostQueueTimeoutMs: settings.hostQueueTimeoutMs,
+        },
+        source: `${run.source_owner}/${run.source_name}`,
+        ref: run.ref || run.default_branch,
+      };
+      if (run.status === 'running') return proceed;
+      let previous = run.status;
+      if (endedElsewhere(run, runId)) {
+        // As the API's retry: back to pending (error, progress and times cleared), then on as a pending run.
+        await tx.query(
+          `UPDATE sync_runs SET status = 'pending', error = NULL, started_at = NULL, completed_at = NULL,
+                  progress_done = 0, progress_total = 0, progress_meta = '{}'::jsonb, stats = '{}'::jsonb
+            WHERE id = $1`,
+          [syncId],
+        );
+        await writeLifecycleEvent(tx, {
+          syncId,
+          sourceId,
+          status: 'pending',
+          previousStatus: run.status,
+          triggeredBy: run.triggered_by,
+        });
+        previous = 'pending';
+      }
+      if (previous !== 'pending') return { proceed: false, status: 'skipped', error: `sync run is ${run.status}` };
+      if (!run.source_enabled) {
+        const error = `source ${proceed.source} is disabled: it starts no sync`;
+        await tx.query(
+          `UPDATE sync_runs SET status = 'failed', error = $2, completed_at = now(),
+                  progress_meta = jsonb_build_object('phase', 'refused', 'workflow_run_id', $3::text) WHERE id = $1`,
+          [syncId, error, runId],
+        );
+        await writeLifecycleEvent(tx, {
+          syncId,
+          sourceId,
+          status: 'failed',
+          previousStatus: 'pending',
+          triggeredBy: run.triggered_by,
+          error,
+        });
+        return { proceed: false, status: 'failed', error };
+      }
+      await tx.query(
+        `UPDATE sync_runs SET status = 'running', started_at = now(), completed_at = NULL, error = NULL,
+                progress_done = 0, progress_total = 0, stats = '{}'::jsonb,
+                progress_meta = jsonb_build_object('phase', 'starting', 'phases', $2::jsonb, 'workflow_run_id', $3::text)
+          WHERE id = $1`,
+        [syncId, JSON.stringify(PHASES), runId],
+      );
+      await writeLifecycleEvent(tx, {
+        syncId,
+        sourceId,
+        status: 'running',
+        previousStatus: 'pending',
+        triggeredBy: run.triggered_by,
+      });
+      return proceed;
+    });
+    log.info('sync_begin', { sync_id: syncId, source_id: sourceId, proceed: result.proceed });
+    return result;
+  }
+  return { beginSync };
+}

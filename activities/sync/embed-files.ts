@@ -1,0 +1,58 @@
+/**
+ * embedFiles: the file-level embeddings (spec rule 6: path, type, language and the first 100 lines), backfilled into
+ * the run's file records. The texts were made while parsing and left in the step ledger by writeBatch, so this step
+ * needs no clone and runs on any worker. Resumable: files that already have a vector are not sent again, and the
+ * issues of this phase from an earlier attempt are replaced.
+ */
+import { recordIssues, setFileEmbeddings } from '../store/index.ts';
+import type { EmbedInput, EmbedResult } from '../../workflows/sync-types.ts';
+import type { ActivityDeps } from './deps.ts';
+import { embedAll } from './embed-batches.ts';
+import { embeddingIssues } from './embedding-issues.ts';
+import { startHeartbeat } from './heartbeat.ts';
+import { ProgressReporter } from './progress.ts';
+import { resetPhaseIssues } from './reset.ts';
+import { claimRun } from './run-claim.ts';
+
+export function createEmbedFiles({ pool, embeddings, settings, log }: ActivityDeps) {
+  async function embedFiles(input: EmbedInput): Promise<EmbedResult> {
+    if (!input.embeddings) return { embedded: 0, failed: 0, skipped: true };
+    const { syncId, sourceId } = input;
+    const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
+    const progress = new ProgressReporter(pool, syncId, sourceId, settings.progressIntervalMs, log);
+    try {
+      await claimRun(pool, input);
+      await resetPhaseIssues(pool, syncId, ['embedding_summaries']);
+      const rows = await pool.query<{ id: string; file_path: string; text: string; done: boolean }>(
+        `SELECT f.id, f.file_path, i.e ->> 1 AS text, f.embedding IS NOT NULL AS done
+           FROM sync_steps s
+          CROSS JOIN LATERAL jsonb_array_elements(s.handoff -> 'embed_inputs') AS i(e)
+           JOIN file_records f ON f.id = (i.e ->> 0)::uuid
+          WHERE s.sync_id = $1 AND s.step LIKE 'write %'
+          ORDER BY s.step`,
+        [syncId],
+      );
+      const total = rows.rows.length;
+      const already = rows.rows.filter((r) => r.done).length;
+      const items = rows.rows.filter((r) => !r.done).map((r) => ({ id: r.id, text: r.text, label: r.file_path }));
+      await progress.phase('embedding_summaries', total);
+      const r = await embedAll(embeddings, items, {
+        batchSize: settings.embeddingBatchSize,
+        concurrency: settings.embeddingConcurrency,
+        breakerFailures: settings.embeddingBreakerFailures,
+        signal: hb.signal,
+        write: async (pairs) => void (await setFileEmbeddings(pool, pairs)),
+        onProgress: (done) => progress.report('embedding_summaries', already + done, total),
+      });
+      hb.check();
+      await recordIssues(pool, syncId, embeddingIssues('embedding_summaries', r));
+      const embedded = already + r.embedded;
+      progress.report('embedding_summaries', embedded, total);
+      await progress.flush();
+      return { embedded, failed: total - embedded, skipped: false };
+    } finally {
+      hb.stop();
+    }
+  }
+  return { embedFiles };
+}

@@ -1,0 +1,83 @@
+/**
+ * finalizeSync: running → completed with the run's stats (the issue counts kept and dropped by the cap of 1000, the
+ * phase durations, the total), source.last_sync_id / last_synced_at and the source_changed event, in one
+ * transaction. Idempotent: a run that is no longer running is left alone.
+ */
+import { withTransaction } from '../../lib/db.ts';
+import { writeEvent } from '../../lib/events.ts';
+import type { FinalizeInput } from '../../workflows/sync-types.ts';
+import type { ActivityDeps } from './deps.ts';
+import { writeLifecycleEvent } from './lifecycle-event.ts';
+import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
+import { loadRun } from './runs.ts';
+
+export function createFinalizeSync({ pool, log }: ActivityDeps) {
+  async function finalizeSync(input: FinalizeInput): Promise<{ changed: boolean }> {
+    const { syncId, sourceId } = input;
+    const t0 = Date.now();
+    const runId = executionRunId();
+    const changed = await withTransaction(pool, async (tx) => {
+      const run = await loadRun(tx, syncId, true);
+      if (!run) return false;
+      if (run.status !== 'running') {
+        // An operator's Reset of a workflow whose run had ended: this execution completes it.
+        if (!endedElsewhere(run, runId)) return false;
+        await reviveRun(tx, run, runId);
+      }
+      const counts = await tx.query<{ issues_recorded: number; issues_dropped: number }>(
+        `SELECT issues_recorded, issues_dropped FROM sync_runs WHERE id = $1`,
+        [syncId],
+      );
+      const issues = counts.rows[0] ?? { issues_recorded: 0, issues_dropped: 0 };
+      const finalizing = Date.now() - t0;
+      const stats = {
+        ...input.stats,
+        issues: { recorded: issues.issues_recorded, dropped: issues.issues_dropped },
+        durations_ms: {
+          ...input.stats.durations_ms,
+          finalizing,
+          total: run.started_at ? Date.now() - run.started_at.getTime() : Date.now() - input.startedAtMs,
+        },
+      };
+      await tx.query(
+        `UPDATE sync_runs SET status = 'completed', completed_at = now(), stats = $2,
+                progress_done = progress_total, progress_meta = progress_meta || '{"phase":"completed"}'::jsonb
+          WHERE id = $1`,
+        [syncId, JSON.stringify(stats)],
+      );
+      // The file embedding texts were for embedFiles only; the rest of the ledger stays with the run.
+      await tx.query(
+        `UPDATE sync_steps SET handoff = handoff - 'embed_inputs' WHERE sync_id = $1 AND handoff ? 'embed_inputs'`,
+        [syncId],
+      );
+      const src = await tx.query<{ last_synced_at: Date }>(
+        `UPDATE sources SET last_sync_id = $2, last_synced_at = now() WHERE id = $1 RETURNING last_synced_at`,
+        [sourceId, syncId],
+      );
+      await writeLifecycleEvent(tx, {
+        syncId,
+        sourceId,
+        status: 'completed',
+        previousStatus: 'running',
+        triggeredBy: run.triggered_by,
+        stats,
+      });
+      await writeEvent(tx, {
+        type: 'source_changed',
+        sourceId,
+        syncId,
+        payload: {
+          source_id: sourceId,
+          change: 'synced',
+          last_sync_id: syncId,
+          last_synced_at: src.rows[0]?.last_synced_at.toISOString() ?? null,
+        },
+      });
+      return true;
+    });
+    log.info('sync_completed', { sync_id: syncId, source_id: sourceId, changed });
+    return { changed };
+  }
+
+  return { finalizeSync };
+}

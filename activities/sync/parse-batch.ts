@@ -1,0 +1,51 @@
+/**
+ * parseBatch: parses and chunks one batch of the clone's files (BATCH_FILES, in the walk's sorted order) through
+ * the engine's worker threads, heartbeating, with the parsing progress of the whole run. Runs on the worker that
+ * holds the clone (its host queue); the analyses stay in that worker's memory for writeBatch, only counts go back
+ * to the workflow. Idempotent: a repeat parses again and replaces the batch's analyses.
+ */
+import type { BatchInput, ParseBatchResult } from '../../workflows/sync-types.ts';
+import type { FileAnalysis } from '../engine/types.ts';
+import type { ActivityDeps } from './deps.ts';
+import { startHeartbeat } from './heartbeat.ts';
+import { ProgressReporter } from './progress.ts';
+import { claimRun } from './run-claim.ts';
+import { BATCH_FILES, batchFiles } from './workspace.ts';
+
+export function createParseBatch({ pool, engine, settings, log, workspaces }: ActivityDeps) {
+  async function parseBatch(input: BatchInput): Promise<ParseBatchResult> {
+    const { syncId, sourceId, batch } = input;
+    const ws = workspaces.get(syncId, `parse batch ${batch}`);
+    const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
+    const progress = new ProgressReporter(pool, syncId, sourceId, settings.progressIntervalMs, log);
+    try {
+      await claimRun(pool, input);
+      const files = batchFiles(ws, batch);
+      const total = ws.tree.files.length;
+      const offset = batch * BATCH_FILES;
+      if (batch === 0) await progress.phase('parsing', total);
+      const analyses: FileAnalysis[] = [];
+      let chunks = 0;
+      let symbols = 0;
+      const stream = engine.analyzeFiles(ws.tree, files, {
+        maxFileBytes: settings.maxFileBytes,
+        ...(settings.parseThreads ? { threads: settings.parseThreads } : {}),
+      });
+      for await (const a of stream) {
+        hb.check();
+        analyses.push(a);
+        chunks += a.chunks.length;
+        symbols += a.symbols.length;
+        progress.report('parsing', offset + analyses.length, total);
+      }
+      hb.check();
+      await progress.flush();
+      ws.parsed.set(batch, analyses);
+      ws.lastUsed = Date.now();
+      return { files: analyses.length, chunks, symbols };
+    } finally {
+      hb.stop();
+    }
+  }
+  return { parseBatch };
+}

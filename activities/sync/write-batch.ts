@@ -1,0 +1,109 @@
+/**
+ * writeBatch: writes one parsed batch (up to 500 files) in one transaction: its file records, chunks, File and
+ * Symbol vertices and defines edges (statements of at most 500 rows), its issues (batch 0 also carries the walk's
+ * tree-level issues), and its row in the step ledger with what later steps need (File vertex ids, resolved imports,
+ * file embedding texts). Runs on the worker that holds the parsed batch in memory (its host queue).
+ *
+ * Idempotent: a batch whose ledger row exists returns the recorded counts, so a retry, a resumed sync or an
+ * operator's Reset never writes a batch twice; a batch is all there or not at all.
+ */
+import { withTransaction } from '../../lib/db.ts';
+import type { BatchInput, WriteBatchResult } from '../../workflows/sync-types.ts';
+import type { EngineIssue } from '../engine/types.ts';
+import {
+  loadGraphLabels,
+  recordIssues,
+  writeChunks,
+  writeFileGraph,
+  writeFileRecords,
+  type FileChunks,
+  type GraphFile,
+} from '../store/index.ts';
+import type { ActivityDeps } from './deps.ts';
+import { startHeartbeat } from './heartbeat.ts';
+import { claimRun } from './run-claim.ts';
+import { recordStep, recordedResult, withSavepoints, writeStep } from './steps.ts';
+import { workspaceLost } from './workspace.ts';
+
+export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
+  async function writeBatch(input: BatchInput): Promise<WriteBatchResult> {
+    const { syncId, sourceId, batch } = input;
+    const step = writeStep(batch);
+    const done = await recordedResult<WriteBatchResult>(pool, syncId, step);
+    if (done) return done;
+    const ws = workspaces.get(syncId, `write batch ${batch}`);
+    const analyses = ws.parsed.get(batch);
+    if (!analyses) throw workspaceLost(syncId, `batch ${batch} is not parsed here`);
+    const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
+    try {
+      const run = await claimRun(pool, input);
+      const embeddingsOn = run.config_snapshot.embeddings !== false;
+      const labels = await loadGraphLabels(pool);
+      hb.check();
+      const result = await withTransaction(pool, async (client) => {
+        const tx = withSavepoints(client);
+        const written = await writeFileRecords(
+          tx,
+          { syncId, sourceId, commitSha: ws.commitSha, commitAt: ws.commitAt },
+          analyses,
+        );
+        const issues: EngineIssue[] = [...(batch === 0 ? ws.tree.issues : []), ...written.issues];
+        const items: FileChunks[] = [];
+        const graphFiles: GraphFile[] = [];
+        const dependencies: Array<[string, Array<[string, number]>]> = [];
+        const embedInputs: Array<[string, string]> = [];
+        let binaryFiles = 0;
+        let symbols = 0;
+        for (const f of analyses) {
+          issues.push(...f.issues);
+          const fileId = written.ids.get(f.file_path);
+          if (!fileId) continue;
+          if (f.binary) binaryFiles++;
+          symbols += f.symbols.length;
+          if (f.chunks.length > 0) items.push({ fileId, filePath: f.file_path, chunks: f.chunks });
+          graphFiles.push({
+            fileId,
+            file_path: f.file_path,
+            name: f.name,
+            type: f.type,
+            domain: f.domain,
+            symbols: f.symbols,
+            dependencies: f.dependencies,
+          });
+          if (f.dependencies.length > 0)
+            dependencies.push([f.file_path, f.dependencies.map((d) => [d.target_path, d.weight])]);
+          if (embeddingsOn && f.embedding_text) embedInputs.push([fileId, f.embedding_text]);
+        }
+        hb.check();
+        const c = await writeChunks(tx, syncId, items);
+        hb.check();
+        const g = await writeFileGraph(tx, { syncId, sourceId }, graphFiles, labels);
+        issues.push(...c.issues, ...g.issues);
+        const result: WriteBatchResult = {
+          files: written.ids.size,
+          binaryFiles,
+          chunks: c.written,
+          symbols,
+          fileVertices: g.vertexByPath.size,
+          symbolVertices: g.symbolVertices,
+          definesEdges: g.definesEdges,
+          issues: issues.length,
+        };
+        hb.check();
+        // Last: the issue cap's trigger locks the run's row until the commit.
+        await recordIssues(client, syncId, issues);
+        await recordStep(client, syncId, step, result, {
+          files: [...g.vertexByPath],
+          dependencies,
+          embed_inputs: embedInputs,
+        });
+        return result;
+      });
+      ws.parsed.delete(batch);
+      return result;
+    } finally {
+      hb.stop();
+    }
+  }
+  return { writeBatch };
+}

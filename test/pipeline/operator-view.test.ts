@@ -1,0 +1,141 @@
+/**
+ * What an operator sees in the Temporal UI: the workflow's summary and details, one named activity per step with a
+ * summary, the search attributes the UI filters on (and that the stack and compose register), the progress query.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES, progressQuery } from '../../workflows/sync-contract.ts';
+import { createRepo, generatedFiles, type TestRepo } from '../support/git-repos.ts';
+import {
+  createHarness,
+  getRun,
+  insertPendingSync,
+  insertSource,
+  startSync,
+  waitFor,
+  type Harness,
+} from '../support/pipeline.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+
+async function activitySteps(handle: WorkflowHandle): Promise<Array<{ type: string; summary: string }>> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes)
+    .map((e) => ({
+      type: e.activityTaskScheduledEventAttributes!.activityType!.name!,
+      summary: e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : '',
+    }));
+}
+
+describe('operator view of a sync in the Temporal UI', () => {
+  let h: Harness;
+  let repo: TestRepo;
+  before(async () => {
+    h = await createHarness();
+    await h.startWorker();
+    // 1,100 files: three batches of at most 500.
+    repo = createRepo(generatedFiles(1100));
+  });
+  after(async () => {
+    await h.close();
+    repo.remove();
+  });
+
+  it('the stack script and compose register exactly the search attributes the workflow sets', () => {
+    const names = SEARCH_ATTRIBUTES.map((k) => k.name).sort();
+    const script = readFileSync(new URL('scripts/stack/temporal.sh', ROOT), 'utf8');
+    const fromScript = [
+      ...(/TEMPORAL_SEARCH_ATTRIBUTES=\(([^)]*)\)/.exec(script)?.[1] ?? '').matchAll(/(\w+)=Keyword/g),
+    ]
+      .map((m) => m[1]!)
+      .sort();
+    assert.deepEqual(fromScript, names);
+    const compose = readFileSync(new URL('docker-compose.yml', ROOT), 'utf8');
+    const fromCompose = (/for a in ([\w ]+); do/.exec(compose)?.[1] ?? '').trim().split(/\s+/).sort();
+    assert.deepEqual(fromCompose, names);
+  });
+
+  it('names the sync, one summarised activity per step, search attributes and a progress query', async () => {
+    h.modelHost.setFaults({ latencyMs: 300 }, 'embeddings');
+    const sourceId = await insertSource(h.db.pool, { url: repo.dir, owner: 'acme', name: 'big' });
+    const syncId = await insertPendingSync(h.db.pool, sourceId);
+    let handle: WorkflowHandle;
+    try {
+      handle = await startSync(h, sourceId, syncId);
+      await waitFor(
+        async () =>
+          (await getRun(h.db.pool, syncId)).progress_meta.phase === 'embedding_summaries' ? true : undefined,
+        120_000,
+      );
+      const mid = await handle.query(progressQuery);
+      assert.equal(mid.syncId, syncId);
+      assert.equal(mid.phase, 'embedding_summaries');
+      assert.equal(mid.total, 1100, 'files to embed');
+      const running = await handle.describe();
+      assert.deepEqual(running.searchAttributes.CkgSyncStatus, ['running']);
+    } finally {
+      h.modelHost.setFaults({ latencyMs: 0 }, 'embeddings');
+    }
+    const result = await handle.result();
+    assert.equal(result.status, 'completed');
+    assert.deepEqual(await handle.query(progressQuery), { syncId, phase: 'completed', done: 1, total: 1 });
+
+    const d = await handle.describe();
+    assert.equal(await d.staticSummary(), 'sync acme/demo @ main (test)');
+    const details = (await d.staticDetails()) ?? '';
+    for (const part of ['acme/demo', sourceId, 'main', syncId, 'test']) assert.ok(details.includes(part), part);
+    const sa = d.searchAttributes as Record<string, unknown[]>;
+    assert.deepEqual(sa.CkgSourceOwner, ['acme']);
+    assert.deepEqual(sa.CkgSourceName, ['acme/demo']);
+    assert.deepEqual(sa.CkgSyncStatus, ['completed']);
+
+    const steps = await activitySteps(handle);
+    assert.deepEqual(
+      steps.map((s) => s.type),
+      [
+        'beginSync',
+        'cloneRepository',
+        // Each write is scheduled with the next parse, so they run side by side.
+        'parseBatch',
+        'writeBatch',
+        'parseBatch',
+        'writeBatch',
+        'parseBatch',
+        'writeBatch',
+        'releaseWorkspace',
+        'resolveDependencies',
+        'embedFiles',
+        'embedChunks',
+        'finalizeSync',
+      ],
+    );
+    for (const s of steps) assert.ok(s.summary.length > 0, `${s.type} has a summary`);
+    const parses = steps.filter((s) => s.type === 'parseBatch').map((s) => s.summary);
+    assert.deepEqual(parses, [
+      'parse 1,100 files, batch 1/3 (files 1-500)',
+      'parse 1,100 files, batch 2/3 (files 501-1,000)',
+      'parse 1,100 files, batch 3/3 (files 1,001-1,100)',
+    ]);
+    assert.equal(steps[1]!.summary, 'clone acme/big at main');
+  });
+
+  it('the UI finds failed syncs of an owner by search attributes', async () => {
+    const sourceId = await insertSource(h.db.pool, { url: '/nonexistent/repo', owner: 'acme', name: 'gone' });
+    const syncId = await insertPendingSync(h.db.pool, sourceId);
+    const handle = await startSync(h, sourceId, syncId);
+    assert.equal((await handle.result()).status, 'failed');
+    const query = `CkgSourceOwner = 'acme' AND CkgSyncStatus = 'failed' AND TaskQueue = '${h.taskQueue}'`;
+    const found = await waitFor(async () => {
+      const ids: string[] = [];
+      for await (const wf of h.client.workflow.list({ query })) ids.push(wf.workflowId);
+      return ids.includes(sourceId) ? ids : undefined;
+    }, 15_000);
+    assert.ok(found.includes(sourceId));
+    const d = await handle.describe();
+    assert.deepEqual((d.searchAttributes as Record<string, unknown[]>).CkgSyncStatus, ['failed']);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * The sync workflow's contract with everyone who starts, signals or queries it (the ingestion component, the
+ * schedules' trigger workflow, tests, benchmarks, an operator in the Temporal UI), in one place: its type name, its
+ * one input type, the start options, the search attributes, its signals and its query. Pure (only Temporal's
+ * workflow/common packages), so workflow code and clients import the same definitions; nobody sends a signal by
+ * string.
+ *
+ * Signals, as typed into the Temporal UI's Send Signal dialog (signal name, then the JSON input):
+ *   cancel  {"reason": "asked by alice"}        the run ends cancelled with that error (reason optional)
+ *   retry   {"syncId": "<uuid>"}                a failed or cancelled run of this source runs again
+ * Query:
+ *   progress                                   {"syncId", "phase", "done", "total"}
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type SearchAttributePair,
+} from '@temporalio/common';
+import type { SyncIds, SyncProgress } from './sync-types.ts';
+
+export const SYNC_WORKFLOW_TYPE = 'syncWorkflow';
+export const SCHEDULED_SYNC_WORKFLOW_TYPE = 'scheduledSyncWorkflow';
+
+export const cancelSignal = defineSignal<[{ reason?: string }]>('cancel');
+export const retrySignal = defineSignal<[{ syncId: string }]>('retry');
+export const progressQuery = defineQuery<SyncProgress>('progress');
+
+/** Files per batch of the parse and write steps: the spec's write batch of 500. */
+export const BATCH_FILES = 500;
+
+/**
+ * Custom search attributes (Keyword; registered on the dev server by scripts/stack/temporal.sh and in compose by the
+ * temporal-setup service), so the UI lists "failed syncs of acme/*":
+ * `CkgSourceOwner = 'acme' AND CkgSyncStatus = 'failed'`.
+ */
+export const CKG_SOURCE_ID = defineSearchAttributeKey('CkgSourceId', SearchAttributeType.KEYWORD);
+export const CKG_SOURCE_OWNER = defineSearchAttributeKey('CkgSourceOwner', SearchAttributeType.KEYWORD);
+/** `owner/name`. */
+export const CKG_SOURCE_NAME = defineSearchAttributeKey('CkgSourceName', SearchAttributeType.KEYWORD);
+export const CKG_SYNC_ID = defineSearchAttributeKey('CkgSyncId', SearchAttributeType.KEYWORD);
+export const CKG_TRIGGER = defineSearchAttributeKey('CkgTrigger', SearchAttributeType.KEYWORD);
+/** pending → running → completed | failed | cancelled | skipped, kept current by the workflow. */
+export const CKG_SYNC_STATUS = defineSearchAttributeKey('CkgSyncStatus', SearchAttributeType.KEYWORD);
+
+/** Every custom search attribute, for the scripts that register them. */
+export const SEARCH_ATTRIBUTES = [
+  CKG_SOURCE_ID,
+  CKG_SOURCE_OWNER,
+  CKG_SOURCE_NAME,
+  CKG_SYNC_ID,
+  CKG_TRIGGER,
+  CKG_SYNC_STATUS,
+] as const;
+
+export interface SyncStartInput extends SyncIds {
+  /** `owner/name` of the source. */
+  sourceName: string;
+  /** The ref the run syncs (branch, tag or commit). */
+  ref: string;
+  /** The run's triggered_by (a user, `schedule:<id>`, `api`). */
+  trigger: string;
+  taskQueue: string;
+}
+
+function ownerOf(sourceName: string): string {
+  const slash = sourceName.indexOf('/');
+  return slash > 0 ? sourceName.slice(0, slash) : sourceName;
+}
+
+/** What every start of the sync workflow carries: id = source id, input, search attributes, memo, UI metadata. */
+export function syncWorkflowOptions(input: SyncStartInput) {
+  const args: [SyncIds] = [{ syncId: input.syncId, sourceId: input.sourceId }];
+  const typedSearchAttributes: SearchAttributePair[] = [
+    { key: CKG_SOURCE_ID, value: input.sourceId },
+    { key: CKG_SOURCE_OWNER, value: ownerOf(input.sourceName) },
+    { key: CKG_SOURCE_NAME, value: input.sourceName },
+    { key: CKG_SYNC_ID, value: input.syncId },
+    { key: CKG_TRIGGER, value: input.trigger.slice(0, 200) },
+    { key: CKG_SYNC_STATUS, value: 'pending' },
+  ];
+  return {
+    workflowId: input.sourceId,
+    taskQueue: input.taskQueue,
+    args,
+    typedSearchAttributes,
+    memo: {
+      source_id: input.sourceId,
+      source: input.sourceName,
+      sync_id: input.syncId,
+      ref: input.ref,
+      triggered_by: input.trigger,
+    },
+    staticSummary: `sync ${input.sourceName} @ ${input.ref} (${input.trigger})`,
+    staticDetails: [
+      `**source** ${input.sourceName} (\`${input.sourceId}\`)`,
+      `**ref** ${input.ref}`,
+      `**sync id** \`${input.syncId}\``,
+      `**trigger** ${input.trigger}`,
+    ].join('\n\n'),
+  };
+}
+
+/** Options for `client.workflow.start(SYNC_WORKFLOW_TYPE, ...)`: one active workflow per source. */
+export function syncStartOptions(input: SyncStartInput) {
+  return {
+    ...syncWorkflowOptions(input),
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  };
+}
+
+/** Options for `client.workflow.signalWithStart(SYNC_WORKFLOW_TYPE, ...)`: retry of a run of the source. */
+export function syncRetryOptions(input: SyncStartInput) {
+  return {
+    ...syncWorkflowOptions(input),
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    signal: retrySignal,
+    signalArgs: [{ syncId: input.syncId }] as [{ syncId: string }],
+  };
+}
