@@ -14,6 +14,7 @@ import { createEmbedFiles } from './sync/embed-files.ts';
 import { createEmbedChunks } from './sync/embed-chunks.ts';
 import { createFinalizeSync } from './sync/finalize-sync.ts';
 import { createEndSync } from './sync/end-sync.ts';
+import { createFillVectorActivities } from './sync/fill-vectors.ts';
 import { createScheduleActivities } from './schedule/index.ts';
 
 export type { ActivityDeps, PipelineSettings } from './sync/deps.ts';
@@ -32,6 +33,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createEmbedChunks(deps),
     ...createFinalizeSync(deps),
     ...createEndSync(deps),
+    // issue 12: fill a completed sync's missing vectors (POST /api/syncs/{id}/embed)
+    ...createFillVectorActivities(deps),
     // ingestion (the schedules' trigger workflow):
     ...createScheduleActivities({ pool: deps.pool, log: deps.log }),
   };

@@ -12,6 +12,7 @@ import type { OpenApiService } from './docs/openapi.ts';
 import type { EventsHandler } from './events/stream.ts';
 import type { Explorer } from './explorer.ts';
 import { gatewayErrors, MethodNotAllowedError } from './http-errors.ts';
+import type { McpHandler } from './mcp.ts';
 import { upstreamPath, type Forward, type Upstream } from './proxy/forward.ts';
 import { hasDotSegment, resolveRoute } from './routes.ts';
 
@@ -22,6 +23,7 @@ export interface AppDeps {
   forward: Forward;
   upstreams: { graph: Upstream; ingestion: Upstream; idp: Upstream };
   events: EventsHandler;
+  mcp: McpHandler;
   openapi: OpenApiService;
   docsUi: DocsUi;
   explorer: Explorer;
@@ -59,6 +61,8 @@ export function buildApp(deps: AppDeps): Koa {
         return;
       case 'events':
         return deps.events(ctx, claims!);
+      case 'mcp':
+        return deps.mcp(ctx);
       case 'openapi':
         ctx.body = await deps.openapi.document();
         return;

@@ -20,6 +20,7 @@ import { createEventsPool } from './events/store.ts';
 import { createEventsHandler } from './events/stream.ts';
 import { createAgents } from './proxy/agents.ts';
 import { createForward } from './proxy/forward.ts';
+import { createMcpHandler } from './mcp.ts';
 
 export interface GatewayDeps {
   log?: Logger;
@@ -120,6 +121,12 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     forward,
     upstreams,
     events,
+    mcp: createMcpHandler({
+      upstreams,
+      timeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000,
+      maxInFlight: config.UPSTREAM_MAX_CONNECTIONS,
+      log,
+    }),
     openapi,
     docsUi: createDocsUi({ oidcClientId: FRONTEND_CLIENT_ID }),
     explorer: createExplorer({ authority: issuer, clientId: FRONTEND_CLIENT_ID }),

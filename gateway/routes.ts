@@ -3,7 +3,7 @@
  * the destination, or 405 with the allowed methods (the path exists, the method does not), or 404.
  */
 export type Destination =
-  'health' | 'events' | 'openapi' | 'docs' | 'redoc' | 'explorer' | 'graph' | 'ingestion' | 'idp';
+  'health' | 'events' | 'mcp' | 'openapi' | 'docs' | 'redoc' | 'explorer' | 'graph' | 'ingestion' | 'idp';
 
 export interface Route {
   name: string;
@@ -28,6 +28,8 @@ export const ROUTES: readonly Route[] = [
   { name: 'explorer', match: exact('/'), methods: { GET: 'explorer', HEAD: 'explorer' }, auth: false },
   { name: 'explorer-assets', match: under('/explorer'), methods: { GET: 'explorer', HEAD: 'explorer' }, auth: false },
   { name: 'events', match: exact('/api/events'), methods: { GET: 'events' }, auth: true },
+  // MCP over stateless streamable HTTP: every message is a POST (no server-initiated stream, no session to end).
+  { name: 'mcp', match: exact('/mcp'), methods: { POST: 'mcp' }, auth: true },
   { name: 'graph', match: tree('/api/graph'), methods: { GET: 'graph' }, auth: true },
   {
     name: 'sources',

@@ -37,6 +37,7 @@ const syncIdParam = queryParam(
 );
 const E400 = errorResponse('INVALID_ARGUMENT: `error.field` names the parameter.');
 const E404 = errorResponse('NOT_FOUND');
+const E409 = errorResponse('FAILED_PRECONDITION: the sync was cleaned, its graph is gone.');
 const E504 = errorResponse('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
 
 export const openApiDocument = {
@@ -181,6 +182,45 @@ export const openApiDocument = {
         responses: { 200: ok('The summary', ref('Summary')), 400: E400, 404: E404 },
       },
     },
+    '/api/graph/impact': {
+      get: {
+        summary: 'Impact of a file: what depends on it (or what it depends on), transitively',
+        description:
+          'A breadth-first walk over the depends_on edges of one sync from the file: `dependents` follows edges ' +
+          'backwards (the files that import it, then theirs, ...), `dependencies` forwards. Each file reached is ' +
+          'listed once with its shortest distance (1 = direct) and `via`, the file one step closer to the start on a ' +
+          'shortest path (the start itself at distance 1). Sorted by distance, then path. `total` counts every file ' +
+          'reached; items stop at `limit` (then truncated=true). by_distance: files per distance. A cleaned sync: ' +
+          '409 FAILED_PRECONDITION. Beside /api/graph/nodes/{node_id} on purpose: the node id is a query parameter.',
+        parameters: [
+          queryParam('node_id', { type: 'string' }, '`src_<source_id>:<file_path>`.', true),
+          queryParam('direction', { enum: ['dependents', 'dependencies'], default: 'dependents' }, 'Walk direction.'),
+          queryParam('depth', { type: 'integer', minimum: 1, maximum: 10, default: 3 }, 'Largest distance.'),
+          queryParam('limit', { type: 'integer', minimum: 1, maximum: 10000, default: 500 }, 'Most items returned.'),
+          syncIdParam,
+        ],
+        responses: { 200: ok('The files reached', ref('Impact')), 400: E400, 404: E404, 409: E409, 504: E504 },
+      },
+    },
+    '/api/graph/diff': {
+      get: {
+        summary: 'What changed between two syncs of a source',
+        description:
+          'files.added / removed: paths only in `to` / only in `from`; files.changed: in both with a different ' +
+          'content_hash. edges: depends_on edges (by the paths of their ends) only in `to` (added) or only in ' +
+          '`from` (removed). Defaults: `to` = the source’s newest completed sync, `from` = its newest completed sync ' +
+          'created before `to`; at least one of source_id, from, to is needed. Both syncs must belong to one source ' +
+          '(400 naming the parameter otherwise). Each list stops at `limit` (truncated=true); counts are complete. ' +
+          'Lists are sorted by path. A cleaned sync: 409 FAILED_PRECONDITION.',
+        parameters: [
+          queryParam('source_id', uuid, 'The source (needed when neither from nor to is given).'),
+          queryParam('from', uuid, 'The older sync.'),
+          queryParam('to', uuid, 'The newer sync.'),
+          queryParam('limit', { type: 'integer', minimum: 1, maximum: 20000, default: 1000 }, 'Most items per list.'),
+        ],
+        responses: { 200: ok('The difference', ref('Diff')), 400: E400, 404: E404, 409: E409, 504: E504 },
+      },
+    },
     '/api/graph/stats': {
       get: {
         summary: 'Platform-wide counts',
@@ -248,7 +288,18 @@ export const openApiDocument = {
           name: { type: 'string' },
           url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
           default_branch: { type: 'string', default: 'main' },
-          config: { type: 'object', properties: { include_paths: { type: 'array', items: { type: 'string' } } } },
+          config: {
+            type: 'object',
+            description:
+              'Ingestion options (other keys are kept as given). incremental=false forces full syncs: by default a ' +
+              'sync reuses the parse results, chunks, vectors and cached summaries of files whose path and content ' +
+              'equal those of the source’s previous completed sync (see stats.incremental of a sync).',
+            properties: {
+              include_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
+              embeddings: { type: 'boolean', default: true },
+              incremental: { type: 'boolean', default: true },
+            },
+          },
           enabled: { type: 'boolean' },
           meta: { type: 'object' },
           access_token: { type: ['string', 'null'], writeOnly: true },
@@ -412,6 +463,87 @@ export const openApiDocument = {
           total_edges: { type: 'integer' },
           edges_by_label: { type: 'object', additionalProperties: { type: 'integer' } },
         },
+      },
+      Impact: {
+        type: 'object',
+        required: ['node_id', 'sync_id', 'direction', 'depth', 'total', 'truncated', 'by_distance', 'items'],
+        properties: {
+          node_id: { type: 'string' },
+          sync_id: uuid,
+          direction: { enum: ['dependents', 'dependencies'] },
+          depth: { type: 'integer' },
+          total: { type: 'integer' },
+          truncated: { type: 'boolean' },
+          by_distance: { type: 'object', additionalProperties: { type: 'integer' } },
+          items: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                node_id: { type: 'string' },
+                file_path: { type: 'string' },
+                name: { type: 'string' },
+                type: { type: 'string' },
+                distance: { type: 'integer', minimum: 1 },
+                via: { type: 'string' },
+              },
+            },
+          },
+          query_ms: { type: 'integer' },
+        },
+      },
+      Diff: {
+        type: 'object',
+        required: ['source_id', 'from', 'to', 'counts', 'truncated', 'files', 'edges'],
+        properties: {
+          source_id: uuid,
+          from: ref('SyncRef'),
+          to: ref('SyncRef'),
+          counts: {
+            type: 'object',
+            properties: Object.fromEntries(
+              ['added', 'removed', 'changed', 'unchanged', 'edges_added', 'edges_removed'].map((k) => [
+                k,
+                { type: 'integer' },
+              ]),
+            ),
+          },
+          truncated: { type: 'boolean' },
+          files: {
+            type: 'object',
+            properties: {
+              added: { type: 'array', items: ref('DiffFile') },
+              removed: { type: 'array', items: ref('DiffFile') },
+              changed: { type: 'array', items: ref('DiffFile') },
+            },
+          },
+          edges: {
+            type: 'object',
+            properties: {
+              added: { type: 'array', items: ref('DiffEdge') },
+              removed: { type: 'array', items: ref('DiffEdge') },
+            },
+          },
+          query_ms: { type: 'integer' },
+        },
+      },
+      SyncRef: {
+        type: 'object',
+        properties: { id: uuid, status: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } },
+      },
+      DiffFile: {
+        type: 'object',
+        properties: {
+          node_id: { type: 'string' },
+          file_path: { type: 'string' },
+          type: { type: 'string' },
+          from_hash: { type: 'string', description: 'changed only' },
+          to_hash: { type: 'string', description: 'changed only' },
+        },
+      },
+      DiffEdge: {
+        type: 'object',
+        properties: { source: { type: 'string' }, target: { type: 'string' } },
       },
       SearchResults: {
         type: 'object',

@@ -42,6 +42,11 @@ export class EmbeddingClient {
     this.o = { batchSize: 64, concurrency: 4, attempts: 5, backoffMs: 200, timeoutMs: 60_000, ...options };
   }
 
+  /** Names the vectors this client produces (endpoint, model, dimension): vectors of another identity differ. */
+  get identity(): string {
+    return `${this.o.url} ${this.o.model} ${this.o.dimension}`;
+  }
+
   get dimension(): number {
     return this.o.dimension;
   }

@@ -96,6 +96,8 @@ export interface WriteBatchResult {
 
 export interface ResolveResult {
   dependsOnEdges: number;
+  /** Carried summaries dropped because the file's neighbourhood changed (issue 12). */
+  summariesDropped?: number;
 }
 
 export interface EmbedInput extends SyncIds {
@@ -141,5 +143,26 @@ export interface SyncStats {
     chunks_failed: number;
     skipped: boolean;
   };
+  /** Added by finalizeSync (issue 12): what the sync reused from its source's previous completed sync. */
+  incremental?: IncrementalStats;
   durations_ms: PhaseDurations & { total?: number };
+}
+
+/** How a sync relates to its source's previous completed sync (activities/sync/reuse.ts). */
+export interface IncrementalStats {
+  /** The sync files were compared with; null for a full sync. */
+  previous_sync_id: string | null;
+  /** True when nothing could be reused by design: no previous completed sync, or `config.incremental = false`. */
+  full: boolean;
+  reason?: string;
+  /** Files whose path and content equal the previous sync's and whose analysis was taken over (not parsed). */
+  reused: number;
+  /** Unchanged files analysed again (another engine version, or a vector the previous sync lacked). */
+  unchanged_reanalysed: number;
+  changed: number;
+  added: number;
+  removed: number;
+  /** Cached summaries taken over (file and neighbourhood unchanged) and dropped (neighbourhood changed). */
+  summaries_carried: number;
+  summaries_dropped: number;
 }

@@ -27,10 +27,16 @@ export interface FileRequest {
   absolute: string;
   size: number;
   maxFileBytes: number;
+  /** The content hash of an earlier analysis of this path: when the file still has it, it is not analysed again. */
+  knownHash?: string;
 }
 
 /** What the per-file analysis returns; the engine adds dependencies after resolving `imports` against the tree. */
-export type FileResult = Omit<FileAnalysis, 'dependencies' | 'external_imports'> & { imports: ImportRef[] };
+export type FileResult = Omit<FileAnalysis, 'dependencies' | 'external_imports' | 'imports'> & {
+  imports: ImportRef[];
+  /** True when the content hash equals the request's knownHash: nothing else was analysed. */
+  reused?: boolean;
+};
 
 const SYMBOL_KIND: Partial<Record<ChunkType, SymbolKind>> = {
   function: 'function',
@@ -190,6 +196,29 @@ function firstErrorRow(node: Parser.SyntaxNode): number | null {
   }
 }
 
+/** The stand-in result for a file whose content is unchanged: the caller reuses its earlier analysis. */
+function reusedResult(path: string, content_hash: string, size_bytes: number): FileResult {
+  return {
+    file_path: path,
+    name: baseName(path),
+    type: 'source',
+    language: '',
+    domain: '',
+    size_bytes,
+    line_count: 0,
+    content_hash,
+    imports_count: 0,
+    exports: [],
+    binary: false,
+    symbols: [],
+    chunks: [],
+    imports: [],
+    embedding_text: '',
+    issues: [],
+    reused: true,
+  };
+}
+
 /**
  * Analyses one file. Never throws: every failure becomes an issue and a well-formed record (line chunking when
  * parsing fails, no chunks for binary, unreadable or oversized files).
@@ -230,6 +259,7 @@ export async function analyzeFile(
   if (req.size > req.maxFileBytes) {
     try {
       const s = hashAndCountStreaming(req.absolute);
+      if (req.knownHash !== undefined && req.knownHash === s.hash) return reusedResult(req.path, s.hash, s.size);
       const c = classify(req.path, '', s.binary, s.size === 0);
       issue(
         'warning',
@@ -256,6 +286,8 @@ export async function analyzeFile(
   }
   const content_hash = createHash('sha256').update(bytes).digest('hex');
   const size_bytes = bytes.length;
+  if (req.knownHash !== undefined && req.knownHash === content_hash)
+    return reusedResult(req.path, content_hash, size_bytes);
   if (isBinary(bytes)) {
     const c = classify(req.path, '', true, false);
     return record({ ...c, content_hash, size_bytes, binary: true, line_count: 0 }, '');

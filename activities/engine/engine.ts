@@ -6,6 +6,8 @@ import type {
   EngineIssue,
   FileAnalysis,
   ParseOptions,
+  ReusableFile,
+  ReusedFile,
   Tree,
   TreeOptions,
 } from './types.ts';
@@ -29,10 +31,10 @@ function checkThreads(value: number | undefined, name: string): number | undefin
 }
 
 function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
-  const { imports, ...rest } = result;
+  const { imports, reused: _reused, ...rest } = result;
   try {
     const { dependencies, external } = resolveImports(result.language, result.file_path, imports, repo);
-    return { ...rest, dependencies, external_imports: external };
+    return { ...rest, imports, dependencies, external_imports: external };
   } catch (err) {
     rest.issues.push({
       level: 'error',
@@ -41,7 +43,30 @@ function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
       message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
       file_path: result.file_path,
     });
-    return { ...rest, dependencies: [], external_imports: imports.length };
+    return { ...rest, imports, dependencies: [], external_imports: imports.length };
+  }
+}
+
+/** A reused file's stored imports, resolved against this tree (resolution depends on the whole tree). */
+function finishReused(path: string, hash: string, known: ReusableFile, repo: RepoIndex): ReusedFile {
+  try {
+    const { dependencies, external } = resolveImports(known.language, path, known.imports, repo);
+    return { file_path: path, content_hash: hash, dependencies, external_imports: external, issues: [] };
+  } catch (err) {
+    const issue: EngineIssue = {
+      level: 'error',
+      phase: 'graphing',
+      code: 'resolve_failed',
+      message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
+      file_path: path,
+    };
+    return {
+      file_path: path,
+      content_hash: hash,
+      dependencies: [],
+      external_imports: known.imports.length,
+      issues: [issue],
+    };
   }
 }
 
@@ -101,7 +126,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const start = (): void => {
       while (pending < window && next < files.length) {
         const f = files[next++]!;
-        const req: FileRequest = { path: f.path, absolute: f.absolute, size: f.size, maxFileBytes };
+        const known = opts.reuse?.get(f.path);
+        const req: FileRequest = {
+          path: f.path,
+          absolute: f.absolute,
+          size: f.size,
+          maxFileBytes,
+          ...(known && opts.onReused ? { knownHash: known.content_hash } : {}),
+        };
         pending++;
         void pool.run(req).then(async (res) => {
           let result: FileResult;
@@ -117,7 +149,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
             ];
             result = await analyzeFile(req, { parse: false, issues });
           } else result = res;
-          done.push(finish(result, repo));
+          if (result.reused && known && opts.onReused)
+            opts.onReused(finishReused(f.path, result.content_hash, known, repo));
+          else done.push(finish(result, repo));
           pending--;
           wake?.();
         });

@@ -25,6 +25,8 @@ export type SymbolKind = 'function' | 'class' | 'method';
 
 export type IssueLevel = 'info' | 'warning' | 'error';
 
+import type { ImportRef } from './languages/plugin.ts';
+
 /** A problem found while analysing; the caller records it as a sync issue. */
 export interface EngineIssue {
   level: IssueLevel;
@@ -87,6 +89,8 @@ export interface FileAnalysis {
   symbols: SymbolInfo[];
   chunks: ChunkInfo[];
   dependencies: Dependency[];
+  /** The file's imports as written (resolved into `dependencies`); kept so a later sync can resolve them again. */
+  imports?: ImportRef[];
   /** Imports that point outside the repository (counted, not turned into edges). */
   external_imports: number;
   /** The file-level embedding input, already prefixed with `search_document: ` and truncated to 1400 characters. */
@@ -101,11 +105,35 @@ export interface TreeOptions {
   onIssue?: (issue: EngineIssue) => void;
 }
 
+/** What the engine needs of an earlier analysis of a file to reuse it. */
+export interface ReusableFile {
+  content_hash: string;
+  language: string;
+  imports: readonly ImportRef[];
+}
+
+/** A file whose content equals its earlier analysis: only its dependencies are recomputed for this tree. */
+export interface ReusedFile {
+  file_path: string;
+  content_hash: string;
+  dependencies: Dependency[];
+  external_imports: number;
+  /** Problems of resolving its imports against this tree (the file's own analysis issues are the caller's). */
+  issues: EngineIssue[];
+}
+
 export interface ParseOptions {
   /** Files above this many bytes are recorded without content analysis, with an issue. */
   maxFileBytes?: number;
   /** Worker threads for parsing; defaults to the number of cores. */
   threads?: number;
+  /**
+   * Files analysed before (by path): a discovered file whose content hash equals the known one is not analysed
+   * again; its stored imports are resolved against this tree and it is reported through `onReused` instead of
+   * being yielded.
+   */
+  reuse?: ReadonlyMap<string, ReusableFile>;
+  onReused?: (file: ReusedFile) => void;
 }
 
 export type AnalyzeOptions = TreeOptions & ParseOptions;

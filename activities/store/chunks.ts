@@ -1,6 +1,7 @@
 /**
- * Content chunks of file records. Idempotent by (file_id, chunk_index). Each row carries its identifier-aware search
- * terms (lib/search-terms.ts), computed here and parsed by PostgreSQL as a ready tsvector literal.
+ * Content chunks of file records, written to the file record's shared content (schema V12). Idempotent by (file
+ * record, chunk_index). Each row carries its identifier-aware search terms (lib/search-terms.ts), computed here and
+ * parsed by PostgreSQL as a ready tsvector literal.
  */
 import type { Queryable } from '../../lib/db.ts';
 import { chunkSearchVector } from '../../lib/search-terms.ts';
@@ -14,14 +15,16 @@ export interface FileChunks {
   chunks: readonly ChunkInfo[];
 }
 
+/** Chunks belong to the file record's content (schema V12), shared with later syncs that reuse the file. */
 const INSERT_CHUNKS = `
-  INSERT INTO content_chunks AS c (file_id, sync_id, chunk_index, content, start_line, end_line, token_count, language,
-                                   chunk_type, symbols, search_terms)
-  SELECT r.file_id, $1, r.chunk_index, r.content, r.start_line, r.end_line, r.token_count, r.language, r.chunk_type,
+  INSERT INTO file_content_chunks AS c (content_id, chunk_index, content, start_line, end_line, token_count, language,
+                                        chunk_type, symbols, search_terms)
+  SELECT s.content_id, r.chunk_index, r.content, r.start_line, r.end_line, r.token_count, r.language, r.chunk_type,
          r.symbols, r.search_terms::tsvector
     FROM jsonb_to_recordset($2::jsonb) AS r(file_id uuid, chunk_index integer, content text, start_line integer,
          end_line integer, token_count integer, language text, chunk_type text, symbols text[], search_terms text)
-  ON CONFLICT (file_id, chunk_index) DO UPDATE SET
+    JOIN sync_files s ON s.id = r.file_id AND s.sync_id = $1
+  ON CONFLICT (content_id, chunk_index) DO UPDATE SET
     content = EXCLUDED.content, start_line = EXCLUDED.start_line, end_line = EXCLUDED.end_line,
     token_count = EXCLUDED.token_count, language = EXCLUDED.language, chunk_type = EXCLUDED.chunk_type,
     symbols = EXCLUDED.symbols, search_terms = EXCLUDED.search_terms

@@ -1,4 +1,4 @@
-/** File records: one row per analysed file of a sync. Idempotent by (sync_id, file_path). */
+/** File records of analysed files: their shared contents and the sync's rows. Idempotent by (sync_id, file_path). */
 import type { Queryable } from '../../lib/db.ts';
 import type { EngineIssue, FileAnalysis } from '../engine/types.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
@@ -8,6 +8,11 @@ export interface FileWriteContext {
   sourceId: string;
   commitSha?: string | null;
   commitAt?: Date | string | null;
+  /**
+   * The engine version and options that produced the analyses; a later sync reuses a file only when its own key is
+   * equal. Absent: the analyses are never reused.
+   */
+  analysisKey?: string;
 }
 
 export interface FileWriteResult {
@@ -28,20 +33,38 @@ type FileRow = Pick<
   | 'imports_count'
   | 'exports'
   | 'content_hash'
->;
+> &
+  Partial<Pick<FileAnalysis, 'binary' | 'symbols' | 'imports' | 'issues'>>;
 
+/**
+ * One statement per batch: the analysed contents (file_contents, shared with later syncs that find the same path
+ * and content), then the sync's rows (sync_files) pointing at them. See schema V12.
+ */
 const INSERT_FILES = `
-  INSERT INTO file_records AS f (sync_id, source_id, file_path, name, type, domain, language, size_bytes, line_count,
-                                 imports_count, exports, content_hash, last_commit_sha, last_commit_at)
-  SELECT $1, $2, r.file_path, r.name, r.type, r.domain, r.language, r.size_bytes, r.line_count, r.imports_count,
-         r.exports, r.content_hash, $3, $4
-    FROM jsonb_to_recordset($5::jsonb) AS r(file_path text, name text, type text, domain text, language text,
-         size_bytes integer, line_count integer, imports_count integer, exports text[], content_hash text)
+  WITH r AS (
+    SELECT * FROM jsonb_to_recordset($5::jsonb) AS r(file_path text, name text, type text, domain text, language text,
+         size_bytes integer, line_count integer, imports_count integer, exports text[], content_hash text,
+         is_binary boolean, symbols jsonb, imports jsonb, issues jsonb)
+  ), kept AS (
+    -- Written before by this sync with the same content and analysis (a retried batch): keep that content.
+    SELECT s.file_path, s.content_id AS id
+      FROM r JOIN sync_files s ON s.sync_id = $1 AND s.file_path = r.file_path
+      JOIN file_contents c ON c.id = s.content_id AND c.content_hash = r.content_hash AND c.analysis_key = $6
+  ), c AS (
+    INSERT INTO file_contents (source_id, file_path, content_hash, analysis_key, name, type, domain, language,
+                               size_bytes, line_count, imports_count, exports, is_binary, symbols, imports, issues)
+    SELECT $2, r.file_path, r.content_hash, $6, r.name, r.type, r.domain, r.language, r.size_bytes, r.line_count,
+           r.imports_count, r.exports, r.is_binary, r.symbols, r.imports, r.issues
+      FROM r WHERE r.file_path NOT IN (SELECT file_path FROM kept)
+    RETURNING id, file_path
+  ), n AS (
+    SELECT file_path, id FROM c UNION ALL SELECT file_path, id FROM kept
+  )
+  INSERT INTO sync_files AS f (sync_id, source_id, file_path, content_id, last_commit_sha, last_commit_at)
+  SELECT $1, $2, n.file_path, n.id, $3, $4 FROM n
   ON CONFLICT (sync_id, file_path) DO UPDATE SET
-    name = EXCLUDED.name, type = EXCLUDED.type, domain = EXCLUDED.domain, language = EXCLUDED.language,
-    size_bytes = EXCLUDED.size_bytes, line_count = EXCLUDED.line_count, imports_count = EXCLUDED.imports_count,
-    exports = EXCLUDED.exports, content_hash = EXCLUDED.content_hash, last_commit_sha = EXCLUDED.last_commit_sha,
-    last_commit_at = EXCLUDED.last_commit_at
+    content_id = EXCLUDED.content_id, last_commit_sha = EXCLUDED.last_commit_sha,
+    last_commit_at = EXCLUDED.last_commit_at, description = NULL, description_generated_at = NULL
   RETURNING f.id, f.file_path`;
 
 export async function writeFileRecords(
@@ -64,6 +87,10 @@ export async function writeFileRecords(
         imports_count: f.imports_count,
         exports: f.exports,
         content_hash: f.content_hash,
+        is_binary: f.binary ?? false,
+        symbols: f.symbols ?? [],
+        imports: f.imports ?? [],
+        issues: f.issues ?? [],
       }));
       const res = await db.query<{ id: string; file_path: string }>(INSERT_FILES, [
         ctx.syncId,
@@ -71,6 +98,7 @@ export async function writeFileRecords(
         ctx.commitSha ?? null,
         commitAt,
         JSON.stringify(rows),
+        ctx.analysisKey ?? '',
       ]);
       return res.rows;
     },

@@ -16,3 +16,4 @@ export {
 } from './graph.ts';
 export { setFileEmbeddings, setChunkEmbeddings, type EmbeddingPair } from './embeddings.ts';
 export { recordIssues } from './issues.ts';
+export { writeReusedFileRecords, dropSummaries, type ReusedRow } from './reused.ts';

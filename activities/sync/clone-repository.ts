@@ -20,6 +20,7 @@ import { resetSyncData } from './reset.ts';
 import { claimRun } from './run-claim.ts';
 import { loadAccessToken } from './runs.ts';
 import { batchCount } from './workspace.ts';
+import { prepareReuse } from './incremental.ts';
 
 function includePaths(config: Record<string, unknown>): string[] | undefined {
   const v = config.include_paths;
@@ -28,7 +29,8 @@ function includePaths(config: Record<string, unknown>): string[] | undefined {
   return paths.length > 0 ? paths : undefined;
 }
 
-export function createCloneRepository({ pool, engine, settings, log, workspaces }: ActivityDeps) {
+export function createCloneRepository(deps: ActivityDeps) {
+  const { pool, engine, settings, log, workspaces } = deps;
   async function cloneRepository(input: CloneInput): Promise<CloneResult> {
     const { syncId, sourceId } = input;
     const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
@@ -57,7 +59,15 @@ export function createCloneRepository({ pool, engine, settings, log, workspaces 
       }
       hb.check();
       const tree = engine.openTree(dir, { includePaths: includePaths(run.config_snapshot) });
+      const reuse = await prepareReuse(pool, deps, {
+        syncId,
+        sourceId,
+        config: run.config_snapshot,
+        embeddingsOn: run.config_snapshot.embeddings !== false,
+      });
       workspaces.put({
+        reuse,
+        reused: new Map(),
         syncId,
         dir,
         commitSha: head.commitSha,

@@ -1,11 +1,13 @@
 /**
  * embedChunks: backfills the embeddings of the run's chunks, read back from the database (no clone needed, so it
- * may run on any worker). Resumable: only chunks still without a vector are embedded, and the issues of this
+ * may run on any worker). Chunks are shared by the syncs that hold the same file content (schema V12): a chunk a
+ * reused file brought along already has its vector, and one that lacks it (the model host was down) gets it here.
+ * Resumable: only chunks still without a vector are embedded, and the issues of this
  * phase from an earlier attempt are replaced, so a retry ends as a clean run does.
  */
 import { chunkEmbeddingInput } from '../engine/embedding.ts';
 import { recordIssues, setChunkEmbeddings } from '../store/index.ts';
-import type { EmbedInput, EmbedResult } from '../../workflows/sync-types.ts';
+import type { EmbedInput, EmbedResult, SyncIds } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { embedAll, type EmbedAllResult } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
@@ -17,72 +19,81 @@ import { claimRun } from './run-claim.ts';
 const PAGE = 4096;
 
 export function createEmbedChunks(deps: ActivityDeps) {
-  const { pool, embeddings, settings, log } = deps;
-
   async function embedChunks(input: EmbedInput): Promise<EmbedResult> {
-    const { syncId, sourceId } = input;
     if (!input.embeddings) return { embedded: 0, failed: 0, skipped: true };
-    const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
-    const progress = new ProgressReporter(pool, syncId, sourceId, settings.progressIntervalMs, log);
-    try {
-      await claimRun(pool, input);
-      await resetPhaseIssues(pool, syncId, ['embedding_chunks']);
-      const counts = await pool.query<{ total: number; done: number }>(
-        `SELECT count(*)::int AS total, count(embedding)::int AS done FROM content_chunks WHERE sync_id = $1`,
-        [syncId],
-      );
-      const total = counts.rows[0]?.total ?? 0;
-      const already = counts.rows[0]?.done ?? 0;
-      await progress.phase('embedding_chunks', total);
-      let embedded = already;
-      let cursor = '00000000-0000-0000-0000-000000000000';
-      const all: EmbedAllResult = { embedded: 0, failures: [], skipped: [] };
-      for (;;) {
-        hb.check();
-        const page = await pool.query<{ id: string; content: string; file_path: string; chunk_index: number }>(
-          `SELECT c.id, c.content, f.file_path, c.chunk_index
-             FROM content_chunks c JOIN file_records f ON f.id = c.file_id
-            WHERE c.sync_id = $1 AND c.embedding IS NULL AND c.id > $2
-            ORDER BY c.id LIMIT ${PAGE}`,
-          [syncId, cursor],
-        );
-        if (page.rows.length === 0) break;
-        cursor = page.rows[page.rows.length - 1]!.id;
-        const base = embedded;
-        // Once the breaker opened, the rest is skipped without requests.
-        const breakerOpen = all.skipped.length > 0;
-        const items = page.rows.map((r) => ({
-          id: r.id,
-          text: chunkEmbeddingInput(r.content),
-          label: `${r.file_path}#${r.chunk_index}`,
-        }));
-        if (breakerOpen) {
-          all.skipped.push(...items);
-          continue;
-        }
-        const r = await embedAll(embeddings, items, {
-          batchSize: settings.embeddingBatchSize,
-          concurrency: settings.embeddingConcurrency,
-          breakerFailures: settings.embeddingBreakerFailures,
-          signal: hb.signal,
-          write: async (pairs) => void (await setChunkEmbeddings(pool, pairs)),
-          onProgress: (done) => progress.report('embedding_chunks', base + done, total),
-        });
-        hb.check();
-        embedded += r.embedded;
-        all.embedded += r.embedded;
-        all.failures.push(...r.failures);
-        all.skipped.push(...r.skipped);
-        hb.note({ phase: 'embedding_chunks', embedded });
-      }
-      await recordIssues(pool, syncId, embeddingIssues('embedding_chunks', all));
-      progress.report('embedding_chunks', embedded, total);
-      await progress.flush();
-      return { embedded, failed: total - embedded, skipped: false };
-    } finally {
-      hb.stop();
-    }
+    return embedSyncChunks(deps, input, true);
   }
 
   return { embedChunks };
+}
+
+/**
+ * Embeds the sync's chunks that have no vector. `claim`: the sync must be running and this execution its owner (the
+ * sync's own step); false for the fill of a completed sync (fill-vectors.ts).
+ */
+export async function embedSyncChunks(deps: ActivityDeps, input: SyncIds, claim: boolean): Promise<EmbedResult> {
+  const { pool, embeddings, settings, log } = deps;
+  const { syncId, sourceId } = input;
+  const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
+  const progress = new ProgressReporter(pool, syncId, sourceId, settings.progressIntervalMs, log);
+  try {
+    if (claim) await claimRun(pool, input);
+    await resetPhaseIssues(pool, syncId, ['embedding_chunks']);
+    const counts = await pool.query<{ total: number; done: number }>(
+      `SELECT count(*)::int AS total, count(k.embedding)::int AS done
+           FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
+          WHERE s.sync_id = $1`,
+      [syncId],
+    );
+    const total = counts.rows[0]?.total ?? 0;
+    const already = counts.rows[0]?.done ?? 0;
+    await progress.phase('embedding_chunks', total);
+    let embedded = already;
+    let cursor = '00000000-0000-0000-0000-000000000000';
+    const all: EmbedAllResult = { embedded: 0, failures: [], skipped: [] };
+    for (;;) {
+      hb.check();
+      const page = await pool.query<{ id: string; content: string; file_path: string; chunk_index: number }>(
+        `SELECT k.id, k.content, s.file_path, k.chunk_index
+             FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
+            WHERE s.sync_id = $1 AND k.embedding IS NULL AND k.id > $2
+            ORDER BY k.id LIMIT ${PAGE}`,
+        [syncId, cursor],
+      );
+      if (page.rows.length === 0) break;
+      cursor = page.rows[page.rows.length - 1]!.id;
+      const base = embedded;
+      // Once the breaker opened, the rest is skipped without requests.
+      const breakerOpen = all.skipped.length > 0;
+      const items = page.rows.map((r) => ({
+        id: r.id,
+        text: chunkEmbeddingInput(r.content),
+        label: `${r.file_path}#${r.chunk_index}`,
+      }));
+      if (breakerOpen) {
+        all.skipped.push(...items);
+        continue;
+      }
+      const r = await embedAll(embeddings, items, {
+        batchSize: settings.embeddingBatchSize,
+        concurrency: settings.embeddingConcurrency,
+        breakerFailures: settings.embeddingBreakerFailures,
+        signal: hb.signal,
+        write: async (pairs) => void (await setChunkEmbeddings(pool, pairs)),
+        onProgress: (done) => progress.report('embedding_chunks', base + done, total),
+      });
+      hb.check();
+      embedded += r.embedded;
+      all.embedded += r.embedded;
+      all.failures.push(...r.failures);
+      all.skipped.push(...r.skipped);
+      hb.note({ phase: 'embedding_chunks', embedded });
+    }
+    await recordIssues(pool, syncId, embeddingIssues('embedding_chunks', all));
+    progress.report('embedding_chunks', embedded, total);
+    await progress.flush();
+    return { embedded, failed: total - embedded, skipped: false };
+  } finally {
+    hb.stop();
+  }
 }

@@ -10,6 +10,7 @@ import type { ActivityDeps } from './deps.ts';
 import { writeLifecycleEvent } from './lifecycle-event.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
 import { loadRun } from './runs.ts';
+import { incrementalStats } from './incremental.ts';
 
 export function createFinalizeSync({ pool, log }: ActivityDeps) {
   async function finalizeSync(input: FinalizeInput): Promise<{ changed: boolean }> {
@@ -30,8 +31,10 @@ export function createFinalizeSync({ pool, log }: ActivityDeps) {
       );
       const issues = counts.rows[0] ?? { issues_recorded: 0, issues_dropped: 0 };
       const finalizing = Date.now() - t0;
+      const incremental = await incrementalStats(tx, syncId);
       const stats = {
         ...input.stats,
+        ...(incremental ? { incremental } : {}),
         issues: { recorded: issues.issues_recorded, dropped: issues.issues_dropped },
         durations_ms: {
           ...input.stats.durations_ms,

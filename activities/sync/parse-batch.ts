@@ -11,6 +11,8 @@ import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
 import { BATCH_FILES, batchFiles } from './workspace.ts';
+import { reuseOptions } from './incremental.ts';
+import type { ReusedFile } from '../engine/types.ts';
 
 export function createParseBatch({ pool, engine, settings, log, workspaces }: ActivityDeps) {
   async function parseBatch(input: BatchInput): Promise<ParseBatchResult> {
@@ -25,24 +27,30 @@ export function createParseBatch({ pool, engine, settings, log, workspaces }: Ac
       const offset = batch * BATCH_FILES;
       if (batch === 0) await progress.phase('parsing', total);
       const analyses: FileAnalysis[] = [];
+      const reused: ReusedFile[] = [];
       let chunks = 0;
       let symbols = 0;
       const stream = engine.analyzeFiles(ws.tree, files, {
         maxFileBytes: settings.maxFileBytes,
         ...(settings.parseThreads ? { threads: settings.parseThreads } : {}),
+        ...reuseOptions(ws.reuse, (f) => {
+          reused.push(f);
+          progress.report('parsing', offset + analyses.length + reused.length, total);
+        }),
       });
       for await (const a of stream) {
         hb.check();
         analyses.push(a);
         chunks += a.chunks.length;
         symbols += a.symbols.length;
-        progress.report('parsing', offset + analyses.length, total);
+        progress.report('parsing', offset + analyses.length + reused.length, total);
       }
       hb.check();
       await progress.flush();
       ws.parsed.set(batch, analyses);
+      ws.reused?.set(batch, reused);
       ws.lastUsed = Date.now();
-      return { files: analyses.length, chunks, symbols };
+      return { files: analyses.length + reused.length, chunks, symbols };
     } finally {
       hb.stop();
     }

@@ -12,6 +12,7 @@ import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
 import { RESOLVE_STEP, recordStep, recordedResult, withSavepoints } from './steps.ts';
+import { carrySummaries } from './incremental.ts';
 
 interface WriteHandoff {
   files: Array<[string, string]>;
@@ -45,7 +46,9 @@ export function createResolveDependencies({ pool, settings, log }: ActivityDeps)
       const result = await withTransaction(pool, async (client) => {
         const d = await writeDependsOn(withSavepoints(client), input, depending, vertexByPath, labels);
         await recordIssues(client, syncId, d.issues);
-        const result: ResolveResult = { dependsOnEdges: d.dependsOnEdges };
+        // Summaries carried by reused files stay only where the neighbourhood is unchanged (issue 12).
+        const summariesDropped = await carrySummaries(client, syncId, depending);
+        const result: ResolveResult = { dependsOnEdges: d.dependsOnEdges, summariesDropped };
         await recordStep(client, syncId, RESOLVE_STEP, result);
         return result;
       });

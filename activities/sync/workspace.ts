@@ -15,7 +15,8 @@ import { rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { DiscoveredFile, FileAnalysis, Tree } from '../engine/types.ts';
+import type { DiscoveredFile, FileAnalysis, ReusedFile, Tree } from '../engine/types.ts';
+import type { ReuseContext } from './incremental.ts';
 import { BATCH_FILES } from '../../workflows/sync-contract.ts';
 
 export { BATCH_FILES };
@@ -30,6 +31,10 @@ export interface Workspace {
   tree: Tree;
   /** Parsed batches not yet written, by batch index. */
   parsed: Map<number, FileAnalysis[]>;
+  /** What this sync may reuse from its source's previous completed sync (incremental.ts). */
+  reuse?: ReuseContext;
+  /** Files of parsed batches that were reused instead of analysed, by batch index. */
+  reused?: Map<number, ReusedFile[]>;
   lastUsed: number;
 }
 

@@ -16,6 +16,7 @@ import {
   writeChunks,
   writeFileGraph,
   writeFileRecords,
+  writeReusedFileRecords,
   type FileChunks,
   type GraphFile,
 } from '../store/index.ts';
@@ -24,6 +25,7 @@ import { startHeartbeat } from './heartbeat.ts';
 import { claimRun } from './run-claim.ts';
 import { recordStep, recordedResult, withSavepoints, writeStep } from './steps.ts';
 import { workspaceLost } from './workspace.ts';
+import { reusedGraph, reusedRows } from './incremental.ts';
 
 export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
   async function writeBatch(input: BatchInput): Promise<WriteBatchResult> {
@@ -34,6 +36,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
     const ws = workspaces.get(syncId, `write batch ${batch}`);
     const analyses = ws.parsed.get(batch);
     if (!analyses) throw workspaceLost(syncId, `batch ${batch} is not parsed here`);
+    const reused = ws.reused?.get(batch) ?? [];
     const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
     try {
       const run = await claimRun(pool, input);
@@ -42,12 +45,19 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
       hb.check();
       const result = await withTransaction(pool, async (client) => {
         const tx = withSavepoints(client);
-        const written = await writeFileRecords(
-          tx,
-          { syncId, sourceId, commitSha: ws.commitSha, commitAt: ws.commitAt },
-          analyses,
-        );
-        const issues: EngineIssue[] = [...(batch === 0 ? ws.tree.issues : []), ...written.issues];
+        const fileCtx = {
+          syncId,
+          sourceId,
+          commitSha: ws.commitSha,
+          commitAt: ws.commitAt,
+          ...(ws.reuse ? { analysisKey: ws.reuse.key } : {}),
+        };
+        const written = await writeFileRecords(tx, fileCtx, analyses);
+        // Files whose path and content equal the previous sync's: a row pointing at the same content (issue 12).
+        const carried = ws.reuse
+          ? await writeReusedFileRecords(tx, fileCtx, reusedRows(ws.reuse, reused))
+          : { ids: new Map<string, string>(), issues: [] };
+        const issues: EngineIssue[] = [...(batch === 0 ? ws.tree.issues : []), ...written.issues, ...carried.issues];
         const items: FileChunks[] = [];
         const graphFiles: GraphFile[] = [];
         const dependencies: Array<[string, Array<[string, number]>]> = [];
@@ -74,15 +84,26 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
             dependencies.push([f.file_path, f.dependencies.map((d) => [d.target_path, d.weight])]);
           if (embeddingsOn && f.embedding_text) embedInputs.push([fileId, f.embedding_text]);
         }
+        let reusedChunks = 0;
+        if (ws.reuse) {
+          const r = reusedGraph(ws.reuse, reused, carried.ids);
+          graphFiles.push(...r.files);
+          for (const d of r.depending)
+            dependencies.push([d.file_path, d.dependencies.map((x) => [x.target_path, x.weight])]);
+          issues.push(...r.issues);
+          binaryFiles += r.binaryFiles;
+          symbols += r.symbols;
+          reusedChunks = r.chunks;
+        }
         hb.check();
         const c = await writeChunks(tx, syncId, items);
         hb.check();
         const g = await writeFileGraph(tx, { syncId, sourceId }, graphFiles, labels);
         issues.push(...c.issues, ...g.issues);
         const result: WriteBatchResult = {
-          files: written.ids.size,
+          files: written.ids.size + carried.ids.size,
           binaryFiles,
-          chunks: c.written,
+          chunks: c.written + reusedChunks,
           symbols,
           fileVertices: g.vertexByPath.size,
           symbolVertices: g.symbolVertices,
@@ -100,6 +121,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
         return result;
       });
       ws.parsed.delete(batch);
+      ws.reused?.delete(batch);
       return result;
     } finally {
       hb.stop();

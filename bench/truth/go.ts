@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
 import type { Truth } from './types.ts';
 import { walkFiles } from './walk.ts';
@@ -31,8 +31,8 @@ function parseConcatenated(out: string): GoPackage[] {
 }
 
 /**
- * `go list -e -json ./...` in every module of the tree (offline: GOFLAGS=-mod=mod, GOPROXY=off; -e keeps packages
- * whose dependencies are not downloaded). Go imports name packages, so the comparison is per package: the engine
+ * `go list -e -json ./...` in every module of the tree (GOFLAGS=-mod=mod; missing dependencies come from the module
+ * proxy; -e keeps packages whose dependencies cannot be had). Go imports name packages, so the comparison is per package: the engine
  * edges of a package's non-test files, as package directories, against the package's Imports that are packages of
  * the tree.
  */
@@ -41,14 +41,16 @@ export function goTruth(root: string): Truth {
   const pkgs: GoPackage[] = [];
   for (const m of mods) {
     const cwd = join(root, dirname(m));
-    const out = execFileSync('go', ['list', '-e', '-json', './...'], {
+    // Dependencies come from the module proxy (go mod download) when not in the module cache; -e keeps going.
+    const r = spawnSync('go', ['list', '-e', '-json', './...'], {
       cwd,
       encoding: 'utf8',
       maxBuffer: 1 << 29,
-      env: { ...process.env, GOFLAGS: '-mod=mod', GOPROXY: 'off', GOWORK: 'off', GOTOOLCHAIN: 'local' },
+      env: { ...process.env, GOFLAGS: '-mod=mod', GOWORK: 'off', GOTOOLCHAIN: 'local' },
       stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 600_000,
     });
-    pkgs.push(...parseConcatenated(out));
+    pkgs.push(...parseConcatenated(r.stdout ?? ''));
   }
   const dirOf = new Map<string, string>();
   for (const p of pkgs) dirOf.set(p.ImportPath, relative(root, p.Dir));

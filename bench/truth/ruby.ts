@@ -15,7 +15,7 @@ export function rubyTruth(root: string): Truth {
   }
   const out = execFileSync('ruby', [SCRIPT, root], { encoding: 'utf8', maxBuffer: 1 << 28 });
   return {
-    tool: `${execFileSync('ruby', ['--version'], { encoding: 'utf8' }).trim()}: RubyVM::AbstractSyntaxTree + $LOAD_PATH.resolve_feature_path (lib/ beside each gemspec, top-level lib/)`,
+    tool: `${execFileSync('ruby', ['--version'], { encoding: 'utf8' }).trim()}: RubyVM::AbstractSyntaxTree + $LOAD_PATH.resolve_feature_path (own gem lib/ spec/ test/, then every gem lib/ of the tree)`,
     scope: new Set(walkFiles(root, (p) => /\.(rb|rake|gemspec)$/.test(p))),
     items: parseJsonLines(out).map((r) => ({ from: r.from, targets: new Set(r.targets) })),
   };

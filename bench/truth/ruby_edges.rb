@@ -1,15 +1,21 @@
 # Ruby truth for bench/truth: each file's require/require_relative/load/autoload calls found with Ruby's own
 # parser (RubyVM::AbstractSyntaxTree); an argument built from __dir__/__FILE__ with File.expand_path, File.join,
 # File.dirname and + is evaluated; features are found with $LOAD_PATH.resolve_feature_path, the tree's lib/
-# directories (every lib/ beside a *.gemspec, and the top-level lib/) first, as `ruby -I` or Bundler would set them.
+# own gem's lib/, spec/ and test/ first (as Bundler, rspec and rake set them), then the tree's other lib/ directories.
 require 'json'
 
 root = File.expand_path(ARGV[0])
 files = Dir.glob('**/*.{rb,rake,gemspec}', base: root).reject { |f| f.split('/').any? { |p| p.start_with?('.') } }.sort
-libs = Dir.glob('**/*.gemspec', base: root).map { |g| File.join(root, File.dirname(g), 'lib') }
-libs << File.join(root, 'lib')
-libs = libs.uniq.select { |d| File.directory?(d) }
-$LOAD_PATH.unshift(*libs)
+gems = (Dir.glob('**/*.gemspec', base: root).map { |g| File.join(root, File.dirname(g)) } << root).uniq
+gems = gems.sort_by { |g| -g.size }
+DEFAULT_PATH = $LOAD_PATH.dup
+# Per file: its own gem's lib/, spec/ and test/ (Bundler's -Ilib, rspec's and rake test's additions), then every
+# gem of the tree's lib/ (installed side by side), then Ruby's own load path.
+def load_path_for(file, gems)
+  own = gems.find { |g| file.start_with?(g + '/') }
+  dirs = %w[lib spec test].map { |d| File.join(own, d) } + gems.map { |g| File.join(g, 'lib') }
+  dirs.uniq.select { |d| File.directory?(d) } + DEFAULT_PATH
+end
 
 SAFE = /\A(?:\s|File\.(?:expand_path|join|dirname)|__dir__|__FILE__|'[^'\\#]*'|"[^"\\#]*"|[(),+])*\z/
 
@@ -37,6 +43,7 @@ end
 
 files.each do |f|
   abs = File.join(root, f)
+  $LOAD_PATH.replace(load_path_for(abs, gems))
   ast = begin
     RubyVM::AbstractSyntaxTree.parse_file(abs, keep_script_lines: true)
   rescue StandardError, SyntaxError

@@ -9,6 +9,22 @@ interface Target {
   kind: string[];
   src_path: string;
   edition: string;
+  cfgs?: string[];
+}
+
+/** The cfg names a package's build script may set (cargo:rustc-cfg=x, cargo:rustc-check-cfg=cfg(x)). */
+function buildCfgs(manifest: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(join(dirname(manifest), 'build.rs'), 'utf8');
+  } catch {
+    return [];
+  }
+  const names = new Set<string>();
+  for (const m of text.matchAll(/rustc-cfg=(\w+)/g)) names.add(m[1]!);
+  for (const m of text.matchAll(/rustc-check-cfg=cfg\(([\w, ]+)\)/g))
+    for (const n of m[1]!.split(',')) names.add(n.trim());
+  return [...names].filter((n) => n.length > 0);
 }
 
 /**
@@ -30,8 +46,13 @@ export function rustTruth(root: string): Truth {
       maxBuffer: 1 << 26,
     });
     if (r.status !== 0) continue;
-    const meta = JSON.parse(r.stdout) as { packages: Array<{ targets: Target[] }> };
-    for (const p of meta.packages) targets.push(...p.targets);
+    const meta = JSON.parse(r.stdout) as {
+      packages: Array<{ targets: Target[]; features: Record<string, unknown>; manifest_path: string }>;
+    };
+    for (const p of meta.packages) {
+      const cfgs = ['test', ...Object.keys(p.features).map((f) => `feature="${f}"`), ...buildCfgs(p.manifest_path)];
+      for (const t of p.targets) targets.push({ ...t, cfgs });
+    }
   }
   const seen = new Set<string>();
   const crateFiles: Array<{ root: string; files: Set<string>; lib: boolean }> = [];
@@ -41,10 +62,12 @@ export function rustTruth(root: string): Truth {
       const rootRel = relative(root, t.src_path);
       if (rootRel.startsWith('..') || seen.has(rootRel)) continue;
       seen.add(rootRel);
-      const out = join(tmp, `${seen.size}.d`);
-      spawnSync(
-        'rustc',
-        [
+      // Twice: the default configuration, and every configuration at once (cfg(test), all features, the build
+      // script's cfgs): the engine keeps conditional modules, so the union is the comparable module set.
+      const files = new Set<string>();
+      for (const cfgs of [[], t.cfgs ?? []]) {
+        const out = join(tmp, `${seen.size}-${cfgs.length}.d`);
+        const args = [
           '--edition',
           t.edition,
           '--crate-type',
@@ -54,25 +77,27 @@ export function rustTruth(root: string): Truth {
           out,
           '--cap-lints',
           'allow',
-          t.src_path,
-        ],
-        { cwd: root, stdio: 'ignore', timeout: 120_000 },
-      );
-      let text = '';
-      try {
-        text = readFileSync(out, 'utf8');
-      } catch {
-        continue;
-      }
-      const first = text.split('\n')[0] ?? '';
-      const files = new Set(
-        first
+        ];
+        spawnSync('rustc', [...args, ...cfgs.flatMap((c) => ['--cfg', c]), t.src_path], {
+          cwd: root,
+          stdio: 'ignore',
+          timeout: 120_000,
+        });
+        let text = '';
+        try {
+          text = readFileSync(out, 'utf8');
+        } catch {
+          continue;
+        }
+        const first = text.split('\n')[0] ?? '';
+        for (const f of first
           .slice(first.indexOf(':') + 1)
           .trim()
-          .split(/(?<!\\) /)
-          .map((f) => relative(root, resolve(root, f.replace(/\\ /g, ' '))))
-          .filter((f) => f.endsWith('.rs') && !f.startsWith('..')),
-      );
+          .split(/(?<!\\) /)) {
+          const rel = relative(root, resolve(root, f.replace(/\\ /g, ' ')));
+          if (rel.endsWith('.rs') && !rel.startsWith('..')) files.add(rel);
+        }
+      }
       crateFiles.push({ root: rootRel, files, lib: t.kind.some((k) => k.endsWith('lib')) });
     }
   } finally {
@@ -103,7 +128,7 @@ export function rustTruth(root: string): Truth {
   const plausible = (from: string, to: string): boolean =>
     libFiles.has(to) || crateFiles.some((c) => c.files.has(from) && c.files.has(to));
   return {
-    tool: `${execFileSync('rustc', ['--version'], { encoding: 'utf8' }).trim()}: cargo metadata targets + rustc --emit=dep-info module sets; mod tree by path rules; use edges checked for plausibility only`,
+    tool: `${execFileSync('rustc', ['--version'], { encoding: 'utf8' }).trim()}: cargo metadata targets + rustc --emit=dep-info module sets (default cfg, and test + all features + build-script cfgs); mod tree by path rules; use edges checked for plausibility only`,
     scope,
     items,
     plausible,

@@ -69,6 +69,30 @@ export function gatewayDocument(issuer: string): OpenApiDoc {
           },
         },
       },
+      '/mcp': {
+        post: {
+          tags: ['mcp'],
+          summary: 'Model Context Protocol server (streamable HTTP, stateless)',
+          description:
+            'JSON-RPC messages of the Model Context Protocol (initialize, tools/list, tools/call, ...), one per POST, ' +
+            'answered as JSON. Stateless: no Mcp-Session-Id, no server-initiated stream (GET and DELETE are 405). ' +
+            'Tools: search, get_node, read_file, impact, diff, summarize_file, list_sources, list_syncs, start_sync, ' +
+            'sync_progress; each calls the REST read of the same name with the caller’s token. Tool answers are at ' +
+            'most 24,000 characters; a longer one is cut and a note says how to get the rest. The same tools run ' +
+            'over stdio with `ckg mcp` (README).',
+          security: [{ bearerAuth: [] }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: {
+            '200': {
+              description: 'the JSON-RPC answer',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+            '202': { description: 'a notification or response was accepted' },
+            '401': errorResponse('UNAUTHORIZED or token_expired'),
+            '405': errorResponse('METHOD_NOT_ALLOWED: only POST'),
+          },
+        },
+      },
       '/auth/{path}': {
         get: {
           tags: ['gateway'],

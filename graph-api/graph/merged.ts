@@ -4,15 +4,8 @@ import type { ReadTx } from '../db/read.ts';
 import type { MergedCache } from './cache.ts';
 import { SnapshotCache } from './cache.ts';
 import { mergeSnapshots } from './merge.ts';
-import { loadSnapshot, type SyncSnapshot } from './snapshot.ts';
+import { snapshotOf, type SnapshotSync, type SyncSnapshot } from './snapshot.ts';
 import { CACHED_LEVELS, ONE_OFF_LEVELS, SplitBody } from './split-body.ts';
-
-interface RequestedSync {
-  id: string;
-  source_id: string;
-  status: string;
-  completed_at: Date | null;
-}
 
 /** A merged graph: the body without its meta object (`{"nodes":[...],"edges":[...],"meta":`) and the counts. */
 export interface MergedResult {
@@ -32,7 +25,7 @@ export async function mergedGraph(
   syncIds: string[],
 ): Promise<MergedResult> {
   const rows = (
-    await tx.query<RequestedSync>(
+    await tx.query<SnapshotSync>(
       `SELECT id, source_id, status, completed_at FROM sync_runs WHERE id = ANY($1::uuid[])
         ORDER BY created_at DESC, id DESC`,
       [syncIds],
@@ -51,15 +44,7 @@ export async function mergedGraph(
   const hit = mergedKey === undefined ? undefined : caches.merged.get(mergedKey);
   if (hit) return { ...hit, syncCount: rows.length };
   const snapshots: SyncSnapshot[] = [];
-  for (const [i, sync] of rows.entries()) {
-    const key = keys[i];
-    let snap = key === undefined ? undefined : caches.snapshots.get(key);
-    if (!snap) {
-      snap = await loadSnapshot(tx, sync);
-      if (key !== undefined) caches.snapshots.set(key, snap);
-    }
-    snapshots.push(snap);
-  }
+  for (const sync of rows) snapshots.push(await snapshotOf(tx, caches.snapshots, sync));
   const merged = mergeSnapshots(snapshots);
   const result = {
     body: new SplitBody(merged.head, mergedKey === undefined ? ONE_OFF_LEVELS : CACHED_LEVELS),

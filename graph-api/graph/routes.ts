@@ -1,7 +1,8 @@
-/** GET /api/graph (merged graph), /api/graph/stats and /api/graph/search. */
+/** GET /api/graph (merged graph), /api/graph/stats, /api/graph/search, and impact and diff (analysis/routes.ts). */
 import type Router from '@koa/router';
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { queryEnum, queryInt, queryString } from '../../lib/validate.ts';
+import { analysisRoutes } from '../analysis/routes.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';
@@ -16,6 +17,8 @@ export function graphRoutes(router: Router, deps: GraphAppDeps): void {
   const budget = deps.snapshotCacheBytes ?? 256 * 1024 * 1024;
   const caches = { snapshots: new SnapshotCache(budget), merged: new MergedCache(budget / 2) };
   const stats = new StatsCache();
+  // Impact and diff walk the same per-sync snapshots as the merged graph, from the same cache.
+  analysisRoutes(router, deps, caches.snapshots);
 
   router.get('/api/graph', async (ctx) => {
     const started = performance.now();

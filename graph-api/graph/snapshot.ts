@@ -5,6 +5,7 @@
  * cancelled and cleaned syncs never change their graph again, so their snapshots are cached (see cache.ts).
  */
 import type { ReadTx } from '../db/read.ts';
+import { SnapshotCache } from './cache.ts';
 
 export interface SyncSnapshot {
   syncId: string;
@@ -100,4 +101,23 @@ export async function loadSnapshot(
     edgeWeight: edgeWeight.subarray(0, n),
     bytes,
   };
+}
+
+/** A sync as the snapshot cache keys it. */
+export interface SnapshotSync {
+  id: string;
+  source_id: string;
+  status: string;
+  completed_at: Date | null;
+}
+
+/** The sync's snapshot: from the cache when the sync is final and was read before, else read (and cached if final). */
+export async function snapshotOf(tx: ReadTx, cache: SnapshotCache, sync: SnapshotSync): Promise<SyncSnapshot> {
+  const key = SnapshotCache.key(sync);
+  let snap = key === undefined ? undefined : cache.get(key);
+  if (!snap) {
+    snap = await loadSnapshot(tx, sync);
+    if (key !== undefined) cache.set(key, snap);
+  }
+  return snap;
 }

@@ -104,7 +104,10 @@ export const searchSchemas = {
         properties: {
           lexical: nullable({
             type: 'object',
-            properties: { rank: { type: 'integer' }, score: { type: 'number', description: 'ts_rank' } },
+            properties: {
+              rank: { type: 'integer' },
+              score: { type: 'number', description: 'ts_rank, plus 1 when the chunk holds every rare query word' },
+            },
           }),
           semantic: nullable({
             type: 'object',

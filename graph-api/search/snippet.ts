@@ -1,6 +1,6 @@
 /**
- * Snippets of a chunk: the window of up to SNIPPET_LINES body lines that holds the most distinct query terms
- * (earliest on ties; the first lines when nothing matches), with every matching identifier marked. Offsets are UTF-16
+ * Snippets of a chunk: the window of up to SNIPPET_LINES body lines, starting at a matching line, that holds the
+ * most distinct query terms (earliest on ties; the first lines when nothing matches), with every matching identifier marked. Offsets are UTF-16
  * code units into `text`; `marked` wraps each match in « and ».
  */
 import { splitBreadcrumb, tokenMatches, type QueryTerms } from '../../lib/search-terms.ts';
@@ -32,14 +32,15 @@ export function buildSnippet(content: string, startLine: number, terms: QueryTer
   });
   let best = 0;
   let bestCount = -1;
+  // Windows start at the first line or at a matching line, so a match opens the snippet rather than ending it.
   for (let i = 0; i < lines.length; i++) {
+    if (i > 0 && matches[i]!.length === 0) continue;
     const keys = new Set<string>();
     for (let j = i; j < Math.min(lines.length, i + SNIPPET_LINES); j++) for (const m of matches[j]!) keys.add(m.key);
     if (keys.size > bestCount) {
       best = i;
       bestCount = keys.size;
     }
-    if (matches[i]!.length === 0 && bestCount > 0 && i > best + SNIPPET_LINES) break;
   }
   const end = Math.min(lines.length, best + SNIPPET_LINES);
   let text = '';

@@ -4,6 +4,7 @@
  * (access_token: null removes the token; `url: null` is 400: url is a string, and leaving it out keeps the stored one).
  */
 import { InvalidArgumentError } from '../../lib/errors.ts';
+import { checkSyncConfig } from '../../lib/sync-config.ts';
 import { bodyBool, bodyObject, bodyString, refuseUnknown, type Body } from '../../lib/validate.ts';
 import type { SourcePatch, SourceUpsert } from './queries.ts';
 
@@ -45,12 +46,7 @@ function url(body: Body): string | undefined {
 
 function config(body: Body): Record<string, unknown> | undefined {
   const c = bodyObject(body, 'config');
-  if (c?.include_paths !== undefined) {
-    const p = c.include_paths;
-    if (!Array.isArray(p) || !p.every((x) => typeof x === 'string' && x.trim() !== '')) {
-      throw new InvalidArgumentError('config.include_paths', 'must be a list of non-empty strings');
-    }
-  }
+  checkSyncConfig(c, 'config');
   return c;
 }
 

@@ -101,6 +101,41 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      '/api/syncs/{sync_id}/embed': {
+        post: {
+          tags: ['syncs'],
+          summary: 'Fill the missing vectors of a completed sync',
+          description:
+            'For a sync that completed while the model host was down (null vectors, `embedding_failed` / ' +
+            '`embedding_unavailable` issues): starts workflow `fillVectorsWorkflow` (id `embed-<sync id>`; a fill ' +
+            'already running for the sync is joined) which embeds the chunks without a vector from their stored text ' +
+            'and the files without a vector from a depth-1 clone of the sync’s commit. Vectors are shared with every ' +
+            'sync holding the same file content. When it ends, the run’s embedding issues are replaced, ' +
+            '`stats.embeddings` recounted and a `sync_vectors_filled` event `{ sync_id, source_id, missing_before, ' +
+            'missing_after }` written. No body. A new sync needs no fill: it embeds whatever its reused files lack.',
+          parameters: [syncId],
+          responses: {
+            202: {
+              description: 'Started (or joined); what is missing now.',
+              content: json({
+                type: 'object',
+                required: ['sync_id', 'workflow_id', 'missing'],
+                properties: {
+                  sync_id: { type: 'string', format: 'uuid' },
+                  workflow_id: { type: 'string' },
+                  missing: {
+                    type: 'object',
+                    properties: { file_vectors: { type: 'integer' }, chunk_vectors: { type: 'integer' } },
+                  },
+                },
+              }),
+            },
+            400: invalid,
+            404: notFound,
+            409: errorResponse('FAILED_PRECONDITION: the sync is not completed.'),
+          },
+        },
+      },
       '/api/syncs/{sync_id}/clean': {
         post: {
           tags: ['syncs'],
@@ -237,7 +272,13 @@ export function openApiDocument(): Record<string, unknown> {
               maxLength: 255,
               description: 'Git branch, tag or ref; default the source default_branch.',
             },
-            config_overrides: { type: 'object', description: 'Merged over the source config (top-level keys).' },
+            config_overrides: {
+              type: 'object',
+              description:
+                'Merged over the source config (top-level keys). Checked keys: include_paths (list of strings), ' +
+                'embeddings (boolean; false skips embedding), incremental (boolean; false forces a full sync that ' +
+                'reuses nothing from the previous completed sync).',
+            },
           },
         },
         CancelSync: {

@@ -46,10 +46,13 @@ describe('migrations', () => {
     for (const t of [
       'content_chunks',
       'events',
+      'file_content_chunks',
+      'file_contents',
       'file_records',
       'schedules',
       'source_secrets',
       'sources',
+      'sync_files',
       'sync_issues',
       'sync_runs',
     ]) {
@@ -111,8 +114,8 @@ describe('migrations', () => {
       try {
         const cols = await checkEmbeddingDimension(c, 896);
         assert.deepEqual(cols, [
-          { table: 'content_chunks', column: 'embedding', declared: 896 },
-          { table: 'file_records', column: 'embedding', declared: 896 },
+          { table: 'file_content_chunks', column: 'embedding', declared: 896 },
+          { table: 'file_contents', column: 'embedding', declared: 896 },
         ]);
       } finally {
         await c.end();
@@ -136,15 +139,17 @@ describe('migrations', () => {
     });
 
     it('refuses a schema whose column was changed to another dimension', async () => {
-      await query(url, 'DROP INDEX file_records_embedding_hnsw');
-      await query(url, 'ALTER TABLE file_records ALTER COLUMN embedding TYPE vector(768)');
+      // The spec-shaped views (V12) depend on the column: a migration changing it recreates them.
+      await query(url, 'DROP VIEW file_records');
+      await query(url, 'DROP INDEX file_contents_embedding_hnsw');
+      await query(url, 'ALTER TABLE file_contents ALTER COLUMN embedding TYPE vector(768)');
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       try {
         await assert.rejects(
           checkEmbeddingDimension(c, 896),
           (err: unknown) =>
-            err instanceof SchemaMismatchError && /file_records\.embedding is vector\(768\)/.test(err.message),
+            err instanceof SchemaMismatchError && /file_contents\.embedding is vector\(768\)/.test(err.message),
         );
       } finally {
         await c.end();

@@ -12,6 +12,8 @@ type Expect = 'graph' | 'ingestion' | 'idp' | 404 | 405 | 400;
 const TABLE: [string, string, Expect][] = [
   ['GET', '/api/graph?sync_ids=a,b', 'graph'],
   ['GET', '/api/graph/stats', 'graph'],
+  ['GET', '/api/graph/impact?node_id=src_1:a.ts&depth=2', 'graph'],
+  ['GET', '/api/graph/diff?source_id=s', 'graph'],
   ['GET', '/api/graph/search?q=parser&limit=5', 'graph'],
   ['GET', '/api/graph/nodes/src_1:pkg/a/summary?force=true', 'graph'],
   ['GET', '/api/graph/nodes/src_1:pkg%2Fa.ts/file', 'graph'],
@@ -48,6 +50,9 @@ const TABLE: [string, string, Expect][] = [
   ['POST', '/auth/realms/test/protocol/openid-connect/token', 'idp'],
   ['POST', '/api/events', 405],
   ['GET', '/ws', 404],
+  ['GET', '/mcp', 405],
+  ['DELETE', '/mcp', 405],
+  ['POST', '/mcp/extra', 404],
   ['GET', '/ws/events', 404],
   ['GET', '/api', 404],
   ['GET', '/api/graphx', 404],

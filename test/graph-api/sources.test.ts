@@ -89,6 +89,8 @@ describe('graph component: sources', () => {
       [{ owner: 'a', name: 'b', url: 'ftp://host/x' }, 'url'],
       [{ owner: 'a', name: 'b', config: [] }, 'config'],
       [{ owner: 'a', name: 'b', config: { include_paths: 'src' } }, 'config.include_paths'],
+      [{ owner: 'a', name: 'b', config: { incremental: 'yes' } }, 'config.incremental'],
+      [{ owner: 'a', name: 'b', config: { embeddings: 'no' } }, 'config.embeddings'],
       [{ owner: 'a', name: 'b', enabled: 'yes' }, 'enabled'],
       [{ owner: 'a', name: 'b', acess_token: 't' }, 'acess_token'],
       [{ owner: 'a b', name: 'c' }, 'owner'],

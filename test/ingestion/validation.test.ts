@@ -37,6 +37,21 @@ describe('ingestion: validation, unknown ids, health, OpenAPI', () => {
     return [Number(r.rows[0]!.s), Number(r.rows[0]!.c), Number(r.rows[0]!.e)];
   }
 
+  it('POST /api/syncs/{id}/embed: 400 for a bad id, 404 for an unknown sync, 409 unless completed', async () => {
+    await expect400('POST', '/api/syncs/not-a-uuid/embed', undefined, 'sync_id');
+    const unknown = await h.api<ErrorBody>('POST', `/api/syncs/${UNKNOWN}/embed`);
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error.code, 'NOT_FOUND');
+    const failed = await h.db.pool.query<{ id: string }>(
+      `INSERT INTO sync_runs (source_id, status) VALUES ($1, 'failed') RETURNING id`,
+      [sourceId],
+    );
+    const res = await h.api<ErrorBody>('POST', `/api/syncs/${failed.rows[0]!.id}/embed`);
+    assert.equal(res.status, 409);
+    assert.equal(res.body.error.code, 'FAILED_PRECONDITION');
+    await h.db.pool.query(`DELETE FROM sync_runs WHERE id = $1`, [failed.rows[0]!.id]);
+  });
+
   it('POST /api/syncs: each body field is validated and named', async () => {
     const before = await counts();
     const cases: Array<[unknown, string]> = [
@@ -53,6 +68,9 @@ describe('ingestion: validation, unknown ids, health, OpenAPI', () => {
       [{ source_id: sourceId, ref: ['main'] }, 'ref'],
       [{ source_id: sourceId, config_overrides: ['a'] }, 'config_overrides'],
       [{ source_id: sourceId, config_overrides: 'a' }, 'config_overrides'],
+      [{ source_id: sourceId, config_overrides: { incremental: 'no' } }, 'config_overrides.incremental'],
+      [{ source_id: sourceId, config_overrides: { embeddings: 0 } }, 'config_overrides.embeddings'],
+      [{ source_id: sourceId, config_overrides: { include_paths: 'src' } }, 'config_overrides.include_paths'],
       [{ source_id: sourceId, sourceId }, 'sourceId'],
       [['not', 'an', 'object'], 'body'],
     ];

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES, progressQuery } from '../../workflows/sync-contract.ts';
+import type { syncWorkflow } from '../../workflows/sync.ts';
 import { createRepo, generatedFiles, type TestRepo } from '../support/git-repos.ts';
 import {
   createHarness,
@@ -63,7 +64,7 @@ describe('operator view of a sync in the Temporal UI', () => {
     h.modelHost.setFaults({ latencyMs: 300 }, 'embeddings');
     const sourceId = await insertSource(h.db.pool, { url: repo.dir, owner: 'acme', name: 'big' });
     const syncId = await insertPendingSync(h.db.pool, sourceId);
-    let handle: WorkflowHandle;
+    let handle: WorkflowHandle<typeof syncWorkflow>;
     try {
       handle = await startSync(h, sourceId, syncId);
       await waitFor(

@@ -192,8 +192,13 @@ describe('row and graph writers', () => {
     const fileId = ids.get('src/a.ts')!;
     const v = Array.from({ length: 896 }, (_, i) => (i === 0 ? 1 : 0));
     assert.equal(await setFileEmbeddings(db.pool, [{ id: fileId, embedding: v }]), 1);
-    const chunk = (await db.pool.query<{ id: string }>('SELECT id FROM content_chunks WHERE file_id = $1', [fileId]))
-      .rows[0]!;
+    // Chunk vectors are written to the shared chunk rows (schema V12), by their own id.
+    const chunk = (
+      await db.pool.query<{ id: string }>(
+        'SELECT k.id FROM file_content_chunks k JOIN sync_files s ON s.content_id = k.content_id WHERE s.id = $1',
+        [fileId],
+      )
+    ).rows[0]!;
     assert.equal(await setChunkEmbeddings(db.pool, [{ id: chunk.id, embedding: v }]), 1);
     const d = await db.pool.query<{ d: number }>(
       `SELECT embedding <=> $2::vector AS d FROM file_records WHERE id = $1`,

@@ -16,7 +16,7 @@ export async function connectClient(): Promise<{ client: Client; close: () => Pr
 let runtimeInstalled = false;
 
 /** Quiet tests: the SDK's own log lines (bundler, worker state) only from warnings up, and not for a clean start. */
-function quietRuntime(): void {
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {

@@ -11,7 +11,7 @@ export interface WorkerProcess {
 }
 
 /** Starts the worker and resolves once it logged worker_started. */
-export function startWorkerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<WorkerProcess> {
+export function startWorkerProcess(env: Record<string, string>, timeoutMs = 180_000): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker-main.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },

@@ -4,6 +4,7 @@ import type { Router } from '@koa/router';
 import { InvalidArgumentError } from '../../../lib/errors.ts';
 import { scheduleToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
+import { checkSyncConfig } from '../../../lib/sync-config.ts';
 import { bodyBool, bodyInt, bodyObject, bodyUuid, pathBigint, readBody } from '../body.ts';
 import { createSchedule, deleteSchedule, patchSchedule } from './commands.ts';
 
@@ -16,6 +17,7 @@ export function scheduleRoutes(router: Router, deps: IngestionDeps): void {
     const sourceId = bodyUuid(body, 'source_id');
     const intervalMinutes = bodyInt(body, 'interval_minutes', { required: true, ...INTERVAL });
     const configOverrides = bodyObject(body, 'config_overrides') ?? {};
+    checkSyncConfig(configOverrides, 'config_overrides');
     const enabled = bodyBool(body, 'enabled') ?? true;
     const row = await createSchedule(deps, { sourceId, intervalMinutes, configOverrides, enabled });
     ctx.status = 201;
@@ -28,6 +30,7 @@ export function scheduleRoutes(router: Router, deps: IngestionDeps): void {
     const enabled = bodyBool(body, 'enabled');
     const intervalMinutes = bodyInt(body, 'interval_minutes', INTERVAL);
     const configOverrides = bodyObject(body, 'config_overrides');
+    checkSyncConfig(configOverrides, 'config_overrides');
     if (enabled === undefined && intervalMinutes === undefined && configOverrides === undefined) {
       throw new InvalidArgumentError('body', 'must set at least one of enabled, interval_minutes, config_overrides');
     }

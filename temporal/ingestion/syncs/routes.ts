@@ -7,8 +7,11 @@ import { bodyObject, bodyString, bodyUuid, isGitRef, pathUuid, readBody } from '
 import { cancelSync } from './cancel.ts';
 import { cleanSync } from './clean.ts';
 import { createSync } from './create.ts';
+import { fillSyncVectors } from './embed.ts';
 import { purgeSync } from './purge.ts';
 import { retrySync } from './retry.ts';
+
+import { checkSyncConfig } from '../../../lib/sync-config.ts';
 
 export const DEFAULT_TRIGGERED_BY = 'api';
 export const DEFAULT_CANCEL_REASON = 'cancelled by request';
@@ -20,6 +23,7 @@ export function syncRoutes(router: Router, deps: IngestionDeps): void {
     const triggeredBy = bodyString(body, 'triggered_by', { maxLength: 200 }) ?? DEFAULT_TRIGGERED_BY;
     const ref = bodyString(body, 'ref', { maxLength: 255, check: isGitRef, checkHint: 'must be a valid git ref' });
     const configOverrides = bodyObject(body, 'config_overrides');
+    checkSyncConfig(configOverrides, 'config_overrides');
     const row = await createSync(deps, { sourceId, triggeredBy, ref, configOverrides });
     ctx.status = 201;
     ctx.body = syncToJson(row);
@@ -36,6 +40,13 @@ export function syncRoutes(router: Router, deps: IngestionDeps): void {
     const syncId = pathUuid(ctx, 'sync_id');
     readBody(ctx, [], true);
     ctx.body = syncToJson(await retrySync(deps, syncId));
+  });
+
+  router.post('/api/syncs/:sync_id/embed', async (ctx: Koa.Context) => {
+    const syncId = pathUuid(ctx, 'sync_id');
+    readBody(ctx, [], true);
+    ctx.status = 202;
+    ctx.body = await fillSyncVectors(deps, syncId);
   });
 
   const clean = async (ctx: Koa.Context) => {

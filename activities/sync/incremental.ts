@@ -1,0 +1,211 @@
+/**
+ * The sync steps' side of reuse (rules in reuse.ts), as thin hooks for the step files:
+ *   cloneRepository → prepareReuse: the plan (previous completed sync, reusable files), kept in the workspace; the
+ *                     previous sync's id is recorded in the step ledger (step `reuse`), so a sync resumed on another
+ *                     worker compares with the same sync;
+ *   parseBatch      → reuseOptions: unchanged files are not analysed, only their imports resolved again;
+ *   writeBatch      → reusedRows / reusedGraph: one sync_files row per reused file, its graph from stored symbols;
+ *   resolveDependencies → carrySummaries: summaries of files whose neighbourhood changed are dropped;
+ *   finalizeSync    → incrementalStats: reused / changed / added / removed, from the rows.
+ */
+import type { Pool, Queryable } from '../../lib/db.ts';
+import type { AnalyzeOptions, Dependency, EngineIssue, ReusedFile } from '../engine/types.ts';
+import { dropSummaries, type DependingFile, type GraphFile, type ReusedRow } from '../store/index.ts';
+import type { IncrementalStats } from '../../workflows/sync-types.ts';
+import type { ActivityDeps } from './deps.ts';
+import {
+  analysisKey,
+  edgeMap,
+  incrementalEnabled,
+  loadEdges,
+  loadReusePlan,
+  staleSummaries,
+  type ReusePlan,
+} from './reuse.ts';
+
+export const REUSE_STEP = 'reuse';
+
+export interface ReuseContext {
+  key: string;
+  plan: ReusePlan;
+}
+
+interface ReuseLedger {
+  previous_sync_id: string | null;
+  reason?: string;
+}
+
+async function ledger(db: Queryable, syncId: string): Promise<ReuseLedger | null> {
+  const r = await db.query<{ result: ReuseLedger }>(`SELECT result FROM sync_steps WHERE sync_id = $1 AND step = $2`, [
+    syncId,
+    REUSE_STEP,
+  ]);
+  return r.rows[0]?.result ?? null;
+}
+
+/** Loads the plan of a run (the first clone records which previous sync it compares with; a resumed one reads it). */
+export async function prepareReuse(
+  pool: Pool,
+  deps: Pick<ActivityDeps, 'settings' | 'embeddings'>,
+  o: { syncId: string; sourceId: string; config: Record<string, unknown>; embeddingsOn: boolean },
+): Promise<ReuseContext> {
+  const key = analysisKey({ maxFileBytes: deps.settings.maxFileBytes, embeddingIdentity: deps.embeddings.identity });
+  const recorded = await ledger(pool, o.syncId);
+  const plan = await loadReusePlan(pool, {
+    syncId: o.syncId,
+    sourceId: o.sourceId,
+    key,
+    incremental: incrementalEnabled(o.config),
+    embeddingsOn: o.embeddingsOn,
+    ...(recorded ? { previousSyncId: recorded.previous_sync_id } : {}),
+  });
+  if (!recorded) {
+    const entry: ReuseLedger = {
+      previous_sync_id: plan.previousSyncId,
+      ...(plan.fullReason ? { reason: plan.fullReason } : {}),
+    };
+    await pool.query(
+      `INSERT INTO sync_steps (sync_id, step, result) VALUES ($1, $2, $3) ON CONFLICT (sync_id, step) DO NOTHING`,
+      [o.syncId, REUSE_STEP, JSON.stringify(entry)],
+    );
+  }
+  return { key, plan };
+}
+
+/** Engine options for one batch: unchanged files go to `sink` instead of being analysed. */
+export function reuseOptions(
+  ctx: ReuseContext | undefined,
+  sink: (f: ReusedFile) => void,
+): Pick<AnalyzeOptions, 'reuse' | 'onReused'> {
+  if (!ctx || ctx.plan.reusable.size === 0) return {};
+  return { reuse: ctx.plan.reusable, onReused: sink };
+}
+
+/** The sync_files rows of reused files, with their cached summaries (carrySummaries drops the stale ones). */
+export function reusedRows(ctx: ReuseContext, files: readonly ReusedFile[]): ReusedRow[] {
+  return files.map((f) => {
+    const p = ctx.plan.reusable.get(f.file_path)!;
+    return {
+      file_path: f.file_path,
+      content_id: p.contentId,
+      description: p.description,
+      description_generated_at: p.descriptionGeneratedAt,
+    };
+  });
+}
+
+/** Graph input, dependencies and counts of the reused files whose rows were written (`ids`: path → file id). */
+export function reusedGraph(
+  ctx: ReuseContext,
+  files: readonly ReusedFile[],
+  ids: ReadonlyMap<string, string>,
+): {
+  files: GraphFile[];
+  depending: DependingFile[];
+  issues: EngineIssue[];
+  binaryFiles: number;
+  symbols: number;
+  chunks: number;
+} {
+  const out = { files: [] as GraphFile[], depending: [] as DependingFile[], issues: [] as EngineIssue[] };
+  let binaryFiles = 0;
+  let symbols = 0;
+  let chunks = 0;
+  for (const f of files) {
+    const fileId = ids.get(f.file_path);
+    if (!fileId) continue;
+    const p = ctx.plan.reusable.get(f.file_path)!;
+    if (p.binary) binaryFiles++;
+    symbols += p.symbols.length;
+    chunks += p.chunks;
+    // The file's own analysis issues, as a full sync records them, then those of resolving it again.
+    out.issues.push(...p.issues, ...f.issues);
+    out.files.push({
+      fileId,
+      file_path: f.file_path,
+      name: p.name,
+      type: p.type,
+      domain: p.domain,
+      symbols: p.symbols,
+      dependencies: f.dependencies,
+    });
+    if (f.dependencies.length > 0) out.depending.push({ file_path: f.file_path, dependencies: f.dependencies });
+  }
+  return { ...out, binaryFiles, symbols, chunks };
+}
+
+/** Paths and content hashes of a sync's files. */
+async function hashesOf(db: Queryable, syncId: string): Promise<Map<string, string>> {
+  const r = await db.query<{ file_path: string; content_hash: string }>(
+    `SELECT s.file_path, c.content_hash FROM sync_files s JOIN file_contents c ON c.id = s.content_id
+      WHERE s.sync_id = $1`,
+    [syncId],
+  );
+  return new Map(r.rows.map((x) => [x.file_path, x.content_hash]));
+}
+
+/**
+ * After depends_on is written: drops the carried summaries of files whose neighbourhood differs from the previous
+ * sync's. `depending`: every file of this sync with its dependencies. Returns how many were dropped.
+ */
+export async function carrySummaries(
+  db: Queryable,
+  syncId: string,
+  depending: ReadonlyArray<{ file_path: string; dependencies: readonly Dependency[] }>,
+): Promise<number> {
+  const entry = await ledger(db, syncId);
+  if (!entry?.previous_sync_id) return 0;
+  const carried = await db.query<{ file_path: string }>(
+    `SELECT file_path FROM sync_files WHERE sync_id = $1 AND description IS NOT NULL`,
+    [syncId],
+  );
+  if (carried.rows.length === 0) return 0;
+  const [afterHashes, beforeHashes, before] = [
+    await hashesOf(db, syncId),
+    await hashesOf(db, entry.previous_sync_id),
+    await loadEdges(db, entry.previous_sync_id),
+  ];
+  const stale = staleSummaries({
+    candidates: carried.rows.map((r) => r.file_path),
+    before,
+    beforeHashes,
+    after: edgeMap(depending, new Set(afterHashes.keys())),
+    afterHashes,
+  });
+  return dropSummaries(db, syncId, stale);
+}
+
+/** The stats of reuse, from the rows: a reused file shares its content row with the previous sync's file. */
+export async function incrementalStats(db: Queryable, syncId: string): Promise<IncrementalStats | undefined> {
+  const entry = await ledger(db, syncId);
+  if (!entry) return undefined;
+  const prev = entry.previous_sync_id;
+  const r = await db.query<Omit<IncrementalStats, 'previous_sync_id' | 'full' | 'reason'>>(
+    `SELECT count(*) FILTER (WHERE p.id IS NULL)::int AS added,
+            count(*) FILTER (WHERE p.id IS NOT NULL AND pc.content_hash <> c.content_hash)::int AS changed,
+            count(*) FILTER (WHERE p.content_id = s.content_id)::int AS reused,
+            count(*) FILTER (WHERE p.id IS NOT NULL AND pc.content_hash = c.content_hash
+                               AND p.content_id <> s.content_id)::int AS unchanged_reanalysed,
+            (SELECT count(*)::int FROM sync_files o WHERE o.sync_id = $2
+                AND NOT EXISTS (SELECT 1 FROM sync_files n WHERE n.sync_id = $1 AND n.file_path = o.file_path))
+              AS removed,
+            count(*) FILTER (WHERE s.description IS NOT NULL)::int AS summaries_carried,
+            0 AS summaries_dropped
+       FROM sync_files s JOIN file_contents c ON c.id = s.content_id
+       LEFT JOIN sync_files p ON p.sync_id = $2 AND p.file_path = s.file_path
+       LEFT JOIN file_contents pc ON pc.id = p.content_id
+      WHERE s.sync_id = $1`,
+    [syncId, prev],
+  );
+  const dropped = await db.query<{ n: number }>(
+    `SELECT coalesce((result ->> 'summariesDropped')::int, 0) AS n FROM sync_steps WHERE sync_id = $1 AND step = 'resolve'`,
+    [syncId],
+  );
+  return {
+    previous_sync_id: prev,
+    full: prev === null,
+    ...(entry.reason ? { reason: entry.reason } : {}),
+    ...r.rows[0]!,
+    summaries_dropped: dropped.rows[0]?.n ?? 0,
+  };
+}

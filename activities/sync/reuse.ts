@@ -1,0 +1,238 @@
+/**
+ * Incremental syncs: what a sync may take over from its source's previous completed sync.
+ *
+ * A file is reused when its path and content hash equal those of a file record of the previous completed sync whose
+ * analysis was made by the same engine with the same options and embedding endpoint (the analysis key), and whose
+ * file vector exists when embeddings are on (a vector the previous sync could not get is not carried as empty: the
+ * file is analysed again, which yields its embedding text). A reused file is not parsed, chunked or embedded: the
+ * new sync's file record points at the same shared content (schema V12), and only its imports are resolved again
+ * against the new tree, so depends_on equals a full sync's even where files were added, removed or renamed.
+ *
+ * A cached summary is carried only when the file and its graph neighbourhood are unchanged: the same depends_on
+ * edges in both directions (other end's path and weight), and every file at the other end has the same content.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Queryable } from '../../lib/db.ts';
+import type { Dependency, EngineIssue, ReusableFile, SymbolInfo } from '../engine/types.ts';
+import type { ImportRef } from '../engine/languages/plugin.ts';
+
+export interface PreviousFile extends ReusableFile {
+  file_path: string;
+  contentId: string;
+  name: string;
+  type: string;
+  domain: string;
+  binary: boolean;
+  symbols: SymbolInfo[];
+  issues: EngineIssue[];
+  chunks: number;
+  description: string | null;
+  descriptionGeneratedAt: string | null;
+}
+
+export interface ReusePlan {
+  /** The previous completed sync, when there is one and incremental syncs are on. */
+  previousSyncId: string | null;
+  /** Files that may be reused, by path (when their content hash still matches). */
+  reusable: Map<string, PreviousFile>;
+  /** Every path of the previous sync with its content hash (to count changed, added and removed files). */
+  previousHashes: Map<string, string>;
+  /** Why the sync is a full one, when it is. */
+  fullReason?: 'disabled' | 'no_previous_sync';
+}
+
+let engineDigest: string | undefined;
+
+/** SHA-256 over the engine's own files (code, queries) and the lock file (grammar versions): any change to them. */
+function engineVersion(): string {
+  if (engineDigest !== undefined) return engineDigest;
+  const root = new URL('../engine/', import.meta.url).pathname;
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(ts|mjs|scm)$/.test(e.name)) hash.update(p.slice(root.length)).update(readFileSync(p));
+    }
+  };
+  walk(root);
+  try {
+    hash.update(readFileSync(new URL('../../package-lock.json', import.meta.url)));
+  } catch {
+    // A deployment without the lock file: the engine's own files still name the version.
+  }
+  engineDigest = hash.digest('hex');
+  return engineDigest;
+}
+
+/** The analysis key of this worker: engine version, analysis options and the embedding endpoint's identity. */
+export function analysisKey(o: { maxFileBytes: number; embeddingIdentity: string }): string {
+  return createHash('sha256')
+    .update(`${engineVersion()}\n${o.maxFileBytes}\n${o.embeddingIdentity}`)
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** `config.incremental = false` forces a full sync; anything else (absent included) allows reuse. */
+export function incrementalEnabled(config: Record<string, unknown>): boolean {
+  return config.incremental !== false;
+}
+
+interface PreviousRow {
+  file_path: string;
+  content_id: string;
+  content_hash: string;
+  analysis_key: string;
+  language: string;
+  imports: ImportRef[];
+  name: string;
+  type: string;
+  domain: string;
+  binary: boolean;
+  symbols: SymbolInfo[];
+  issues: EngineIssue[];
+  has_vector: boolean;
+  chunks: number;
+  description: string | null;
+  description_generated_at: Date | null;
+}
+
+export async function loadReusePlan(
+  db: Queryable,
+  o: {
+    syncId: string;
+    sourceId: string;
+    key: string;
+    incremental: boolean;
+    embeddingsOn: boolean;
+    /** The sync an earlier attempt of this run compared with (step ledger), when there was one. */
+    previousSyncId?: string | null;
+  },
+): Promise<ReusePlan> {
+  const empty = { reusable: new Map(), previousHashes: new Map() };
+  if (!o.incremental) return { previousSyncId: null, ...empty, fullReason: 'disabled' };
+  let previousSyncId = o.previousSyncId;
+  if (previousSyncId === undefined) {
+    const prev = await db.query<{ id: string }>(
+      `SELECT id FROM sync_runs WHERE source_id = $1 AND status = 'completed' AND id <> $2
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [o.sourceId, o.syncId],
+    );
+    previousSyncId = prev.rows[0]?.id ?? null;
+  }
+  if (!previousSyncId) return { previousSyncId: null, ...empty, fullReason: 'no_previous_sync' };
+  const rows = await db.query<PreviousRow>(
+    `SELECT s.file_path, s.content_id, c.content_hash, c.analysis_key, c.language, c.imports, c.name, c.type,
+            c.domain, c.is_binary AS binary, c.symbols, c.issues, c.embedding IS NOT NULL AS has_vector,
+            (SELECT count(*)::int FROM file_content_chunks k WHERE k.content_id = c.id) AS chunks,
+            s.description, s.description_generated_at
+       FROM sync_files s JOIN file_contents c ON c.id = s.content_id
+      WHERE s.sync_id = $1`,
+    [previousSyncId],
+  );
+  const reusable = new Map<string, PreviousFile>();
+  const previousHashes = new Map<string, string>();
+  for (const r of rows.rows) {
+    previousHashes.set(r.file_path, r.content_hash);
+    if (r.analysis_key !== o.key) continue;
+    if (o.embeddingsOn && !r.has_vector) continue;
+    reusable.set(r.file_path, {
+      file_path: r.file_path,
+      contentId: r.content_id,
+      content_hash: r.content_hash,
+      language: r.language,
+      imports: r.imports,
+      name: r.name,
+      type: r.type,
+      domain: r.domain,
+      binary: r.binary,
+      symbols: r.symbols,
+      issues: r.issues,
+      chunks: r.chunks,
+      description: r.description,
+      descriptionGeneratedAt: r.description_generated_at ? r.description_generated_at.toISOString() : null,
+    });
+  }
+  return { previousSyncId, reusable, previousHashes };
+}
+
+/** depends_on edges of a sync as `from → to` with their summed weight (the rule writeDependsOn applies). */
+export type EdgeMap = Map<string, Map<string, number>>;
+
+export function edgeMap(
+  files: Iterable<{ file_path: string; dependencies: readonly Dependency[] }>,
+  paths: ReadonlySet<string>,
+): EdgeMap {
+  const out: EdgeMap = new Map();
+  for (const f of files) {
+    for (const d of f.dependencies) {
+      if (d.target_path === f.file_path || !paths.has(d.target_path)) continue;
+      let m = out.get(f.file_path);
+      if (!m) out.set(f.file_path, (m = new Map<string, number>()));
+      m.set(d.target_path, (m.get(d.target_path) ?? 0) + d.weight);
+    }
+  }
+  return out;
+}
+
+/** The previous sync's depends_on edges, by path. */
+export async function loadEdges(db: Queryable, syncId: string): Promise<EdgeMap> {
+  const res = await db.query<{ s: string; t: string; w: number | null }>(
+    `WITH v AS (
+       SELECT id, properties ->> '"file_path"'::ag_catalog.agtype AS p
+         FROM service."File"
+        WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype
+     )
+     SELECT a.p AS s, b.p AS t, (e.properties ->> '"weight"'::ag_catalog.agtype)::float8 AS w
+       FROM v a JOIN service.depends_on e ON e.start_id = a.id JOIN v b ON b.id = e.end_id`,
+    [JSON.stringify(syncId)],
+  );
+  const out: EdgeMap = new Map();
+  for (const r of res.rows) {
+    let m = out.get(r.s);
+    if (!m) out.set(r.s, (m = new Map<string, number>()));
+    m.set(r.t, r.w ?? 1);
+  }
+  return out;
+}
+
+/** A file's neighbourhood as one comparable string: edges both ways with weights and the other ends' contents. */
+function neighbourhood(path: string, edges: EdgeMap, incoming: EdgeMap, hashes: ReadonlyMap<string, string>): string {
+  const parts: string[] = [];
+  for (const [t, w] of edges.get(path) ?? []) parts.push(`out ${t} ${w} ${hashes.get(t) ?? ''}`);
+  for (const [s, w] of incoming.get(path) ?? []) parts.push(`in ${s} ${w} ${hashes.get(s) ?? ''}`);
+  return parts.sort().join('\n');
+}
+
+function reverse(edges: EdgeMap): EdgeMap {
+  const out: EdgeMap = new Map();
+  for (const [s, m] of edges) {
+    for (const [t, w] of m) {
+      let r = out.get(t);
+      if (!r) out.set(t, (r = new Map<string, number>()));
+      r.set(s, w);
+    }
+  }
+  return out;
+}
+
+/**
+ * Of the reused files that carried a summary, those whose neighbourhood differs between the previous sync and this
+ * one: their summary must not be carried.
+ */
+export function staleSummaries(o: {
+  candidates: readonly string[];
+  before: EdgeMap;
+  beforeHashes: ReadonlyMap<string, string>;
+  after: EdgeMap;
+  afterHashes: ReadonlyMap<string, string>;
+}): string[] {
+  if (o.candidates.length === 0) return [];
+  const inBefore = reverse(o.before);
+  const inAfter = reverse(o.after);
+  return o.candidates.filter(
+    (p) => neighbourhood(p, o.before, inBefore, o.beforeHashes) !== neighbourhood(p, o.after, inAfter, o.afterHashes),
+  );
+}

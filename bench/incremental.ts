@@ -1,0 +1,213 @@
+/**
+ * Incremental re-sync, end to end through the API (issue 12's targets): for each corpus, a git copy in a temporary
+ * folder is registered as a source through the gateway, then synced
+ *   1. full (the first sync; embeddings on, the stack's embedding endpoint — the model-host stand-in by default),
+ *   2. again without any change,
+ *   3. after a commit that changes one file,
+ *   4. full again with `config_overrides: { incremental: false }` at the same commit (the comparison, same run),
+ * each timed from POST /api/syncs to the moment GET /api/syncs/{id} says completed (polled every 25 ms). It prints
+ * wall times, the phases the worker reports, the reuse counts, and the disk the database grew by per sync
+ * (pg_database_size before and after; the row, index, graph and vector growth of one sync of an unchanged tree).
+ *
+ * Needs the stack up (`bash scripts/stack.sh up`): reads .stack/env and the gateway's client secret.
+ *
+ *   node --import tsx bench/incremental.ts [python] [go]        (default: both)
+ *
+ * Corpora: CPython's standard library of the machine's python3 (every file but site-packages and __pycache__) and
+ * $(go env GOROOT)/src, copied into git repositories under the temp folder at run time (never committed here).
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const stackEnv = Object.fromEntries(
+  readFileSync(join(root, '.stack/env'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('='))
+    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+) as Record<string, string>;
+const env = (k: string, d: string) => process.env[k] ?? stackEnv[k] ?? d;
+const gateway = env('GATEWAY_URL', 'http://127.0.0.1:8080');
+const idp = env('KEYCLOAK_URL', 'http://127.0.0.1:8180');
+const realm = env('KEYCLOAK_REALM', 'service');
+const secret = readFileSync(join(root, '.stack/gateway-client-secret'), 'utf8').trim();
+const pool = new pg.Pool({
+  connectionString: env('DATABASE_URL', 'postgresql://postgres@127.0.0.1:55432/ckg'),
+  max: 2,
+});
+
+let token: { value: string; exp: number } | undefined;
+async function auth(): Promise<Record<string, string>> {
+  if (!token || token.exp - Date.now() < 30_000) {
+    const res = await fetch(`${idp}/realms/${realm}/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'service-gateway',
+        client_secret: secret,
+      }),
+    });
+    const t = ((await res.json()) as { access_token: string }).access_token;
+    const exp = (JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000;
+    token = { value: t, exp };
+  }
+  return { authorization: `Bearer ${token.value}`, 'content-type': 'application/json' };
+}
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${gateway}${path}`, {
+    method,
+    headers: await auth(),
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', dir, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'bench',
+      GIT_AUTHOR_EMAIL: 'b@x',
+      GIT_COMMITTER_NAME: 'bench',
+      GIT_COMMITTER_EMAIL: 'b@x',
+    },
+  });
+}
+
+function repoOf(name: string, src: string, skip: (p: string) => boolean): string {
+  const dir = mkdtempSync(join(tmpdir(), `ckg-bench-incr-${name}-`));
+  cpSync(src, dir, { recursive: true, verbatimSymlinks: true, filter: (p) => !skip(p) });
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', '-A', '-f');
+  git(dir, 'commit', '-q', '-m', 'snapshot');
+  return dir;
+}
+
+interface Run {
+  id: string;
+  status: string;
+  stats: {
+    files?: number;
+    chunks?: number;
+    incremental?: Record<string, number | string | boolean | null>;
+    durations_ms?: Record<string, number>;
+    embeddings?: Record<string, unknown>;
+  };
+}
+
+async function dbSize(): Promise<number> {
+  return Number((await pool.query<{ n: string }>(`SELECT pg_database_size(current_database()) AS n`)).rows[0]!.n);
+}
+
+async function timedSync(sourceId: string, overrides?: Record<string, unknown>): Promise<{ ms: number; run: Run }> {
+  const t = performance.now();
+  const created = await api<Run>('POST', '/api/syncs', {
+    source_id: sourceId,
+    triggered_by: 'bench',
+    ...(overrides ? { config_overrides: overrides } : {}),
+  });
+  for (;;) {
+    const run = await api<Run>('GET', `/api/syncs/${created.id}`);
+    if (['completed', 'failed', 'cancelled'].includes(run.status)) {
+      const ms = performance.now() - t;
+      if (run.status !== 'completed') throw new Error(`sync ${run.id} ended ${run.status}`);
+      return { ms, run };
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+function line(label: string, r: { ms: number; run: Run }, disk?: number): string {
+  const d = r.run.stats.durations_ms ?? {};
+  const inc = r.run.stats.incremental ?? {};
+  const phases = ['cloning', 'parsing', 'graphing', 'embedding_summaries', 'embedding_chunks', 'finalizing']
+    .map((p) => `${p.replace('embedding_', 'emb_')} ${d[p] ?? '-'}`)
+    .join(', ');
+  return (
+    `  ${label.padEnd(22)} ${(r.ms / 1000).toFixed(2).padStart(6)} s  (worker total ${d.total ?? '-'} ms: ${phases})\n` +
+    `  ${''.padEnd(22)} reused ${inc.reused ?? '-'}, changed ${inc.changed ?? '-'}, added ${inc.added ?? '-'}, ` +
+    `removed ${inc.removed ?? '-'}; files ${r.run.stats.files}, chunks ${r.run.stats.chunks}` +
+    (disk !== undefined ? `; database grew ${(disk / 1048576).toFixed(1)} MB` : '') +
+    `; load ${load()}`
+  );
+}
+
+async function bench(name: string, src: string, skip: (p: string) => boolean, change: string): Promise<string> {
+  const repo = repoOf(name, src, skip);
+  const files = git(repo, 'ls-files').split('\n').length - 1;
+  const out: string[] = [`${name}: ${files} files (${src})`];
+  console.log(out[0]);
+  try {
+    const source = await api<{ id: string }>('POST', '/api/sources', {
+      owner: 'bench',
+      name: `${name}-${Date.now()}`,
+      url: repo,
+      default_branch: 'main',
+    });
+    let size = await dbSize();
+    const step = async (label: string, overrides?: Record<string, unknown>) => {
+      const r = await timedSync(source.id, overrides);
+      const now = await dbSize();
+      const l = line(label, r, now - size);
+      size = now;
+      console.log(l);
+      out.push(l);
+    };
+    await step('first (full)');
+    await step('no change');
+    await step('no change (again)');
+    const path = join(repo, change);
+    appendFileSync(
+      path,
+      name === 'go' ? '\n// changed by bench/incremental.ts\n' : '\n# changed by bench/incremental.ts\n',
+    );
+    git(repo, 'commit', '-q', '-am', 'one file changed');
+    await step('one file changed');
+    await step('full, same commit', { incremental: false });
+    await api('DELETE', `/api/sources/${source.id}`).catch(() => undefined);
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+  return out.join('\n');
+}
+
+const which = process.argv.slice(2);
+const want = (n: string) => which.length === 0 || which.includes(n);
+const report: string[] = [
+  `incremental re-sync through ${gateway}, ${new Date().toISOString()}, load at start ${load()}`,
+];
+if (want('python')) {
+  const stdlib = execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], {
+    encoding: 'utf8',
+  }).trim();
+  if (!existsSync(stdlib)) throw new Error(`no CPython standard library at ${stdlib}`);
+  report.push(
+    await bench(
+      'python',
+      stdlib,
+      (p) => /\/(site-packages|__pycache__|config-[^/]*)(\/|$)/.test(p) || p.endsWith('.pyc'),
+      'json/decoder.py',
+    ),
+  );
+}
+if (want('go')) {
+  const goroot = execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
+  report.push(await bench('go', join(goroot, 'src'), () => false, 'strings/strings.go'));
+}
+console.log('\n' + report.join('\n'));
+await pool.end();

@@ -1,0 +1,122 @@
+/**
+ * Corpora of the search evaluation: real code already on every machine, copied at run time into temporary git
+ * repositories (never committed here), registered as sources of the running stack and synced through its API.
+ * A corpus whose source already has a completed sync of the same commit is not synced again.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export interface Corpus {
+  /** Source name (owner `search-eval`). */
+  name: string;
+  /** Absolute paths copied into the repository, each to the relative path beside it. */
+  copy: Array<[string, string]>;
+}
+
+const goroot = () => execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
+const repoRoot = new URL('../..', import.meta.url).pathname;
+
+export function corpora(): Corpus[] {
+  const py = '/usr/lib/python3.11';
+  const pyParts = ['json', 'http', 'email', 'urllib', 'asyncio', 'logging', 'collections', 'concurrent'];
+  const pyFiles = [
+    'argparse.py',
+    'shutil.py',
+    'tempfile.py',
+    'textwrap.py',
+    'difflib.py',
+    'csv.py',
+    'base64.py',
+    'bisect.py',
+    'heapq.py',
+    'functools.py',
+    'glob.py',
+    'fnmatch.py',
+    'posixpath.py',
+    'subprocess.py',
+    'datetime.py',
+    'calendar.py',
+    'string.py',
+    'random.py',
+    'statistics.py',
+    'fractions.py',
+    'ipaddress.py',
+    'uuid.py',
+    'secrets.py',
+    'hashlib.py',
+    'hmac.py',
+    'gzip.py',
+    'zipfile.py',
+    'tarfile.py',
+    'configparser.py',
+    'shlex.py',
+    'copy.py',
+    'pprint.py',
+    'inspect.py',
+    'dataclasses.py',
+    'enum.py',
+    'typing.py',
+    'pathlib.py',
+    'socket.py',
+    'threading.py',
+    'queue.py',
+    'sched.py',
+    'traceback.py',
+    'warnings.py',
+    'weakref.py',
+    'contextlib.py',
+  ];
+  const ts = join(repoRoot, 'node_modules/@temporalio');
+  return [
+    { name: 'go-std', copy: [[join(goroot(), 'src'), '.']] },
+    {
+      name: 'cpython-lib',
+      copy: [
+        ...pyParts.map((p): [string, string] => [join(py, p), p]),
+        ...pyFiles.map((f): [string, string] => [join(py, f), f]),
+      ],
+    },
+    {
+      name: 'temporal-ts',
+      copy: ['client', 'common', 'worker', 'workflow', 'activity'].map((p): [string, string] => [
+        join(ts, p, 'src'),
+        p,
+      ]),
+    },
+  ];
+}
+
+/** A git repository holding the corpus, reused across runs (same content, same commit). */
+export function gitRepoOf(corpus: Corpus): string {
+  const dir = join(tmpdir(), `ckg-search-eval-${corpus.name}`);
+  if (existsSync(join(dir, '.git'))) return dir;
+  const wip = mkdtempSync(join(tmpdir(), 'ckg-search-eval-wip-'));
+  for (const [from, to] of corpus.copy) {
+    const dest = join(wip, to);
+    mkdirSync(dirname(dest), { recursive: true });
+    cpSync(from, dest, {
+      recursive: true,
+      verbatimSymlinks: true,
+      filter: (p) => !p.includes('__pycache__') && !p.endsWith('/testdata/fuzz'),
+    });
+  }
+  const git = (...a: string[]) =>
+    execFileSync('git', ['-C', wip, ...a], {
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'e',
+        GIT_AUTHOR_EMAIL: 'e@x',
+        GIT_COMMITTER_NAME: 'e',
+        GIT_COMMITTER_EMAIL: 'e@x',
+      },
+    });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A', '-f');
+  git('commit', '-q', '-m', 'snapshot');
+  rmSync(dir, { recursive: true, force: true });
+  execFileSync('mv', [wip, dir]);
+  return dir;
+}

@@ -1,0 +1,120 @@
+/**
+ * Latency of chunk and symbol search on one corpus already synced into the stack's database (default: go-std, as
+ * bench/search/eval.ts syncs it). Runs the graph component's own search functions in-process on one connection, so
+ * the figures are the database part of a request: the query vectors are fetched from EMBEDDING_URL beforehand (the
+ * embedding call is excluded, as the target says). Prints wall time and the database backend's CPU time per query
+ * (from /proc: on a shared machine the CPU time is what a quiet machine's wall time would be, near enough; the
+ * data is in shared buffers after the first round).
+ *
+ *   DATABASE_URL=… EMBEDDING_URL=… node --import tsx bench/search/latency.ts [--corpus go-std] [--rounds 3]
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { createPool } from '../../lib/db.ts';
+import { EmbeddingClient } from '../../lib/embeddings.ts';
+import { withReadTx } from '../../graph-api/db/read.ts';
+import { searchChunks } from '../../graph-api/search/chunks.ts';
+import { parseChunkSearchParams, parseSymbolSearchParams, type ChunkMode } from '../../graph-api/search/params.ts';
+import { searchInput } from '../../graph-api/search/search.ts';
+import { searchSymbols } from '../../graph-api/search/symbols.ts';
+
+const args = process.argv.slice(2);
+const opt = (name: string, fallback: string) => (args.includes(name) ? args[args.indexOf(name) + 1]! : fallback);
+const corpus = opt('--corpus', 'go-std');
+const rounds = Number(opt('--rounds', '3'));
+const dbUrl = process.env.DATABASE_URL;
+if (!dbUrl) throw new Error('DATABASE_URL is not set');
+const embedUrl =
+  process.env.EMBEDDING_URL ?? `http://127.0.0.1:${process.env.CKG_EMBEDDING_PORT ?? 8101}/v1/embeddings`;
+
+const lines = readFileSync(new URL(`./queries/${corpus}.tsv`, import.meta.url), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '' && !l.startsWith('#'))
+  .map((l) => l.split('\t') as [string, string, string, string]);
+
+const pool = createPool(dbUrl, { max: 1 });
+const client = await pool.connect();
+const pid = (await client.query<{ p: number }>('SELECT pg_backend_pid() AS p')).rows[0]!.p;
+const source = await client.query<{ id: string }>(`SELECT id FROM sources WHERE owner = 'search-eval' AND name = $1`, [
+  corpus,
+]);
+client.release();
+const sourceId = source.rows[0]?.id;
+if (!sourceId) throw new Error(`no source search-eval/${corpus}: run bench/search/eval.ts first`);
+
+/** CPU seconds (user + system) of the database backend serving our one connection. */
+function backendCpuMs(): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+const embedder = new EmbeddingClient({
+  url: embedUrl,
+  model: process.env.EMBEDDING_MODEL ?? 'embeddings',
+  dimension: 896,
+});
+const vectors = await embedder.embedMany(lines.map(([, q]) => searchInput(q)));
+
+async function measure(run: (i: number) => Promise<unknown>): Promise<{ wall: number[]; cpu: number[] }> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < lines.length; i++) {
+      const c0 = backendCpuMs();
+      const t0 = performance.now();
+      await run(i);
+      // The read transaction's COMMIT is not awaited by withReadTx: let it finish before reading the CPU.
+      await pool.query('SELECT 1');
+      if (r === 0) continue; // the first round warms the caches
+      wall.push(performance.now() - t0);
+      cpu.push(backendCpuMs() - c0);
+    }
+  }
+  return { wall, cpu };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+const show = (name: string, m: { wall: number[]; cpu: number[] }) =>
+  console.log(
+    `${name.padEnd(22)} wall p50 ${pct(m.wall, 50).toFixed(1)} p99 ${pct(m.wall, 99).toFixed(1)} ms | backend CPU p50 ` +
+      `${pct(m.cpu, 50).toFixed(0)} p99 ${pct(m.cpu, 99).toFixed(0)} ms (10 ms ticks), mean ` +
+      `${(m.cpu.reduce((a, b) => a + b, 0) / m.cpu.length).toFixed(1)} ms (n ${m.wall.length})`,
+  );
+
+console.log(
+  `${corpus}: ${lines.length} queries, ${rounds - 1} measured round(s); load ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
+for (const mode of ['lexical', 'semantic', 'hybrid'] as ChunkMode[]) {
+  show(
+    `chunks ${mode}`,
+    await measure((i) => {
+      const p = parseChunkSearchParams({ q: lines[i]![1], mode, source_id: sourceId, limit: '10' });
+      return withReadTx(pool, 60_000, (tx) => searchChunks(tx, p, mode === 'lexical' ? null : vectors[i]!));
+    }),
+  );
+}
+// Symbol queries: the target's name (exact), its first letters (prefix), the name missing its last letter (fuzzy).
+const symbolQuery = (name: string, match: string) =>
+  match === 'exact' ? name : match === 'prefix' ? name.slice(0, Math.max(3, name.length - 4)) : name.slice(0, -1);
+for (const match of ['exact', 'prefix', 'fuzzy']) {
+  show(
+    `symbols ${match}`,
+    await measure((i) => {
+      const q = symbolQuery(lines[i]![3], match);
+      const p = parseSymbolSearchParams({ q, match, source_id: sourceId, limit: '10' });
+      return withReadTx(pool, 60_000, (tx) => searchSymbols(tx, p));
+    }),
+  );
+}
+console.log(
+  `load at the end ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
+await pool.end();

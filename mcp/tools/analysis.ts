@@ -1,0 +1,122 @@
+/** impact and diff (GET /api/graph/impact, GET /api/graph/diff), rendered with paths to spare the model's context. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { Api } from '../api.ts';
+import { fitList, MAX_CHARS, textResult } from '../fit.ts';
+import { nodeId, offset, safely, syncId } from './common.ts';
+
+interface ImpactAnswer {
+  node_id: string;
+  sync_id: string;
+  direction: string;
+  depth: number;
+  total: number;
+  by_distance: Record<string, number>;
+  items: Array<{ file_path: string; type: string; distance: number; via: string }>;
+}
+
+interface DiffFile {
+  file_path: string;
+}
+interface DiffEdge {
+  source: string;
+  target: string;
+}
+interface DiffAnswer {
+  source_id: string;
+  from: unknown;
+  to: unknown;
+  counts: Record<string, number>;
+  truncated: boolean;
+  files: { added: DiffFile[]; removed: DiffFile[]; changed: DiffFile[] };
+  edges: { added: DiffEdge[]; removed: DiffEdge[] };
+}
+
+/** The path part of a node id (`src_<uuid>:` is 41 characters). */
+const pathOf = (id: string) => id.slice(41);
+
+export function registerAnalysis(server: McpServer, api: Api): void {
+  server.registerTool(
+    'impact',
+    {
+      title: 'What a change to a file affects',
+      description:
+        'direction=dependents (default): the files that depend on this file, directly (distance 1) or ' +
+        'transitively up to depth; direction=dependencies: what the file depends on. Each file once, with its ' +
+        'shortest distance and `via` (the file one step closer on a shortest path). Paths are of the same source ' +
+        'as node_id: its node ids are `src_<source_id>:<path>`.',
+      inputSchema: {
+        node_id: nodeId,
+        direction: z.enum(['dependents', 'dependencies']).default('dependents'),
+        depth: z.number().int().min(1).max(10).default(3),
+        sync_id: syncId,
+        offset,
+        limit: z.number().int().min(1).max(1000).default(200),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ node_id, direction, depth, sync_id, offset, limit }) =>
+      safely(async () => {
+        const a = await api.call<ImpactAnswer>('GET', '/api/graph/impact', {
+          query: { node_id, direction, depth, sync_id, limit: Math.min(offset + limit, 10_000) },
+        });
+        const items = a.items.slice(offset).map((i) => ({
+          path: i.file_path,
+          type: i.type,
+          distance: i.distance,
+          via: i.distance > 1 ? pathOf(i.via) : undefined,
+        }));
+        return fitList(
+          { node_id: a.node_id, sync_id: a.sync_id, direction, depth, total: a.total, by_distance: a.by_distance },
+          'files',
+          items,
+          { offset, total: a.total },
+        );
+      }),
+  );
+
+  server.registerTool(
+    'diff',
+    {
+      title: 'What changed between two syncs of a source',
+      description:
+        'Files added, removed and changed (content hash) and depends_on edges added and removed (`a -> b`: a ' +
+        'imports b). Defaults: to = the newest completed sync, from = the completed sync before it; give source_id ' +
+        'or a sync id.',
+      inputSchema: {
+        source_id: z.string().uuid().optional(),
+        from: z.string().uuid().optional().describe('The older sync.'),
+        to: z.string().uuid().optional().describe('The newer sync.'),
+        limit: z.number().int().min(1).max(2000).default(200).describe('Most entries per list.'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ source_id, from, to, limit }) =>
+      safely(async () => {
+        const d = await api.call<DiffAnswer>('GET', '/api/graph/diff', { query: { source_id, from, to, limit } });
+        // Halve the lists until the answer fits; the counts stay complete and a note says so.
+        for (let n = limit; ; n = Math.floor(n / 2)) {
+          const cut = <T>(xs: T[]) => xs.slice(0, n);
+          const shown = {
+            source_id: d.source_id,
+            from: d.from,
+            to: d.to,
+            counts: d.counts,
+            files_added: cut(d.files.added).map((f) => f.file_path),
+            files_removed: cut(d.files.removed).map((f) => f.file_path),
+            files_changed: cut(d.files.changed).map((f) => f.file_path),
+            edges_added: cut(d.edges.added).map((e) => `${pathOf(e.source)} -> ${pathOf(e.target)}`),
+            edges_removed: cut(d.edges.removed).map((e) => `${pathOf(e.source)} -> ${pathOf(e.target)}`),
+          };
+          const c = d.counts;
+          const biggest = Math.max(c.added!, c.removed!, c.changed!, c.edges_added!, c.edges_removed!);
+          const note =
+            biggest > n
+              ? `each list shows at most ${n} entries (the counts are complete); the REST read GET /api/graph/diff has them all`
+              : undefined;
+          const text = JSON.stringify(note ? { ...shown, note } : shown, null, 1);
+          if (text.length <= MAX_CHARS || n <= 1) return textResult(text.slice(0, MAX_CHARS));
+        }
+      }),
+  );
+}

@@ -1,0 +1,83 @@
+/**
+ * search: files by meaning (GET /api/graph/search), passages (GET /api/graph/search/chunks) and symbols (GET
+ * /api/graph/search/symbols). Answers are compacted for a model: a chunk becomes its node id, path, line range,
+ * type and snippet text; a symbol its name, kind, node id, path and line.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { Api } from '../api.ts';
+import { fitList } from '../fit.ts';
+import { safely } from './common.ts';
+import { cursor } from './sources.ts';
+
+const FILE_TYPES = ['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service'] as const;
+
+type Json = Record<string, unknown>;
+
+interface SearchAnswer {
+  results?: Json[];
+  items?: Json[];
+  next_cursor?: string | null;
+}
+
+/** One chunk hit, as a model needs it. */
+export function chunkBrief(c: Json): Json {
+  const snippet = c.snippet as { text?: string } | undefined;
+  return {
+    node_id: c.node_id,
+    file_path: c.file_path,
+    lines: `${String(c.start_line)}-${String(c.end_line)}`,
+    chunk_type: c.chunk_type,
+    symbols: c.symbols,
+    score: c.score,
+    text: snippet?.text ?? c.content,
+  };
+}
+
+export function symbolBrief(s: Json): Json {
+  return { name: s.name, kind: s.kind, node_id: s.node_id, file_path: s.file_path, line: s.line, match: s.match };
+}
+
+const smaller = () => 'the rest did not fit: ask again with a smaller limit';
+
+export function registerSearch(server: McpServer, api: Api): void {
+  server.registerTool(
+    'search',
+    {
+      title: 'Search the code graph',
+      description:
+        'Search the newest completed sync of every source (or of source_id). kind=files (default): files by ' +
+        'meaning; kind=chunks: passages of code or text (words and meaning), with line ranges; kind=symbols: ' +
+        'functions, classes and methods by name. Results carry node ids for get_node, read_file, impact and ' +
+        'summarize_file.',
+      inputSchema: {
+        query: z.string().min(1).max(2000).describe('What to look for, in words or code (symbols: a name).'),
+        kind: z.enum(['files', 'chunks', 'symbols']).default('files'),
+        type: z.enum(FILE_TYPES).optional().describe('files and chunks: only files of this type.'),
+        source_id: z.string().uuid().optional().describe('chunks and symbols: only this source.'),
+        cursor: cursor.describe('chunks and symbols: next_cursor of the previous answer.'),
+        limit: z.number().int().min(1).max(50).default(10),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ query, kind, type, source_id, cursor, limit }) =>
+      safely(async () => {
+        if (kind === 'files') {
+          const answer = await api.call<SearchAnswer>('GET', '/api/graph/search', { query: { q: query, type, limit } });
+          const results = answer.results ?? [];
+          return fitList({ kind, query }, 'results', results, { offset: 0, total: results.length, more: smaller });
+        }
+        const q =
+          kind === 'chunks'
+            ? { q: query, source_id, file_type: type, limit, cursor }
+            : { q: query, source_id, limit, cursor };
+        const answer = await api.call<SearchAnswer>('GET', `/api/graph/search/${kind}`, { query: q });
+        const results = (answer.items ?? []).map(kind === 'chunks' ? chunkBrief : symbolBrief);
+        return fitList({ kind, query, next_cursor: answer.next_cursor ?? null }, 'results', results, {
+          offset: 0,
+          total: results.length,
+          more: smaller,
+        });
+      }),
+  );
+}

@@ -1,0 +1,252 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
+import { createHarness, getRun, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';
+import { syncSnapshot } from '../support/sync-snapshot.ts';
+import type { IncrementalStats } from '../../workflows/sync-types.ts';
+import { FILL_VECTORS_WORKFLOW_TYPE, fillVectorsWorkflowId } from '../../workflows/fill-vectors-contract.ts';
+import { missingVectors } from '../../activities/sync/fill-vectors.ts';
+
+// Files whose imports make resolution depend on the rest of the tree: an unchanged importer gains an edge when its
+// target is added (src/later.ts, py/pkg/c.py) and loses one when its target is removed or renamed.
+const FILES: Record<string, string> = {
+  'src/app.ts':
+    "import { util } from './util';\nimport { later } from './later';\n\nexport function main(): number {\n  return util() + later();\n}\n",
+  'src/util.ts': 'export function util(): number {\n  return 1;\n}\n',
+  'src/other.ts': "import { util } from './util';\n\nexport function other(): number {\n  return util() * 2;\n}\n",
+  'py/pkg/__init__.py': '',
+  'py/pkg/a.py': 'from pkg import b\nfrom pkg.c import thing\n\n\ndef fa():\n    return b.fb() + thing()\n',
+  'py/pkg/b.py': 'def fb():\n    return 2\n\n\nclass Bee:\n    def buzz(self):\n        return fb()\n',
+  'docs/readme.md': '# Demo\n\nA small tree.\n\n## Usage\n\nRun it.\n',
+  'notes/stable.txt': 'This file never changes.\n',
+};
+
+function git(dir: string, ...args: string[]): void {
+  execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+}
+
+async function sync(h: Harness, sourceId: string): Promise<string> {
+  const syncId = await insertPendingSync(h.db.pool, sourceId);
+  const result = await runSync(h, sourceId, syncId);
+  assert.equal(result.status, 'completed', JSON.stringify(result));
+  return syncId;
+}
+
+async function incrementalStats(h: Harness, syncId: string): Promise<IncrementalStats> {
+  const run = await getRun(h.db.pool, syncId);
+  return (run.stats as { incremental: IncrementalStats }).incremental;
+}
+
+/** Embedding inputs the model host received since its last reset. */
+function embeddingInputs(h: Harness): number {
+  return h.modelHost.stats().embeddings.inputs;
+}
+
+/** Files of `syncId` whose content is not shared with `previousId`, and their chunks: what had to be embedded. */
+async function newContent(h: Harness, syncId: string, previousId: string): Promise<{ files: number; chunks: number }> {
+  const r = await h.db.pool.query<{ files: number; chunks: number }>(
+    `SELECT count(*)::int AS files,
+            coalesce(sum((SELECT count(*) FROM file_content_chunks k WHERE k.content_id = s.content_id)), 0)::int AS chunks
+       FROM sync_files s
+      WHERE s.sync_id = $1 AND s.content_id NOT IN (SELECT content_id FROM sync_files WHERE sync_id = $2)`,
+    [syncId, previousId],
+  );
+  return r.rows[0]!;
+}
+
+async function describe_(h: Harness, syncId: string, path: string): Promise<string | null> {
+  const r = await h.db.pool.query<{ description: string | null }>(
+    `SELECT description FROM file_records WHERE sync_id = $1 AND file_path = $2`,
+    [syncId, path],
+  );
+  return r.rows[0]?.description ?? null;
+}
+
+describe('incremental syncs equal full syncs of the same commit', () => {
+  let h: Harness;
+  let repo: TestRepo;
+  let incremental: string;
+  let full: string;
+  const syncs: Array<{ incremental: string; full: string }> = [];
+
+  before(async () => {
+    h = await createHarness();
+    await h.startWorker();
+    repo = createRepo(FILES);
+    incremental = await insertSource(h.db.pool, { url: repo.dir, name: 'incremental' });
+    full = await insertSource(h.db.pool, { url: repo.dir, name: 'full', config: { incremental: false } });
+  });
+  after(async () => {
+    await h.close();
+    repo.remove();
+  });
+
+  /** Syncs both sources at the current commit, the incremental one with a fresh request log. */
+  async function syncBoth(): Promise<{ incremental: string; full: string; inputs: number }> {
+    h.modelHost.resetStats();
+    const a = await sync(h, incremental);
+    const inputs = embeddingInputs(h);
+    const b = await sync(h, full);
+    syncs.push({ incremental: a, full: b });
+    return { incremental: a, full: b, inputs };
+  }
+
+  async function assertEqualSnapshots(a: string, b: string): Promise<void> {
+    const [x, y] = [await syncSnapshot(h.db.pool, a), await syncSnapshot(h.db.pool, b)];
+    for (const key of Object.keys(x) as Array<keyof typeof x>) assert.deepEqual(x[key], y[key], `${key} differ`);
+    assert.ok(x.files.length > 0 && x.chunks.length > 0 && x.dependsOn.length > 0 && x.defines.length > 0);
+  }
+
+  it('commit 1: both syncs are full and equal', async () => {
+    const s = await syncBoth();
+    await assertEqualSnapshots(s.incremental, s.full);
+    const a = await incrementalStats(h, s.incremental);
+    assert.equal(a.full, true);
+    assert.equal(a.reason, 'no_previous_sync');
+    assert.equal(a.added, Object.keys(FILES).length);
+  });
+
+  it('commit 2 (a file changed, two added): only those are analysed and embedded, the graph equals a full sync', async () => {
+    const first = syncs[0]!.incremental;
+    // Cached summaries on the first incremental sync.
+    for (const path of ['notes/stable.txt', 'src/app.ts', 'src/util.ts', 'docs/readme.md']) {
+      await h.db.pool.query(
+        `UPDATE file_records SET description = $3, description_generated_at = now() WHERE sync_id = $1 AND file_path = $2`,
+        [first, path, `summary of ${path}`],
+      );
+    }
+    addCommit(repo, {
+      'src/util.ts':
+        'export function util(): number {\n  return 1;\n}\n\nexport function twice(): number {\n  return 2;\n}\n',
+      'src/later.ts': 'export function later(): number {\n  return 3;\n}\n',
+      'py/pkg/c.py': 'def thing():\n    return 4\n',
+    });
+    const s = await syncBoth();
+    await assertEqualSnapshots(s.incremental, s.full);
+
+    const a = await incrementalStats(h, s.incremental);
+    assert.equal(a.full, false);
+    assert.equal(a.previous_sync_id, first);
+    assert.deepEqual([a.changed, a.added, a.removed], [1, 2, 0]);
+    assert.equal(a.reused, Object.keys(FILES).length - 1);
+    const b = await incrementalStats(h, s.full);
+    assert.equal(b.full, true);
+    assert.equal(b.reason, 'disabled');
+    assert.equal(b.reused, 0);
+
+    // The model host saw exactly the new contents: 3 file texts and their chunks.
+    const fresh = await newContent(h, s.incremental, first);
+    assert.equal(fresh.files, 3);
+    assert.equal(s.inputs, fresh.files + fresh.chunks);
+
+    // Summaries: carried where the file and its neighbourhood are unchanged, dropped otherwise.
+    assert.equal(await describe_(h, s.incremental, 'notes/stable.txt'), 'summary of notes/stable.txt');
+    assert.equal(await describe_(h, s.incremental, 'docs/readme.md'), 'summary of docs/readme.md');
+    assert.equal(await describe_(h, s.incremental, 'src/app.ts'), null, 'its dependency changed and one was added');
+    assert.equal(await describe_(h, s.incremental, 'src/util.ts'), null, 'the file changed');
+    assert.equal(a.summaries_carried, 2);
+    assert.equal(a.summaries_dropped, 1);
+  });
+
+  it('commit 3 (a file removed, one renamed): resolution of unchanged importers follows', async () => {
+    rmSync(join(repo.dir, 'src/other.ts'));
+    git(repo.dir, 'mv', 'py/pkg/b.py', 'py/pkg/b2.py');
+    addCommit(repo, {});
+    const s = await syncBoth();
+    await assertEqualSnapshots(s.incremental, s.full);
+    const a = await incrementalStats(h, s.incremental);
+    assert.deepEqual([a.changed, a.added, a.removed], [0, 1, 2]);
+    // The renamed file's content is new to this path: it is analysed (and embedded: its text names the path).
+    assert.equal((await newContent(h, s.incremental, syncs[1]!.incremental)).files, 1);
+  });
+
+  it('commit 3 again (no change): nothing is analysed or embedded, everything is equal', async () => {
+    const s = await syncBoth();
+    await assertEqualSnapshots(s.incremental, s.full);
+    const a = await incrementalStats(h, s.incremental);
+    const files = (await syncSnapshot(h.db.pool, s.incremental)).files.length;
+    assert.deepEqual([a.reused, a.changed, a.added, a.removed], [files, 0, 0, 0]);
+    assert.equal(s.inputs, 0, 'no embedding request');
+    assert.equal(await describe_(h, s.incremental, 'notes/stable.txt'), 'summary of notes/stable.txt');
+  });
+
+  it('a sync whose model host was down is not carried as empty: the next one embeds what is missing', async () => {
+    const outage = await insertSource(h.db.pool, { url: repo.dir, name: 'outage' });
+    h.modelHost.setFaults({ failureRate: 1 }, 'embeddings');
+    let down: string;
+    try {
+      down = await sync(h, outage);
+    } finally {
+      h.modelHost.setFaults({ failureRate: 0 }, 'embeddings');
+    }
+    const empty = await h.db.pool.query<{ n: number; files: number }>(
+      `SELECT count(*) FILTER (WHERE embedding IS NULL)::int AS n, count(*)::int AS files
+         FROM file_records WHERE sync_id = $1`,
+      [down],
+    );
+    const files = empty.rows[0]!.files;
+    assert.equal(empty.rows[0]!.n, files, 'the outage left every file without a vector');
+
+    const next = await sync(h, outage);
+    const a = await incrementalStats(h, next);
+    assert.equal(a.reused, 0);
+    assert.equal(a.unchanged_reanalysed, files);
+    await assertEqualSnapshots(next, syncs.at(-1)!.full);
+  });
+
+  it('the fill operation gives a completed sync the vectors the model host could not give it', async () => {
+    const source = await insertSource(h.db.pool, { url: repo.dir, name: 'fill', config: { incremental: false } });
+    h.modelHost.setFaults({ failureRate: 1 }, 'embeddings');
+    let down: string;
+    try {
+      down = await sync(h, source);
+    } finally {
+      h.modelHost.setFaults({ failureRate: 0 }, 'embeddings');
+    }
+    const missing = await missingVectors(h.db.pool, down);
+    assert.ok(missing.files > 0 && missing.chunks > 0, JSON.stringify(missing));
+    const issues = await h.db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM sync_issues WHERE sync_id = $1 AND phase LIKE 'embedding_%'`,
+      [down],
+    );
+    assert.ok(issues.rows[0]!.n > 0);
+
+    const handle = await h.client.workflow.start(FILL_VECTORS_WORKFLOW_TYPE, {
+      workflowId: fillVectorsWorkflowId(down),
+      taskQueue: h.taskQueue,
+      args: [{ syncId: down, sourceId: source }],
+    });
+    const result = (await handle.result()) as { files: { embedded: number }; chunks: { embedded: number } };
+    assert.equal(result.files.embedded, missing.files);
+    assert.equal(result.chunks.embedded, missing.chunks);
+    assert.deepEqual(await missingVectors(h.db.pool, down), { files: 0, chunks: 0 });
+    await assertEqualSnapshots(down, syncs.at(-1)!.full);
+    const after = await h.db.pool.query<{ n: number; stats: { embeddings: Record<string, unknown> } }>(
+      `SELECT (SELECT count(*)::int FROM sync_issues WHERE sync_id = $1 AND phase LIKE 'embedding_%') AS n, stats
+         FROM sync_runs WHERE id = $1`,
+      [down],
+    );
+    assert.equal(after.rows[0]!.n, 0, 'the embedding issues of the outage are replaced');
+    assert.equal(after.rows[0]!.stats.embeddings.files_failed, 0);
+    assert.equal(after.rows[0]!.stats.embeddings.chunks_failed, 0);
+    const event = await h.db.pool.query(`SELECT 1 FROM events WHERE sync_id = $1 AND type = 'sync_vectors_filled'`, [
+      down,
+    ]);
+    assert.equal(event.rowCount, 1);
+  });
+
+  it('removing every sync of a source frees the contents no other sync holds', async () => {
+    const before = await h.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM file_contents`);
+    await h.db.pool.query(`DELETE FROM sync_runs WHERE source_id = $1`, [full]);
+    const after = await h.db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM file_contents c
+        WHERE NOT EXISTS (SELECT 1 FROM sync_files s WHERE s.content_id = c.id)`,
+    );
+    assert.equal(after.rows[0]!.n, 0);
+    const left = await h.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM file_contents`);
+    assert.ok(left.rows[0]!.n < before.rows[0]!.n);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * Determinism guard: the saved histories of the sync workflow (completed, failed) and of the schedules' trigger
+ * replay against today's workflow code. A change that would break workflows already running fails here; record
+ * new histories with scripts/capture-histories.ts only when that break is intended (and handled with patching).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { historyFromText, loadHistory } from '../support/histories.ts';
+import { Worker } from '@temporalio/worker';
+import { bundlerOptions } from '../../temporal/bundler.ts';
+import { WORKFLOWS_PATH } from '../../temporal/worker.ts';
+import { quietRuntime } from '../support/temporal.ts';
+
+const DIR = new URL('../fixtures/histories/', import.meta.url);
+
+quietRuntime();
+
+describe('replay of saved workflow histories', () => {
+  it('every saved history replays without nondeterminism', async () => {
+    const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
+    assert.deepEqual(files.sort(), ['scheduled-trigger.json', 'sync-completed.json', 'sync-failed.json']);
+    const histories = files.map((f) => ({
+      workflowId: f.replace(/\.json$/, ''),
+      history: loadHistory(new URL(f, DIR)),
+    }));
+    const replayed: string[] = [];
+    for await (const r of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH, bundlerOptions }, histories)) {
+      assert.equal(r.error, undefined, `${r.workflowId}: ${String(r.error)}`);
+      replayed.push(r.workflowId);
+    }
+    assert.deepEqual(replayed.sort(), ['scheduled-trigger', 'sync-completed', 'sync-failed']);
+  });
+
+  it('a history the code would not make again fails the replay', async () => {
+    // As if the code had scheduled another activity where the history has the first parse.
+    const json = readFileSync(new URL('sync-completed.json', DIR), 'utf8').replace('"parseBatch"', '"parseEverything"');
+    await assert.rejects(
+      Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, bundlerOptions }, historyFromText(json)),
+      (err: unknown) => err instanceof Error && /nondetermin/i.test(`${err.name} ${err.message}`),
+    );
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Everything a sync stored, without ids and timestamps, keyed by path: file records (every other column, vectors
+ * included), chunks, File and Symbol vertices, depends_on and defines edges. Two syncs of the same commit must give
+ * equal snapshots whether they were full or incremental (issue 12's contract), whatever their source.
+ */
+import type { Queryable } from '../../lib/db.ts';
+
+export interface SyncSnapshot {
+  files: string[];
+  chunks: string[];
+  fileVertices: string[];
+  symbolVertices: string[];
+  dependsOn: string[];
+  defines: string[];
+}
+
+const agSync = `ag_catalog.agtype_access_operator(v.properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`;
+
+function without(o: Record<string, unknown>, keys: string[]): string {
+  const copy: Record<string, unknown> = {};
+  for (const k of Object.keys(o).sort()) if (!keys.includes(k)) copy[k] = o[k];
+  return JSON.stringify(copy);
+}
+
+export async function syncSnapshot(
+  db: Queryable,
+  syncId: string,
+  o: { descriptions?: boolean } = {},
+): Promise<SyncSnapshot> {
+  const ignoreFile = ['id', 'sync_id', 'source_id', 'created_at'];
+  if (!o.descriptions) ignoreFile.push('description', 'description_generated_at');
+  const files = (
+    await db.query<Record<string, unknown>>(
+      `SELECT f.*, f.embedding::text AS embedding FROM file_records f WHERE f.sync_id = $1 ORDER BY f.file_path`,
+      [syncId],
+    )
+  ).rows.map((r) => without(r, ignoreFile));
+  const chunks = (
+    await db.query<Record<string, unknown>>(
+      `SELECT f.file_path, c.*, c.embedding::text AS embedding
+         FROM content_chunks c JOIN file_records f ON f.id = c.file_id
+        WHERE c.sync_id = $1 ORDER BY f.file_path, c.chunk_index`,
+      [syncId],
+    )
+  ).rows.map((r) => without(r, ['id', 'file_id', 'sync_id', 'created_at']));
+  const json = { text: '', key: JSON.stringify(syncId) };
+  const fileVertices = (
+    await db.query<{ p: string }>(
+      `SELECT ag_catalog.agtype_out(v.properties)::text AS p FROM service."File" v WHERE ${agSync}`,
+      [json.key],
+    )
+  ).rows
+    .map((r) => without(JSON.parse(r.p) as Record<string, unknown>, ['file_id', 'sync_id', 'source_id']))
+    .sort();
+  const pathOf = new Map(
+    (
+      await db.query<{ id: string; file_path: string }>(`SELECT id, file_path FROM file_records WHERE sync_id = $1`, [
+        syncId,
+      ])
+    ).rows.map((r) => [r.id, r.file_path]),
+  );
+  const symbolVertices = (
+    await db.query<{ p: string }>(
+      `SELECT ag_catalog.agtype_out(v.properties)::text AS p FROM service."Symbol" v WHERE ${agSync}`,
+      [json.key],
+    )
+  ).rows
+    .map((r) => {
+      const p = JSON.parse(r.p) as Record<string, unknown>;
+      return `${pathOf.get(p.file_id as string)} ${without(p, ['symbol_id', 'file_id', 'sync_id', 'source_id'])}`;
+    })
+    .sort();
+  const edges = async (label: string, end: string) =>
+    (
+      await db.query<{ s: string; t: string; p: string }>(
+        `SELECT a.properties ->> '"file_path"'::ag_catalog.agtype AS s, ${end} AS t, ag_catalog.agtype_out(e.properties)::text AS p
+           FROM service."File" a JOIN service.${label} e ON e.start_id = a.id JOIN service._ag_label_vertex b ON b.id = e.end_id
+          WHERE ag_catalog.agtype_access_operator(a.properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`,
+        [json.key],
+      )
+    ).rows
+      .map((r) => `${r.s} -> ${r.t} ${without(JSON.parse(r.p) as Record<string, unknown>, ['sync_id', 'source_id'])}`)
+      .sort();
+  return {
+    files,
+    chunks,
+    fileVertices,
+    symbolVertices,
+    dependsOn: await edges('depends_on', `b.properties ->> '"file_path"'::ag_catalog.agtype`),
+    defines: await edges(
+      'defines',
+      `(b.properties ->> '"name"'::ag_catalog.agtype) || ':' || (b.properties ->> '"line"'::ag_catalog.agtype)`,
+    ),
+  };
+}

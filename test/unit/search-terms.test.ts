@@ -1,0 +1,115 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  chunkSearchVector,
+  identifierLexemes,
+  queryTerms,
+  splitIdentifier,
+  toTsQuery,
+} from '../../lib/search-terms.ts';
+import { compareFused, fuse } from '../../graph-api/search/fusion.ts';
+import { buildSnippet } from '../../graph-api/search/snippet.ts';
+
+describe('search terms: identifier splitting', () => {
+  it('splits camelCase, PascalCase, snake_case, kebab-case, acronyms and digits', () => {
+    assert.deepEqual(splitIdentifier('parseRequestBody'), ['parse', 'request', 'body']);
+    assert.deepEqual(splitIdentifier('ParseRequestBody'), ['parse', 'request', 'body']);
+    assert.deepEqual(splitIdentifier('parse_request_body'), ['parse', 'request', 'body']);
+    assert.deepEqual(splitIdentifier('parse-request-body'), ['parse', 'request', 'body']);
+    assert.deepEqual(splitIdentifier('parseHTTPRequest_v2'), ['parse', 'http', 'request', 'v', '2']);
+    assert.deepEqual(splitIdentifier('GOMAXPROCS'), ['gomaxprocs']);
+  });
+
+  it('gives the joined whole first, then sub-words of two or more characters (digits kept)', () => {
+    assert.deepEqual(identifierLexemes('parse_request_body'), ['parserequestbody', 'parse', 'request', 'body']);
+    assert.deepEqual(identifierLexemes('OnesCount64'), ['onescount64', 'ones', 'count', '64']);
+    assert.deepEqual(identifierLexemes('aB'), ['ab']);
+    assert.deepEqual(identifierLexemes('Read'), ['read']);
+    assert.deepEqual(identifierLexemes('__'), []);
+  });
+
+  it('all spellings of one identifier meet in the whole lexeme', () => {
+    const wholes = ['parseRequestBody', 'parse_request_body', 'ParseRequestBody', 'PARSE_REQUEST_BODY'].map(
+      (t) => identifierLexemes(t)[0],
+    );
+    assert.deepEqual(new Set(wholes), new Set(['parserequestbody']));
+    assert.ok(queryTerms('parse request body').lexemes.includes('parserequestbody'));
+  });
+});
+
+describe('search terms: chunk vectors', () => {
+  it('weights symbols A, the breadcrumb path and constructs B, the body D; labels are not terms', () => {
+    const v = chunkSearchVector('# file: net/http/server.go\n# in: Server\n\nfunc serve() {}', ['serve']);
+    const entries = new Map(v.split(' ').map((e) => e.split(':') as [string, string]));
+    assert.equal(entries.get("'net'"), '1B');
+    assert.equal(entries.get("'server'"), '3B,5B');
+    assert.equal(entries.get("'func'"), '6');
+    assert.equal(entries.get("'serve'"), '7,8A');
+    assert.ok(!entries.has("'file'") && !entries.has("'in'"), v);
+  });
+
+  it('keeps at most 8 positions per lexeme and no quote or backslash in a lexeme', () => {
+    const v = chunkSearchVector(`x ${'err '.repeat(50)} it's a\\b`, []);
+    assert.equal(/'err':([^ ]*)/.exec(v)![1]!.split(',').length, 8);
+    for (const lexeme of v.match(/'[^']*'/g)!) assert.match(lexeme, /^'[\p{L}\p{N}]+'$/u);
+  });
+});
+
+describe('search terms: queries', () => {
+  it('drops English filler unless nothing else remains', () => {
+    assert.deepEqual(queryTerms('how to read the file ').lexemes, ['read', 'file', 'readfile']);
+    assert.deepEqual(queryTerms('the ').lexemes, ['the']);
+  });
+
+  it('the unfinished last identifier is also a prefix (3+ characters)', () => {
+    assert.deepEqual(queryTerms('ParseDur').prefixes, ['parsedur']);
+    assert.deepEqual(queryTerms('ParseDur ').prefixes, []);
+    assert.deepEqual(queryTerms('go').prefixes, []);
+  });
+
+  it('builds an OR tsquery of quoted lexemes; nothing for a query without words', () => {
+    assert.equal(toTsQuery(queryTerms('readAll')), "'readall' | 'read' | 'all' | 'readall':*");
+    assert.equal(toTsQuery(queryTerms("' | !(&) :*")), null);
+  });
+});
+
+describe('reciprocal rank fusion', () => {
+  it('two middling ranks beat one first place; ties go to the smaller id', () => {
+    const fused = fuse(
+      [
+        { id: 'a', value: 0.9 },
+        { id: 'b', value: 0.5 },
+      ],
+      [
+        { id: 'c', value: 0.1 },
+        { id: 'b', value: 0.2 },
+      ],
+    );
+    assert.deepEqual(
+      fused.map((h) => h.id),
+      ['b', 'a', 'c'],
+    );
+    assert.deepEqual(fused[0], {
+      id: 'b',
+      score: 2 / 62,
+      lexical: { rank: 2, score: 0.5 },
+      semantic: { rank: 2, distance: 0.2 },
+    });
+    assert.equal(compareFused({ score: 1, id: 'x' }, { score: 1, id: 'y' }), -1);
+  });
+});
+
+describe('snippets', () => {
+  it('picks the window with the most query terms and reports its file lines', () => {
+    const body = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'parse the body', 'h'].join('\n');
+    const s = buildSnippet(`# file: x.go\n# in: \n\n${body}`, 100, queryTerms('parse body'));
+    assert.equal(s.start_line, 107);
+    assert.equal(s.end_line, 108);
+    assert.equal(s.marked, '«parse» the «body»\nh');
+  });
+
+  it('without a match: the first lines, nothing marked', () => {
+    const s = buildSnippet('# file: x.go\n# in: \n\none\ntwo', 5, queryTerms('zzz'));
+    assert.deepEqual([s.start_line, s.end_line, s.text, s.highlights], [5, 6, 'one\ntwo', []]);
+  });
+});
