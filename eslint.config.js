@@ -7,7 +7,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.stack/', 'dist/', 'test/fixtures/', 'coverage/'] },
+  { ignores: ['node_modules/', '.stack/', 'dist/', 'web/dist/', 'test/fixtures/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -42,6 +42,11 @@ export default tseslint.config(
       '@typescript-eslint/only-throw-error': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
     },
+  },
+  {
+    // The web explorer runs in the browser (typed by web/tsconfig.json).
+    files: ['web/src/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O modules.

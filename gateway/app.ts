@@ -11,6 +11,7 @@ import type { Authenticator } from './auth/middleware.ts';
 import type { DocsUi } from './docs/ui.ts';
 import type { OpenApiService } from './docs/openapi.ts';
 import type { EventsHandler } from './events/stream.ts';
+import type { Explorer } from './explorer.ts';
 import { gatewayErrors, MethodNotAllowedError } from './http-errors.ts';
 import type { McpHandler } from './mcp.ts';
 import { upstreamPath, type Forward, type Upstream } from './proxy/forward.ts';
@@ -26,6 +27,7 @@ export interface AppDeps {
   mcp: McpHandler;
   openapi: OpenApiService;
   docsUi: DocsUi;
+  explorer: Explorer;
 }
 
 export function buildApp(deps: AppDeps): Koa {
@@ -77,6 +79,15 @@ export function buildApp(deps: AppDeps): Koa {
         if (!asset) throw new NotFoundError('route', ctx.path);
         ctx.type = asset.type;
         ctx.set('Cache-Control', 'public, max-age=3600');
+        ctx.body = asset.body;
+        return;
+      }
+      case 'explorer': {
+        const asset = deps.explorer.asset(ctx.path);
+        if (!asset) throw new NotFoundError('route', ctx.path);
+        ctx.type = asset.type;
+        ctx.set('Cache-Control', asset.cacheControl);
+        for (const [k, v] of Object.entries(asset.headers ?? {})) ctx.set(k, v);
         ctx.body = asset.body;
         return;
       }

@@ -18,6 +18,7 @@ import { gatewayDocument } from './docs/gateway-openapi.ts';
 import { createOpenApi } from './docs/openapi.ts';
 import { createDocsUi } from './docs/ui.ts';
 import { EventHub } from './events/hub.ts';
+import { createExplorer } from './explorer.ts';
 import { createEventsPool } from './events/store.ts';
 import { createEventsHandler } from './events/stream.ts';
 import { createAgents } from './proxy/agents.ts';
@@ -39,6 +40,9 @@ export interface Gateway {
   ops: OpsServer;
   close(): Promise<void>;
 }
+
+/** The identity provider's public browser client (spec part 5.6). */
+const FRONTEND_CLIENT_ID = 'service-frontend';
 
 const trimSlash = (u: string) => u.replace(/\/+$/, '');
 
@@ -130,7 +134,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
       log,
     }),
     openapi,
-    docsUi: createDocsUi({ oidcClientId: 'service-frontend' }),
+    docsUi: createDocsUi({ oidcClientId: FRONTEND_CLIENT_ID }),
+    explorer: createExplorer({ authority: issuer, clientId: FRONTEND_CLIENT_ID }),
   });
   const upstreamHealth = (base: string) => httpCheck(`${trimSlash(base)}/health`);
   const required: Record<string, ReadyCheck> = {

@@ -2,7 +2,8 @@
  * The routing table of the contract (spec part 4), as data. `resolveRoute` answers for a method and a path:
  * the destination, or 405 with the allowed methods (the path exists, the method does not), or 404.
  */
-export type Destination = 'health' | 'events' | 'mcp' | 'openapi' | 'docs' | 'redoc' | 'graph' | 'ingestion' | 'idp';
+export type Destination =
+  'health' | 'events' | 'mcp' | 'openapi' | 'docs' | 'redoc' | 'explorer' | 'graph' | 'ingestion' | 'idp';
 
 export interface Route {
   name: string;
@@ -23,6 +24,9 @@ export const ROUTES: readonly Route[] = [
   { name: 'openapi', match: exact('/openapi.json'), methods: { GET: 'openapi', HEAD: 'openapi' }, auth: false },
   { name: 'docs', match: tree('/docs'), methods: { GET: 'docs', HEAD: 'docs' }, auth: false },
   { name: 'redoc', match: tree('/redoc'), methods: { GET: 'redoc', HEAD: 'redoc' }, auth: false },
+  /** The web explorer: its page at `/` and its bundle under `/explorer/` (it signs in by itself, through OIDC). */
+  { name: 'explorer', match: exact('/'), methods: { GET: 'explorer', HEAD: 'explorer' }, auth: false },
+  { name: 'explorer-assets', match: under('/explorer'), methods: { GET: 'explorer', HEAD: 'explorer' }, auth: false },
   { name: 'events', match: exact('/api/events'), methods: { GET: 'events' }, auth: true },
   // MCP over stateless streamable HTTP: every message is a POST (no server-initiated stream, no session to end).
   { name: 'mcp', match: exact('/mcp'), methods: { POST: 'mcp' }, auth: true },

@@ -6,6 +6,7 @@ source "$(dirname "$0")/stack/common.sh"
 source "$(dirname "$0")/stack/pg.sh"
 source "$(dirname "$0")/stack/temporal.sh"
 source "$(dirname "$0")/stack/services.sh"
+source "$(dirname "$0")/stack/browser.sh"
 
 usage() {
   cat <<USAGE
@@ -13,6 +14,7 @@ usage: scripts/stack.sh <command>
   up       start everything and run the demo
   infra    start PostgreSQL (+AGE, pgvector) and the Temporal dev server only
   down     stop everything this checkout started
+  browser  install headless Chromium (Debian's chromium package) when missing, for the explorer's browser tests
   status   show what runs
   services start what is down (infrastructure and services), without the demo (bench/reliability.ts uses it)
   pg-crash stop PostgreSQL at once (immediate mode, as a crash); `services` starts it again
@@ -31,8 +33,15 @@ ensure_node_modules() {
   fi
 }
 
+# The web explorer's bundle (web/dist, git-ignored), rebuilt when its sources or the lock file are newer.
+ensure_web_bundle() {
+  (cd "$REPO_ROOT" && node --import tsx scripts/build-web.ts >"$STATE_DIR/web-build.log" 2>&1) \
+    || die "building the web explorer failed; see $STATE_DIR/web-build.log"
+}
+
 infra_up() {
   ensure_node_modules
+  ensure_web_bundle
   pg_up
   temporal_up
   # Apply the schema now, so every component (and a person with psql) finds it.
@@ -65,6 +74,7 @@ case $cmd in
     temporal_down
     pg_down
     ;;
+  browser) ensure_chromium ;;
   status)
     pg_status
     temporal_status

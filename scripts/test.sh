@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # `npm test`: the whole test suite on a fresh machine. Installs dependencies when missing, starts the local stack
-# (PostgreSQL + AGE + pgvector, Temporal), then runs lint, typecheck and every test against the real parts.
+# (PostgreSQL + AGE + pgvector, Temporal) and builds the web explorer, installs headless Chromium when missing
+# (the explorer's browser tests), then runs lint, typecheck and every test against the real parts.
 # Arguments filter test files by substring: `npm test -- gateway`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/stack.sh infra
+bash scripts/stack.sh browser
 set -a
 # shellcheck disable=SC1091
 source .stack/env
@@ -16,6 +18,7 @@ if [[ $# -eq 0 ]]; then
   npx eslint .
   echo "[test] typecheck"
   npx tsc --noEmit -p tsconfig.json
+  npx tsc --noEmit -p web/tsconfig.json
 fi
 echo "[test] tests"
 node scripts/run-tests.mjs "$@"

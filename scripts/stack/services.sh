@@ -105,7 +105,8 @@ services_up() {
   fi
   if [[ -z $EXTERNAL_KEYCLOAK_URL ]]; then
     start_service idp standins/idp/main.ts "http://127.0.0.1:$IDP_PORT_LOCAL/health" \
-      "IDP_PORT=$IDP_PORT_LOCAL" "KEYCLOAK_REALM=$REALM" "KC_GATEWAY_CLIENT_SECRET=$secret" "IDP_STATE_DIR=$STATE_DIR/idp"
+      "IDP_PORT=$IDP_PORT_LOCAL" "KEYCLOAK_REALM=$REALM" "KC_GATEWAY_CLIENT_SECRET=$secret" "IDP_STATE_DIR=$STATE_DIR/idp" \
+      "IDP_FRONTEND_REDIRECT_URIS=${IDP_FRONTEND_REDIRECT_URIS:-[\"http://127.0.0.1:$GATEWAY_PORT/*\",\"http://localhost:$GATEWAY_PORT/*\",\"http://localhost:3000/*\",\"http://127.0.0.1:3000/*\"]}"
   fi
   start_service graph graph-api/main.ts "http://127.0.0.1:$GRAPH_PORT/health" \
     "APP_PORT=$GRAPH_PORT" "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" "${common[@]}"

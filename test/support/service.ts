@@ -26,6 +26,10 @@ import { uniqueTaskQueue } from './temporal.ts';
 export interface ServiceOptions {
   /** Access-token lifetime of the identity provider (seconds). */
   accessTokenTtlSeconds?: number;
+  /** The gateway's port (default: any free one). A browser test needs it before the identity provider starts. */
+  gatewayPort?: number;
+  /** Redirect URIs of the public browser client (default: the stand-in's). */
+  frontendRedirectUris?: string[];
 }
 
 export interface Service {
@@ -70,7 +74,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     const idpStateDir = mkdtempSync(join(tmpdir(), 'ckg-e2e-idp-'));
     closers.push(() => Promise.resolve(rmSync(idpStateDir, { recursive: true, force: true })));
     const idp = await startIdp(
-      { stateDir: idpStateDir, realm: 'service', accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 300 },
+      {
+        stateDir: idpStateDir,
+        realm: 'service',
+        accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 300,
+        ...(options.frontendRedirectUris ? { frontendRedirectUris: options.frontendRedirectUris } : {}),
+      },
       logger('idp'),
     );
     closers.push(() => idp.close());
@@ -128,6 +137,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     const gateway = await createGateway(
       loadGatewayConfig({
         ...common,
+        APP_PORT: String(options.gatewayPort ?? 0),
         KEYCLOAK_URL: idp.listenUrl,
         KEYCLOAK_REALM: 'service',
         KC_GATEWAY_CLIENT_SECRET: idp.gatewayClientSecret,

@@ -1,0 +1,145 @@
+/**
+ * The gateway's REST API as the explorer uses it: same origin, bearer token in the Authorization header (never in
+ * the URL), one retry with a refreshed token after a 401, errors in the service's one JSON shape.
+ */
+import type { Auth } from './auth.ts';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Source {
+  id: string;
+  owner: string;
+  name: string;
+  url: string;
+  last_sync_id: string | null;
+}
+
+export interface SyncRun {
+  id: string;
+  source_id: string;
+  status: string;
+  ref: string | null;
+  progress_done: number;
+  progress_total: number;
+  triggered_by: string | null;
+  error?: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface NodeData {
+  id: string;
+  name: string;
+  type: string;
+  domain: string;
+  source_id: string;
+  file_path: string;
+  loaded_sync_ids: string[];
+  latest_sync_id: string;
+  divergent: boolean;
+}
+
+export interface EdgeData {
+  source: string;
+  target: string;
+  weight: number;
+  weight_max: number;
+  loaded_sync_ids: string[];
+}
+
+export interface MergedGraph {
+  nodes: Array<{ data: NodeData }>;
+  edges: Array<{ data: EdgeData }>;
+  meta: { node_count: number; edge_count: number; sync_count: number; query_ms: number };
+}
+
+export interface NodeDetail {
+  node: {
+    id: string;
+    name: string;
+    type: string;
+    language: string;
+    size_bytes: number;
+    line_count: number;
+    description: string | null;
+    imports_count: number;
+    content_hash: string;
+  };
+  neighbors: Array<{ node_id: string; name: string; rel_type: string; weight: number | null; direction: 'in' | 'out' }>;
+}
+
+export interface Summary {
+  source: string;
+  summary: string | null;
+  generated_at: string | null;
+  error?: string;
+}
+
+export interface FileContent {
+  content: string;
+  chunk_count: number;
+  truncated: boolean;
+}
+
+export interface Api {
+  get<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;
+  post<T>(path: string, body: unknown): Promise<T>;
+}
+
+function withQuery(path: string, query: Record<string, string | number | undefined> = {}): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+async function errorOf(res: Response): Promise<ApiError> {
+  let code = `HTTP_${res.status}`;
+  let message = res.statusText || `HTTP ${res.status}`;
+  try {
+    const body = (await res.json()) as { error?: { code?: string; message?: string } };
+    if (body.error?.code) code = body.error.code;
+    if (body.error?.message) message = body.error.message;
+  } catch {
+    // not the JSON error shape: keep the status line
+  }
+  return new ApiError(res.status, code, message);
+}
+
+export function createApi(auth: Auth): Api {
+  const send = async (method: string, url: string, body?: unknown): Promise<unknown> => {
+    const attempt = async (token: string) =>
+      fetch(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    let res = await attempt(await auth.token());
+    if (res.status === 401) res = await attempt(await auth.refresh());
+    if (!res.ok) throw await errorOf(res);
+    const text = await res.text();
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  };
+  return {
+    get: async <T>(path: string, query?: Record<string, string | number | undefined>) =>
+      (await send('GET', withQuery(path, query))) as T,
+    post: async <T>(path: string, body: unknown) => (await send('POST', path, body)) as T,
+  };
+}
+
+/** `/api/graph/nodes/<id>[/<sub>]`: the whole node id percent-encoded, so its slashes never split the path. */
+export function nodePath(nodeId: string, sub?: 'summary' | 'file'): string {
+  return `/api/graph/nodes/${encodeURIComponent(nodeId)}${sub ? `/${sub}` : ''}`;
+}

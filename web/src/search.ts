@@ -1,0 +1,128 @@
+/**
+ * Search over files (`/api/graph/search`, by meaning), chunks and symbols (`/api/graph/search/chunks` and
+ * `/api/graph/search/symbols`). A kind whose route the service does not have (404) is left out quietly; the other
+ * kinds still answer. A result that names a node of the shown graph focuses it (and a chunk or symbol scrolls its file
+ * to the line).
+ */
+import { ApiError, type Api } from './api.ts';
+import { colourOf } from './colours.ts';
+import { el, errorText, swatch } from './dom.ts';
+
+interface Hit {
+  nodeId: string | undefined;
+  line: number | undefined;
+  title: string;
+  detail: string;
+  type: string | undefined;
+}
+
+const KINDS = [
+  { kind: 'files', label: 'Files', path: '/api/graph/search' },
+  { kind: 'chunks', label: 'Chunks', path: '/api/graph/search/chunks' },
+  { kind: 'symbols', label: 'Symbols', path: '/api/graph/search/symbols' },
+] as const;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+/** Reads one result of any of the three kinds, whatever extra fields it carries. */
+export function toHit(r: Record<string, unknown>): Hit {
+  const nodeId = [r.node_id, r.id].map(str).find((v) => v?.startsWith('src_'));
+  const path = str(r.file_path) ?? (nodeId ? nodeId.slice(nodeId.indexOf(':') + 1) : undefined);
+  const line = num(r.start_line) ?? num(r.line);
+  const symbols = Array.isArray(r.symbols) ? r.symbols.map(str).filter(Boolean) : [];
+  const title = str(r.symbol) ?? str(r.name) ?? symbols[0] ?? path ?? '(unnamed)';
+  const where = [path !== title ? path : undefined, line !== undefined ? `line ${line}` : undefined]
+    .filter(Boolean)
+    .join(' · ');
+  const kind = str(r.kind) ?? str(r.chunk_type);
+  const snippet = str((r.snippet as { text?: unknown } | undefined)?.text);
+  const detail = [kind, where, (snippet ?? str(r.description))?.slice(0, 160)].filter(Boolean).join(' — ');
+  return { nodeId, line, title, detail, type: str(r.type) ?? str(r.file_type) };
+}
+
+function resultsOf(body: unknown): Array<Record<string, unknown>> {
+  const b = body as { results?: unknown; items?: unknown };
+  const list = Array.isArray(b.results) ? b.results : Array.isArray(b.items) ? b.items : [];
+  return list.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null);
+}
+
+export interface SearchPanel {
+  run(q: string): Promise<void>;
+}
+
+export function createSearch(
+  form: HTMLFormElement,
+  input: HTMLInputElement,
+  out: HTMLElement,
+  api: Api,
+  actions: { focus(nodeId: string, line?: number): boolean; sourceId(): string | undefined },
+): SearchPanel {
+  const unavailable = new Set<string>();
+  let current = 0;
+
+  const run = async (q: string) => {
+    const token = ++current;
+    if (q.trim() === '') {
+      out.replaceChildren();
+      return;
+    }
+    out.replaceChildren(el('p', { class: 'muted' }, 'Searching…'));
+    const kinds = KINDS.filter((k) => !unavailable.has(k.kind));
+    const answers = await Promise.all(
+      kinds.map(async (k) => {
+        try {
+          // Chunks and symbols can be scoped to the shown source; file search covers every source.
+          const scope = k.kind === 'files' ? {} : { source_id: actions.sourceId() };
+          return { k, hits: resultsOf(await api.get(k.path, { q, limit: 20, ...scope })).map(toHit) };
+        } catch (err) {
+          if (err instanceof ApiError && err.status === 404 && k.kind !== 'files') {
+            unavailable.add(k.kind);
+            return undefined;
+          }
+          return { k, error: errorText(err) };
+        }
+      }),
+    );
+    if (token !== current) return;
+    out.replaceChildren(
+      ...answers
+        .filter((a) => a !== undefined)
+        .map((a) => {
+          const section = el('section', { class: 'search-kind', 'data-kind': a.k.kind }, el('h3', {}, a.k.label));
+          if ('error' in a) section.append(el('p', { class: 'error' }, a.error ?? 'failed'));
+          else if (a.hits.length === 0) section.append(el('p', { class: 'muted' }, 'No results.'));
+          else {
+            const list = el('ul', { class: 'hits' });
+            for (const h of a.hits) {
+              const button = el(
+                'button',
+                { type: 'button', class: 'hit' },
+                el('span', { class: 'hit-title' }, h.title),
+              );
+              if (h.type) button.prepend(swatch(colourOf(h.type)));
+              if (h.detail) button.append(el('span', { class: 'hit-detail' }, h.detail));
+              button.addEventListener('click', () => {
+                if (!h.nodeId || !actions.focus(h.nodeId, h.line)) button.classList.add('absent');
+              });
+              list.append(el('li', {}, button));
+            }
+            section.append(list);
+          }
+          return section;
+        }),
+    );
+  };
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    clearTimeout(timer);
+    void run(input.value);
+  });
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(input.value), 350);
+  });
+  return { run };
+}
