@@ -77,6 +77,12 @@ pg_umount_all() {
 # Mounts this checkout's state folder into the trixie root (idempotent: mounts survive killed processes).
 pg_mount_trixie() {
   mkdir -p "$PG_STATE" "$PG_ROOT$PG_IN_ROOT"
+  # A mount left by an earlier checkout at this path (a state folder deleted, a fresh clone in its place) points at a
+  # folder that no longer exists: it is replaced when the two sides are not the same folder.
+  if grep -q " $PG_ROOT$PG_IN_ROOT " /proc/mounts &&
+    [[ $(stat -c '%d:%i' "$PG_STATE") != $(stat -c '%d:%i' "$PG_ROOT$PG_IN_ROOT") ]]; then
+    umount -l "$PG_ROOT$PG_IN_ROOT"
+  fi
   grep -q " $PG_ROOT$PG_IN_ROOT " /proc/mounts || mount --bind "$PG_STATE" "$PG_ROOT$PG_IN_ROOT"
   grep -q " $PG_ROOT/dev/shm " /proc/mounts || { mkdir -p "$PG_ROOT/dev/shm" && mount -t tmpfs -o mode=1777 tmpfs "$PG_ROOT/dev/shm"; }
   grep -q " $PG_ROOT/proc " /proc/mounts || mount --bind /proc "$PG_ROOT/proc"
