@@ -16,23 +16,15 @@
  * The machine is shared: each figure is printed with the load average at that moment.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  appendFileSync,
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { encodeNodeId } from '../lib/node-id.ts';
 import { SESSION_OPTIONS } from '../lib/db.ts';
+import { freshSnapshotOf, git } from './support/snapshot.ts';
 
 const args = process.argv.slice(2);
 const srcArg = args.indexOf('--src');
@@ -49,29 +41,6 @@ const load = () => loadavg()[0]!.toFixed(1);
 const p = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
-
-function git(dir: string, ...a: string[]) {
-  return execFileSync('git', ['-C', dir, ...a], {
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'b',
-      GIT_AUTHOR_EMAIL: 'b@x',
-      GIT_COMMITTER_NAME: 'b',
-      GIT_COMMITTER_EMAIL: 'b@x',
-    },
-  });
-}
-
-/** A git repository holding a copy of `src` (a temporary folder of this run). */
-function repoOf(src: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ckg-bench-agents-'));
-  cpSync(src, dir, { recursive: true, verbatimSymlinks: true });
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'add', '-A', '-f');
-  git(dir, 'commit', '-q', '-m', 'snapshot');
-  return dir;
-}
 
 /** 60 files changed, 20 removed, 20 added (copies of existing files under new names). */
 function changeRepo(dir: string): void {
@@ -136,7 +105,7 @@ async function main() {
   };
 
   const reuse = opt('--source');
-  const dir = reuse ? opt('--repo')! : repoOf(goSrc);
+  const dir = reuse ? opt('--repo')! : freshSnapshotOf(goSrc, 'ckg-bench-agents-');
   const source = reuse
     ? { id: reuse }
     : await call<{ id: string }>('POST', `${gateway}/api/sources`, {

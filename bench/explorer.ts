@@ -13,12 +13,13 @@
  *   node --import tsx bench/explorer.ts [--runs N] [--src DIR]
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { ensureExplorerBuilt, launchBrowser } from '../test/support/browser.ts';
+import { snapshotOf } from './support/snapshot.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -29,27 +30,6 @@ const gateway = process.env.GATEWAY_URL ?? 'http://127.0.0.1:8080';
 const idp = process.env.KEYCLOAK_URL ?? 'http://127.0.0.1:8180';
 const realm = process.env.KEYCLOAK_REALM ?? 'service';
 const stateDir = process.env.CKG_STATE_DIR ?? join(root, '.stack');
-
-function gitRepoOf(src: string): string {
-  const dir = join(tmpdir(), `ckg-bench-${src.replaceAll('/', '_')}`);
-  if (existsSync(join(dir, '.git'))) return dir;
-  const wip = mkdtempSync(join(tmpdir(), 'ckg-bench-wip-'));
-  cpSync(src, wip, { recursive: true, verbatimSymlinks: true });
-  const env = {
-    ...process.env,
-    GIT_AUTHOR_NAME: 'b',
-    GIT_AUTHOR_EMAIL: 'b@x',
-    GIT_COMMITTER_NAME: 'b',
-    GIT_COMMITTER_EMAIL: 'b@x',
-  };
-  const git = (...a: string[]) => execFileSync('git', ['-C', wip, ...a], { stdio: 'ignore', env });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A', '-f');
-  git('commit', '-q', '-m', 'snapshot');
-  rmSync(dir, { recursive: true, force: true });
-  execFileSync('mv', [wip, dir]);
-  return dir;
-}
 
 async function token(): Promise<string> {
   const res = await fetch(`${idp}/realms/${realm}/protocol/openid-connect/token`, {
@@ -85,7 +65,7 @@ async function goSync(): Promise<{ sourceId: string; syncId: string }> {
     source_type: 'github_repo',
     owner: 'golang',
     name: 'go-stdlib',
-    url: gitRepoOf(goSrc),
+    url: snapshotOf(goSrc),
     default_branch: 'main',
   });
   const runs = await api<{ items: Array<{ id: string; status: string }> }>('GET', `/api/syncs?source_id=${source.id}`);

@@ -16,11 +16,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createPool } from '../lib/db.ts';
 import { nodeDetailSql, nodeTextSql } from '../graph-api/graph/node-queries.ts';
+import { snapshotOf } from './support/snapshot.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -37,30 +37,6 @@ const env = (k: string, d?: string): string => {
 };
 const graphUrl = `http://127.0.0.1:${env('CKG_GRAPH_PORT', '8082')}`;
 const ingestionUrl = `http://127.0.0.1:${env('CKG_INGESTION_PORT', '8081')}`;
-
-function gitRepoOf(src: string): string {
-  const dir = join(tmpdir(), `ckg-bench-${src.replaceAll('/', '_')}`);
-  if (existsSync(join(dir, '.git'))) return dir;
-  const wip = mkdtempSync(join(tmpdir(), 'ckg-bench-wip-'));
-  cpSync(src, wip, { recursive: true, verbatimSymlinks: true });
-  const git = (...a: string[]) =>
-    execFileSync('git', ['-C', wip, ...a], {
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'b',
-        GIT_AUTHOR_EMAIL: 'b@x',
-        GIT_COMMITTER_NAME: 'b',
-        GIT_COMMITTER_EMAIL: 'b@x',
-      },
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A', '-f');
-  git('commit', '-q', '-m', 'snapshot');
-  rmSync(dir, { recursive: true, force: true });
-  execFileSync('mv', [wip, dir]);
-  return dir;
-}
 
 async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
   const res = await fetch(url, {
@@ -85,7 +61,7 @@ interface Run {
 }
 
 async function ensureSyncs(): Promise<{ sourceId: string; syncIds: string[] }> {
-  const repo = gitRepoOf(goSrc);
+  const repo = snapshotOf(goSrc);
   const source = await call<Source>('POST', `${graphUrl}/api/sources`, {
     source_type: 'github',
     owner: 'bench',

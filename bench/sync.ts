@@ -13,7 +13,7 @@
  * --runs N repeats the sync without embeddings N times (a new source each time) and prints the medians.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/db.ts';
@@ -29,6 +29,7 @@ import type { SyncStats } from '../workflows/sync-types.ts';
 import { chunkEmbeddingInput } from '../activities/engine/index.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import type { Pool } from '../lib/db.ts';
+import { snapshotOf } from './support/snapshot.ts';
 
 const args = process.argv.slice(2);
 const withEmbeddings = !args.includes('--no-embeddings');
@@ -37,30 +38,6 @@ const runsArg = args.indexOf('--runs');
 const repeat = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1])) : 1;
 const goSrc =
   srcArg >= 0 ? args[srcArg + 1]! : join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
-
-function gitRepoOf(src: string): string {
-  const dir = join(tmpdir(), `ckg-bench-${src.replaceAll('/', '_')}`);
-  if (existsSync(join(dir, '.git'))) return dir;
-  const wip = mkdtempSync(join(tmpdir(), 'ckg-bench-wip-'));
-  cpSync(src, wip, { recursive: true, verbatimSymlinks: true });
-  const git = (...a: string[]) =>
-    execFileSync('git', ['-C', wip, ...a], {
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'b',
-        GIT_AUTHOR_EMAIL: 'b@x',
-        GIT_COMMITTER_NAME: 'b',
-        GIT_COMMITTER_EMAIL: 'b@x',
-      },
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A', '-f');
-  git('commit', '-q', '-m', 'snapshot');
-  rmSync(dir, { recursive: true, force: true });
-  execFileSync('mv', [wip, dir]);
-  return dir;
-}
 
 function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -118,7 +95,7 @@ function median(xs: number[]): number {
 
 async function main() {
   const t0 = Date.now();
-  const repo = gitRepoOf(goSrc);
+  const repo = snapshotOf(goSrc);
   const files = Number(
     execFileSync('git', ['-C', repo, 'ls-files'], { encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').length - 1,
   );

@@ -13,9 +13,10 @@
  * is stopped and reported as "> timeout", and the ratio as a lower bound.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { freshSnapshotOf } from './support/snapshot.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -27,26 +28,6 @@ const timeoutMs = Number(opt('--timeout-min', '20')) * 60_000;
 const graphUrl = `http://127.0.0.1:${process.env.CKG_GRAPH_PORT ?? '8082'}`;
 const ingestionUrl = `http://127.0.0.1:${process.env.CKG_INGESTION_PORT ?? '8081'}`;
 const cacheDir = join(process.env.CKG_CACHE_DIR ?? join(homedir(), '.cache', 'ckg'), 'gitnexus');
-
-function gitCopy(from: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ckg-vs-gitnexus-'));
-  cpSync(from, dir, { recursive: true, verbatimSymlinks: true });
-  const git = (...a: string[]) =>
-    execFileSync('git', ['-C', dir, ...a], {
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'b',
-        GIT_AUTHOR_EMAIL: 'b@x',
-        GIT_COMMITTER_NAME: 'b',
-        GIT_COMMITTER_EMAIL: 'b@x',
-      },
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A', '-f');
-  git('commit', '-q', '-m', 'snapshot');
-  return dir;
-}
 
 function installGitnexus(): string {
   const bin = join(cacheDir, 'node_modules', '.bin', 'gitnexus');
@@ -131,8 +112,8 @@ function gitnexus(bin: string, repo: string): Promise<{ ms: number | null; tail:
 
 async function main(): Promise<void> {
   const bin = installGitnexus();
-  const ours = gitCopy(src);
-  const theirs = gitCopy(src);
+  const ours = freshSnapshotOf(src, 'ckg-vs-gitnexus-');
+  const theirs = freshSnapshotOf(src, 'ckg-vs-gitnexus-');
   const files =
     execFileSync('git', ['-C', ours, 'ls-files'], { encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').length - 1;
   console.log(`repository: ${src} (${files.toLocaleString('en-US')} tracked files); load ${loadavg()[0]!.toFixed(1)}`);

@@ -4,9 +4,9 @@
  * A corpus whose source already has a completed sync of the same commit is not synced again.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { cachedRepo } from '../support/snapshot.ts';
 
 export interface Corpus {
   /** Source name (owner `search-eval`). */
@@ -90,33 +90,19 @@ export function corpora(): Corpus[] {
 
 /** A git repository holding the corpus, reused across runs (same content, same commit). */
 export function gitRepoOf(corpus: Corpus): string {
-  const dir = join(tmpdir(), `ckg-search-eval-${corpus.name}`);
-  if (existsSync(join(dir, '.git'))) return dir;
-  const wip = mkdtempSync(join(tmpdir(), 'ckg-search-eval-wip-'));
-  for (const [from, to] of corpus.copy) {
-    const dest = join(wip, to);
-    mkdirSync(dirname(dest), { recursive: true });
-    cpSync(from, dest, {
-      recursive: true,
-      verbatimSymlinks: true,
-      filter: (p) => !p.includes('__pycache__') && !p.endsWith('/testdata/fuzz'),
-    });
-  }
-  const git = (...a: string[]) =>
-    execFileSync('git', ['-C', wip, ...a], {
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'e',
-        GIT_AUTHOR_EMAIL: 'e@x',
-        GIT_COMMITTER_NAME: 'e',
-        GIT_COMMITTER_EMAIL: 'e@x',
-      },
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A', '-f');
-  git('commit', '-q', '-m', 'snapshot');
-  rmSync(dir, { recursive: true, force: true });
-  execFileSync('mv', [wip, dir]);
-  return dir;
+  return cachedRepo(
+    corpus.name,
+    (wip) => {
+      for (const [from, to] of corpus.copy) {
+        const dest = join(wip, to);
+        mkdirSync(dirname(dest), { recursive: true });
+        cpSync(from, dest, {
+          recursive: true,
+          verbatimSymlinks: true,
+          filter: (p) => !p.includes('__pycache__') && !p.endsWith('/testdata/fuzz'),
+        });
+      }
+    },
+    'ckg-search-eval',
+  );
 }
