@@ -59,12 +59,14 @@ describe('reliability: dependencies fail, processes stay', () => {
     try {
       const client = await pool.connect();
       const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-      const sleeping = client.query('SELECT pg_sleep(30)');
-      await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
-      const err = await sleeping.then(
+      // The handler is attached before the backend is terminated: the rejection may arrive before the terminate
+      // call's own answer, and an unhandled rejection for that moment fails the test run.
+      const sleeping = client.query('SELECT pg_sleep(30)').then(
         () => assert.fail('the query survived its backend'),
         (e: unknown) => e,
       );
+      await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      const err = await sleeping;
       client.release(err instanceof Error ? err : true);
       // The client emits 'error' on itself after the query fails: give the event loop a turn to deliver it.
       await new Promise((r) => setTimeout(r, 100));
