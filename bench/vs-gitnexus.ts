@@ -1,8 +1,8 @@
 /**
  * Side by side, one run: the same repository synced by this service (through the API of a running stack, without
- * embeddings) and indexed by GitNexus (`gitnexus analyze --skip-embeddings`, the closest open-source peer), then the
+ * embeddings) and indexed by GitNexus (`gitnexus analyze`, embeddings off by default; the closest open-source peer), then the
  * ratio of their wall times. GitNexus is installed into a cache folder outside the checkout on first use
- * (`npm i gitnexus`, install scripts allowed: it builds native parsers and its graph database); nothing of it enters
+ * (`npm i gitnexus` without install scripts, then its graph database's prebuilt binary put in place); nothing of it enters
  * the project's dependencies.
  *
  *   set -a; source .stack/env; set +a
@@ -35,10 +35,14 @@ function installGitnexus(): string {
   mkdirSync(cacheDir, { recursive: true });
   console.log(`installing gitnexus into ${cacheDir} …`);
   execFileSync('npm', ['init', '-y'], { cwd: cacheDir, stdio: 'ignore' });
-  execFileSync('npm', ['i', '--no-audit', '--no-fund', '--foreground-scripts=false', 'gitnexus'], {
+  // Install scripts are skipped: onnxruntime-node's downloads a runtime from the internet (refused here; it serves
+  // only embeddings, which this comparison leaves off). The graph database's own script only copies its prebuilt
+  // binary from the platform package, so it is run by itself.
+  execFileSync('npm', ['i', '--no-audit', '--no-fund', '--ignore-scripts', 'gitnexus'], {
     cwd: cacheDir,
     stdio: 'inherit',
   });
+  execFileSync('node', ['install.js'], { cwd: join(cacheDir, 'node_modules', '@ladybugdb', 'core'), stdio: 'inherit' });
   return bin;
 }
 
@@ -85,7 +89,7 @@ async function syncHere(repo: string): Promise<{ ms: number; detail: string }> {
 function gitnexus(bin: string, repo: string): Promise<{ ms: number | null; tail: string }> {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(bin, ['analyze', repo, '--skip-embeddings', '--skip-agents-md'], {
+    const child = spawn(bin, ['analyze', repo, '--skip-agents-md'], {
       cwd: repo,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, CI: '1' },
