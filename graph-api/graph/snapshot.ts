@@ -59,16 +59,22 @@ export async function loadSnapshot(
       ? []
       : (
           await tx.query<EdgeRow>(
+            // The end vertex is looked up by its id (an index), not joined to the start set a second time: right
+            // after a sync its sync_id is a value the statistics have not seen, the start set is estimated at a row
+            // or two, and a nested loop over that set for each edge took 60 s on the Go standard library.
             `WITH v AS (
                SELECT id, properties ->> '"file_path"'::ag_catalog.agtype AS p
                  FROM service."File"
                 WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype)
                       = $1::text::ag_catalog.agtype
              )
-             SELECT a.p AS s, b.p AS t, (e.properties ->> '"weight"'::ag_catalog.agtype)::float8 AS w
+             SELECT a.p AS s, b.properties ->> '"file_path"'::ag_catalog.agtype AS t,
+                    (e.properties ->> '"weight"'::ag_catalog.agtype)::float8 AS w
                FROM v a
                JOIN service.depends_on e ON e.start_id = a.id
-               JOIN v b ON b.id = e.end_id`,
+               JOIN service."File" b ON b.id = e.end_id
+              WHERE ag_catalog.agtype_access_operator(b.properties, '"sync_id"'::ag_catalog.agtype)
+                    = $1::text::ag_catalog.agtype`,
             [JSON.stringify(sync.id)],
           )
         ).rows;
