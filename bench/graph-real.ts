@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { createPool } from '../lib/db.ts';
 import { nodeDetailSql, nodeTextSql } from '../graph-api/graph/node-queries.ts';
 import { snapshotOf } from './support/snapshot.ts';
+import { call, graphUrl, syncToEnd, type BenchRun } from './support/api.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -35,29 +36,10 @@ const env = (k: string, d?: string): string => {
   if (v === undefined) throw new Error(`${k} is not set: source the stack's .stack/env first`);
   return v;
 };
-const graphUrl = `http://127.0.0.1:${env('CKG_GRAPH_PORT', '8082')}`;
-const ingestionUrl = `http://127.0.0.1:${env('CKG_INGESTION_PORT', '8081')}`;
-
-async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
 
 interface Source {
   id: string;
   config: Record<string, unknown>;
-}
-interface Run {
-  id: string;
-  status: string;
-  error?: string | null;
 }
 
 async function ensureSyncs(): Promise<{ sourceId: string; syncIds: string[] }> {
@@ -70,22 +52,20 @@ async function ensureSyncs(): Promise<{ sourceId: string; syncIds: string[] }> {
     default_branch: 'main',
   });
   const completed = async () =>
-    (await call<{ items: Run[] }>('GET', `${graphUrl}/api/syncs?source_id=${source.id}&status=completed&limit=100`))
-      .items;
+    (
+      await call<{ items: BenchRun[] }>(
+        'GET',
+        `${graphUrl}/api/syncs?source_id=${source.id}&status=completed&limit=100`,
+      )
+    ).items;
   let runs = await completed();
   while (runs.length < wantSyncs) {
     const embeddings = runs.length === 0;
     await call('PATCH', `${graphUrl}/api/sources/${source.id}`, { config: { ...source.config, embeddings } });
-    const t0 = Date.now();
-    const run = await call<Run>('POST', `${ingestionUrl}/api/syncs`, { source_id: source.id, triggered_by: 'bench' });
-    let cur = run;
-    while (cur.status === 'pending' || cur.status === 'running') {
-      await new Promise((r) => setTimeout(r, 500));
-      cur = await call<Run>('GET', `${graphUrl}/api/syncs/${run.id}`);
-    }
-    if (cur.status !== 'completed') throw new Error(`sync ${run.id} ended ${cur.status}: ${cur.error ?? ''}`);
+    const { run, ms } = await syncToEnd(source.id, 60 * 60_000);
+    if (run.status !== 'completed') throw new Error(`sync ${run.id} ended ${run.status}: ${run.error ?? ''}`);
     console.log(
-      `synced ${repo} (embeddings ${embeddings ? 'on' : 'off'}) in ${((Date.now() - t0) / 1000).toFixed(1)} s through the API`,
+      `synced ${repo} (embeddings ${embeddings ? 'on' : 'off'}) in ${(ms / 1000).toFixed(1)} s through the API`,
     );
     runs = await completed();
   }

@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { freshSnapshotOf } from './support/snapshot.ts';
+import { call, graphUrl, syncToEnd } from './support/api.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -25,8 +26,6 @@ const opt = (name: string, dflt: string) => {
 };
 const src = opt('--src', join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src'));
 const timeoutMs = Number(opt('--timeout-min', '20')) * 60_000;
-const graphUrl = `http://127.0.0.1:${process.env.CKG_GRAPH_PORT ?? '8082'}`;
-const ingestionUrl = `http://127.0.0.1:${process.env.CKG_INGESTION_PORT ?? '8081'}`;
 const cacheDir = join(process.env.CKG_CACHE_DIR ?? join(homedir(), '.cache', 'ckg'), 'gitnexus');
 
 function installGitnexus(): string {
@@ -46,18 +45,6 @@ function installGitnexus(): string {
   return bin;
 }
 
-async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
 /** Our sync through the API: source upsert (embeddings off), POST /api/syncs, poll until final. */
 async function syncHere(repo: string): Promise<{ ms: number; detail: string }> {
   const source = await call<{ id: string }>('POST', `${graphUrl}/api/sources`, {
@@ -68,18 +55,7 @@ async function syncHere(repo: string): Promise<{ ms: number; detail: string }> {
     default_branch: 'main',
   });
   await call('PATCH', `${graphUrl}/api/sources/${source.id}`, { config: { embeddings: false } });
-  const t0 = performance.now();
-  const run = await call<{ id: string; status: string }>('POST', `${ingestionUrl}/api/syncs`, {
-    source_id: source.id,
-    triggered_by: 'bench',
-  });
-  let cur: { status: string; error?: string; stats?: { files?: number; edges?: number; symbols?: number } } = run;
-  while (cur.status === 'pending' || cur.status === 'running') {
-    if (performance.now() - t0 > timeoutMs) throw new Error('our sync exceeded the timeout');
-    await new Promise((r) => setTimeout(r, 250));
-    cur = await call('GET', `${graphUrl}/api/syncs/${run.id}`);
-  }
-  const ms = performance.now() - t0;
+  const { run: cur, ms } = await syncToEnd(source.id, timeoutMs);
   await call('DELETE', `${graphUrl}/api/sources/${source.id}`);
   if (cur.status !== 'completed') throw new Error(`our sync ended ${cur.status}: ${cur.error ?? ''}`);
   return { ms, detail: `files ${cur.stats?.files}, symbols ${cur.stats?.symbols}, edges ${cur.stats?.edges}` };
