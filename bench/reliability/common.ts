@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPool } from '../../lib/db.ts';
@@ -89,6 +89,12 @@ export function percentile(values: number[], p: number): number {
 export const fmt = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : 'n/a');
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The 1, 5 and 15 minute load averages, for every figure (the machine is shared). */
+export const loadNow = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 export function log(line: string): void {
   process.stdout.write(`[reliability] ${line}\n`);
@@ -236,4 +242,26 @@ export function stack(command: string): void {
 
 export async function setChatLatency(ms: number): Promise<void> {
   await http('PUT', `${URLS.chat}/_standin/faults`, { latencyMs: ms, endpoint: 'chat' });
+}
+
+export async function setEmbeddingLatency(ms: number): Promise<void> {
+  await http('PUT', `${URLS.chat}/_standin/faults`, { latencyMs: ms, endpoint: 'embeddings' });
+}
+
+/** A token for the gateway: client credentials of the service-gateway client at the stack's identity provider. */
+export async function gatewayToken(): Promise<string> {
+  const idp = stackEnv.KEYCLOAK_URL ?? 'http://127.0.0.1:8180';
+  const realm = stackEnv.KEYCLOAK_REALM ?? 'service';
+  const secret = readFileSync(join(ROOT, '.stack/gateway-client-secret'), 'utf8').trim();
+  const res = await fetch(`${idp}/realms/${realm}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: 'service-gateway',
+      client_secret: secret,
+    }),
+  });
+  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
 }

@@ -3,9 +3,13 @@
  * the run ends `completed` or `failed` with a reason within the bound; no source stays blocked; a completed run's rows,
  * vertices and edges equal the clean run of the same commit; no request hangs past its cap.
  */
+import type { Endpoint } from './readers.ts';
 import {
   URLS,
+  type Reply,
   blockedSources,
+  db,
+  setEmbeddingLatency,
   createSource,
   http,
   kill9,
@@ -46,92 +50,180 @@ async function endCheck(step: string, syncId: string, baseline: Record<string, n
   return { step, ok: false, detail: `run ${end.status} after ${Math.round(end.ms / 1000)} s` };
 }
 
-export async function killWorker(runs: number, sourceId: string, baseline: Record<string, number>, syncMs: number) {
-  const out: StepResult[] = [];
-  for (let i = 1; i <= runs; i++) {
-    const syncId = await startSync(sourceId);
-    const at = Math.round(Math.random() * syncMs);
-    await sleep(at);
-    kill9('worker');
-    log(`kill-worker ${i}/${runs}: kill -9 at ${at} ms`);
-    await sleep(500);
-    stack('services');
-    const r = await endCheck(`kill -9 worker #${i} at ${at} ms`, syncId, baseline);
-    log(`  ${r.ok ? 'ok' : 'FAIL'}: ${r.detail}`);
-    out.push(r);
-  }
-  return out;
-}
-
-export async function pgCrash(sourceId: string, baseline: Record<string, number>, downMs: number) {
+/** One run: a sync, kill -9 of the worker at a random point within the clean run's duration, restart. */
+export async function killWorker(round: number, sourceId: string, baseline: Record<string, number>, syncMs: number) {
   const syncId = await startSync(sourceId);
-  await waitStatus(syncId, 'running', 60_000);
-  await sleep(1500);
-  stack('pg-crash');
-  const graphPid = pidOf('graph');
-  const during = await http('GET', `${URLS.graph}/api/sources`);
-  await sleep(downMs);
-  const alive = (() => {
-    try {
-      process.kill(graphPid!, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+  const at = Math.round(Math.random() * syncMs);
+  await sleep(at);
+  kill9('worker');
+  log(`kill-worker #${round}: kill -9 at ${at} ms`);
+  await sleep(500);
   stack('services');
-  const r = await endCheck(`PostgreSQL immediate stop for ${downMs / 1000} s mid-sync`, syncId, baseline);
-  r.detail += `; graph read while down: ${during.status} (${(during.body as { error?: { code?: string } })?.error?.code ?? ''}); graph process alive through it: ${alive}`;
-  r.ok = r.ok && during.status === 503 && alive;
+  const r = await endCheck(`kill -9 worker #${round} at ${at} ms`, syncId, baseline);
+  log(`  ${r.ok ? 'ok' : 'FAIL'}: ${r.detail}`);
   return r;
 }
 
-export async function temporalRestart(sourceId: string, baseline: Record<string, number>) {
+const alive = (pid: number | undefined) => {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A running sync, then a random wait of up to `maxMs` (the fault lands somewhere in the run's first part). */
+async function runningSync(sourceId: string, maxMs: number): Promise<{ syncId: string; at: number }> {
   const syncId = await startSync(sourceId);
   await waitStatus(syncId, 'running', 60_000);
-  await sleep(1500);
+  const at = Math.round(Math.random() * maxMs);
+  await sleep(at);
+  return { syncId, at };
+}
+
+export async function pgCrash(
+  round: number,
+  sourceId: string,
+  baseline: Record<string, number>,
+  downMs: number,
+  syncMs: number,
+) {
+  const { syncId, at } = await runningSync(sourceId, syncMs * 0.7);
+  stack('pg-crash');
+  const graphPid = pidOf('graph');
+  const workerPid = pidOf('worker');
+  const during = await http('GET', `${URLS.graph}/api/sources`);
+  await sleep(downMs);
+  const survived = alive(graphPid) && alive(workerPid);
+  stack('services');
+  const r = await endCheck(
+    `PostgreSQL immediate stop ${downMs / 1000} s at ${at} ms into the run #${round}`,
+    syncId,
+    baseline,
+  );
+  r.detail += `; graph read while down: ${during.status} (${(during.body as { error?: { code?: string } })?.error?.code ?? ''}, ${Math.round(during.ms)} ms); graph and worker alive through it: ${survived}`;
+  r.ok = r.ok && during.status === 503 && !during.hung && survived;
+  return r;
+}
+
+export async function temporalRestart(
+  round: number,
+  sourceId: string,
+  baseline: Record<string, number>,
+  downMs: number,
+  syncMs: number,
+) {
+  const { syncId, at } = await runningSync(sourceId, syncMs * 0.7);
   stack('temporal-stop');
-  await sleep(5000);
+  const during = await http('POST', `${URLS.ingestion}/api/syncs`, {
+    source_id: sourceId,
+    triggered_by: 'reliability',
+  });
+  await sleep(downMs);
   stack('services');
-  return endCheck('Temporal server restart mid-sync', syncId, baseline);
+  const r = await endCheck(
+    `Temporal server stop ${downMs / 1000} s at ${at} ms into the run #${round}`,
+    syncId,
+    baseline,
+  );
+  r.detail += `; POST /api/syncs while down: ${during.status} (${Math.round(during.ms)} ms)`;
+  r.ok = r.ok && !during.hung && during.status !== 500;
+  return r;
 }
 
-export async function modelDown(sourceId: string, baseline: Record<string, number>) {
+async function waitPhase(syncId: string, prefix: string, boundMs: number): Promise<string | undefined> {
+  const started = Date.now();
+  while (Date.now() - started < boundMs) {
+    const r = await db.query<{ status: string; phase: string | null }>(
+      `SELECT status, progress_meta->>'phase' AS phase FROM sync_runs WHERE id = $1`,
+      [syncId],
+    );
+    const row = r.rows[0];
+    if (!row || (row.status !== 'pending' && row.status !== 'running')) return undefined;
+    if (row.phase?.startsWith(prefix)) return row.phase;
+    await sleep(100);
+  }
+  return undefined;
+}
+
+/**
+ * Embedding calls slowed to 2 s (the stand-in's knob) so the phase lasts; kill -9 of the model host within the first
+ * call of the run's first embedding phase, so at least one call is cut and retried.
+ */
+export async function modelDown(round: number, sourceId: string, baseline: Record<string, number>, downMs: number) {
+  await setEmbeddingLatency(2000);
   const syncId = await startSync(sourceId);
-  await waitStatus(syncId, 'running', 60_000);
-  await sleep(2000);
+  const phase = await waitPhase(syncId, 'embedding', 300_000);
+  await sleep(Math.random() * 1500);
   kill9('model-host');
-  await sleep(10_000);
-  stack('services');
-  return endCheck('model host down 10 s mid-embedding', syncId, baseline);
+  await sleep(downMs);
+  stack('services'); // the restarted stand-in has no latency
+  const r = await endCheck(
+    `model host down ${downMs / 1000} s in phase ${phase ?? '(not reached!)'} #${round}`,
+    syncId,
+    baseline,
+  );
+  const missing = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM content_chunks c JOIN file_records f ON f.id = c.file_id
+      WHERE f.sync_id = $1 AND c.embedding IS NULL`,
+    [syncId],
+  );
+  r.detail += `; chunks without embedding afterwards: ${missing.rows[0]!.n}`;
+  r.ok = r.ok && phase !== undefined;
+  return r;
 }
 
-export async function deleteMidSync(corpus: string) {
-  const sourceId = await createSource(`delete-mid-${Date.now()}`, corpus);
-  const syncId = await startSync(sourceId);
-  await waitStatus(syncId, 'running', 60_000);
+export async function deleteMidSync(round: number, corpus: string, syncMs: number) {
+  const sourceId = await createSource(`delete-mid-${Date.now()}-${round}`, corpus);
+  const { syncId, at } = await runningSync(sourceId, syncMs * 0.7);
   const del = await http('DELETE', `${URLS.graph}/api/sources/${sourceId}`, undefined, { timeoutMs: 60_000 });
   const end = await waitEnd(syncId, 60_000);
+  const left = await db.query<{ n: string }>(
+    `SELECT (SELECT count(*) FROM file_records WHERE source_id = $1) + (SELECT count(*) FROM sync_runs WHERE source_id = $1) AS n`,
+    [sourceId],
+  );
+  // A write that was in flight must not bring rows back after the delete: check again a little later.
+  await sleep(5000);
+  const later = await db.query<{ n: string }>(
+    `SELECT (SELECT count(*) FROM file_records WHERE source_id = $1) + (SELECT count(*) FROM sync_runs WHERE source_id = $1) AS n`,
+    [sourceId],
+  );
   return {
-    step: 'source deleted while its sync runs',
-    ok: del.status === 204 && (end.status === 'gone' || end.status === 'cancelled'),
-    detail: `DELETE ${del.status}; run afterwards: ${end.status}`,
+    step: `source deleted ${at} ms into its sync #${round}`,
+    ok: del.status === 204 && end.status === 'gone' && left.rows[0]!.n === '0' && later.rows[0]!.n === '0',
+    detail: `DELETE ${del.status} in ${Math.round(del.ms)} ms; run afterwards: ${end.status}; rows left ${left.rows[0]!.n}, 5 s later ${later.rows[0]!.n}`,
   };
 }
 
-export async function killGraph(nodeId: string) {
-  const paths = ['/api/graph/stats', '/api/sources', `/api/graph/nodes/${encodeURIComponent(nodeId)}`, '/api/syncs'];
-  const inflight = Array.from({ length: 50 }, (_, i) => http('GET', URLS.graph + paths[i % paths.length]!));
-  await sleep(30);
+/**
+ * 50 reads in flight (half straight to the component, half through the gateway), kill -9 of the graph component,
+ * more reads through the gateway while it is down, restart.
+ */
+export async function killGraph(round: number, reads: Endpoint[], token: string) {
+  const auth = { headers: { authorization: `Bearer ${token}` } };
+  const fire = (i: number) =>
+    i % 2 === 0
+      ? http('GET', URLS.graph + reads[i % reads.length]![1]())
+      : http('GET', URLS.gateway + reads[i % reads.length]![1](), undefined, auth);
+  const inflight = Array.from({ length: 50 }, (_, i) => fire(i));
+  await sleep(20 + Math.random() * 200);
   kill9('graph');
   const replies = await Promise.all(inflight);
+  const down = await Promise.all(Array.from({ length: 10 }, (_, i) => fire(2 * i + 1)));
   stack('services');
   const after = await http('GET', `${URLS.graph}/api/graph/stats`);
-  const hung = replies.filter((r) => r.hung).length;
+  const all = [...replies, ...down];
+  const hung = all.filter((r) => r.hung).length;
+  const shape = (r: Reply) => typeof (r.body as { error?: { code?: unknown } })?.error?.code === 'string';
+  const bad5xx = all.filter((r) => r.status >= 500 && !([502, 503, 504].includes(r.status) && shape(r))).length;
+  const downStatuses: Record<string, number> = {};
+  for (const r of down) downStatuses[r.status] = (downStatuses[r.status] ?? 0) + 1;
   return {
-    step: 'kill -9 graph component with 50 requests in flight',
-    ok: hung === 0 && after.status === 200,
-    detail: `answered ${replies.filter((r) => r.status > 0).length}, cut ${replies.filter((r) => r.status === 0 && !r.hung).length}, hung ${hung}; after restart: ${after.status}`,
+    step: `kill -9 graph component with 50 requests in flight #${round}`,
+    ok: hung === 0 && bad5xx === 0 && after.status === 200,
+    detail: `in flight: answered ${replies.filter((r) => r.status > 0).length}, cut ${replies.filter((r) => r.status === 0 && !r.hung).length}; gateway while down: ${JSON.stringify(downStatuses)} (max ${Math.round(Math.max(...down.map((r) => r.ms)))} ms); 5xx outside 502/503/504 + error shape ${bad5xx}; hung ${hung}; after restart: ${after.status}`,
   };
 }
 
