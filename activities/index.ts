@@ -16,13 +16,17 @@ import { createFinalizeSync } from './sync/finalize-sync.ts';
 import { createEndSync } from './sync/end-sync.ts';
 import { createFillVectorActivities } from './sync/fill-vectors.ts';
 import { createScheduleActivities } from './schedule/index.ts';
+import { outlastDatabaseOutages } from './outage.ts';
 
 export type { ActivityDeps, PipelineSettings } from './sync/deps.ts';
 export { DEFAULT_PIPELINE_SETTINGS } from './sync/deps.ts';
 export { Workspaces } from './sync/workspace.ts';
 
+/** How long a failed attempt waits for an unreachable database before Temporal retries it (docs/reliability.md). */
+export const DEFAULT_DATABASE_OUTAGE_WAIT_MS = 120_000;
+
 export function createActivities(deps: ActivityDeps) {
-  return {
+  const activities = {
     ...createBeginSync(deps),
     ...createCloneRepository(deps),
     ...createParseBatch(deps),
@@ -38,6 +42,11 @@ export function createActivities(deps: ActivityDeps) {
     // ingestion (the schedules' trigger workflow):
     ...createScheduleActivities({ pool: deps.pool, log: deps.log }),
   };
+  return outlastDatabaseOutages(activities, {
+    pool: deps.pool,
+    log: deps.log,
+    waitMs: deps.settings.databaseOutageWaitMs ?? DEFAULT_DATABASE_OUTAGE_WAIT_MS,
+  });
 }
 
 export type SyncActivities = ReturnType<typeof createActivities>;

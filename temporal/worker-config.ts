@@ -29,6 +29,7 @@ export const workerVars = {
   SYNC_HOST_QUEUE_TIMEOUT_SECONDS: { type: 'number', default: 60, min: 1, max: 3600 },
   SYNC_CLONE_TIMEOUT_SECONDS: { type: 'int', default: 600, min: 1, max: 24 * 3600 },
   SYNC_PROGRESS_INTERVAL_MS: { type: 'int', default: 250, min: 0, max: 60_000 },
+  SYNC_DATABASE_OUTAGE_WAIT_SECONDS: { type: 'int', default: 120, min: 0, max: 3600 },
 } as const satisfies Record<string, VarSpec>;
 
 export type WorkerConfig = ConfigOf<typeof workerVars>;
@@ -51,5 +52,6 @@ export function pipelineSettings(c: WorkerConfig): PipelineSettings {
     embeddingConcurrency: c.EMBEDDING_CONCURRENCY,
     embeddingBreakerFailures: 3,
     progressIntervalMs: c.SYNC_PROGRESS_INTERVAL_MS,
+    databaseOutageWaitMs: c.SYNC_DATABASE_OUTAGE_WAIT_SECONDS * 1000,
   };
 }

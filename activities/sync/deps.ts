@@ -29,6 +29,8 @@ export interface PipelineSettings {
   embeddingBreakerFailures: number;
   /** Minimum gap between two sync_progress events of one sync. */
   progressIntervalMs: number;
+  /** How long an attempt that met an unreachable database waits for it before failing (activities/outage.ts). */
+  databaseOutageWaitMs?: number;
 }
 
 export interface ActivityDeps {
