@@ -111,7 +111,7 @@ describe('reliability: activities outlast a database outage', () => {
       await relay.down();
       const back = setTimeout(() => void relay.up(), 3000);
       const started = Date.now();
-      const result = await worker.runUntil(
+      const result: unknown = await worker.runUntil(
         client.workflow.execute('oneActivityWorkflow', { taskQueue, workflowId: `outage-${taskQueue}`, args: [2] }),
       );
       clearTimeout(back);
