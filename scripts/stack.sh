@@ -17,6 +17,7 @@ usage: scripts/stack.sh <command>
   browser  install headless Chromium (Debian's chromium package) when missing, for the explorer's browser tests
   status   show what runs
   services start what is down (infrastructure and services), without the demo (bench/reliability.ts uses it)
+  processes  start the service processes that are down (not PostgreSQL or Temporal; no install, build or migration)
   pg-crash stop PostgreSQL at once (immediate mode, as a crash); `services` starts it again
   temporal-stop  stop the Temporal dev server; `services` starts it again
 Environment: DATABASE_URL (use an existing PostgreSQL 17 with age and vector), TEMPORAL_ADDRESS (use an existing
@@ -64,6 +65,7 @@ case $cmd in
     infra_up
     services_up
     ;;
+  processes) services_up ;;
   pg-crash)
     pg_run pg_ctl -D "$(pg_seen_dir)/data" -m immediate -w stop >/dev/null 2>&1 || true
     say "postgres: stopped in immediate mode"

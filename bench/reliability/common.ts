@@ -234,10 +234,18 @@ export function kill9(service: string): void {
   }
 }
 
-/** `scripts/stack.sh <command>` (services: start whatever is down). */
+/**
+ * `scripts/stack.sh <command>` (`services`: start whatever is down; `processes`: only the service processes). A
+ * process that is slow to become ready on a loaded machine (the worker bundles its workflows at start) fails the
+ * script's 90 s wait while it goes on starting: the command is then run again, up to three times.
+ */
 export function stack(command: string): void {
-  const r = spawnSync('bash', ['scripts/stack.sh', command], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`stack.sh ${command}: ${r.stderr.slice(-500)}`);
+  for (let i = 1; ; i++) {
+    const r = spawnSync('bash', ['scripts/stack.sh', command], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status === 0) return;
+    if (i >= 3) throw new Error(`stack.sh ${command}: ${r.stderr.slice(-500)}`);
+    log(`stack.sh ${command} failed (${r.stderr.trim().split('\n').at(-1)}); again`);
+  }
 }
 
 export async function setChatLatency(ms: number): Promise<void> {

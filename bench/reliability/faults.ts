@@ -58,7 +58,7 @@ export async function killWorker(round: number, sourceId: string, baseline: Reco
   kill9('worker');
   log(`kill-worker #${round}: kill -9 at ${at} ms`);
   await sleep(500);
-  stack('services');
+  stack('processes');
   const r = await endCheck(`kill -9 worker #${round} at ${at} ms`, syncId, baseline);
   log(`  ${r.ok ? 'ok' : 'FAIL'}: ${r.detail}`);
   return r;
@@ -90,6 +90,11 @@ export async function pgCrash(
   downMs: number,
   syncMs: number,
 ) {
+  // The dev stack runs PostgreSQL with synchronous_commit = off (scripts/stack/pg.sh), so an immediate stop loses
+  // the last commits the service was told were durable; a production database does not. The step crashes a
+  // database configured like production: on for the step, back to the cluster's setting afterwards.
+  await db.query(`ALTER SYSTEM SET synchronous_commit = on`);
+  await db.query(`SELECT pg_reload_conf()`);
   const { syncId, at } = await runningSync(sourceId, syncMs * 0.7);
   stack('pg-crash');
   const graphPid = pidOf('graph');
@@ -159,7 +164,7 @@ export async function modelDown(round: number, sourceId: string, baseline: Recor
   await sleep(Math.random() * 1500);
   kill9('model-host');
   await sleep(downMs);
-  stack('services'); // the restarted stand-in has no latency
+  stack('processes'); // the restarted stand-in has no latency
   const r = await endCheck(
     `model host down ${downMs / 1000} s in phase ${phase ?? '(not reached!)'} #${round}`,
     syncId,
@@ -212,7 +217,7 @@ export async function killGraph(round: number, reads: Endpoint[], token: string)
   kill9('graph');
   const replies = await Promise.all(inflight);
   const down = await Promise.all(Array.from({ length: 10 }, (_, i) => fire(2 * i + 1)));
-  stack('services');
+  stack('processes');
   const after = await http('GET', `${URLS.graph}/api/graph/stats`);
   const all = [...replies, ...down];
   const hung = all.filter((r) => r.hung).length;

@@ -104,7 +104,7 @@ export async function killGatewaySse(sourceId: string, clients: number, round: n
   const killedAt = await maxEventId();
   log(`sse #${round}: kill -9 gateway with ${clients} clients connected (events ${from + 1}..${killedAt} so far)`);
   await sleep(1000);
-  stack('services');
+  stack('processes');
   const end = await waitEnd(syncId, 300_000);
   await sleep(2000);
   writing = false;
