@@ -26,6 +26,26 @@ export const URLS = {
   database: process.env.DATABASE_URL ?? stackEnv.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:55432/ckg',
 };
 
+/**
+ * Freezes of this process (the machine's owner may SIGSTOP every low-priority process for minutes to measure on a
+ * quiet machine; the stack's processes are frozen with it). A tick that comes more than 2 s late marks one. Bounds
+ * and hang caps of the harness count only the time outside freezes.
+ */
+const freezes: Array<[start: number, end: number]> = [];
+let lastTick = Date.now();
+setInterval(() => {
+  const now = Date.now();
+  if (now - lastTick > 2000) freezes.push([lastTick, now]);
+  lastTick = now;
+}, 100).unref();
+
+/** Milliseconds of [from, to] the process spent frozen. */
+export function frozenWithin(from: number, to: number): number {
+  let ms = 0;
+  for (const [a, b] of freezes) ms += Math.max(0, Math.min(b, to) - Math.max(a, from));
+  return ms;
+}
+
 /** Every request of the harness gives up after this long and counts as a hang. */
 export const HANG_MS = 30_000;
 
@@ -36,6 +56,8 @@ export interface Reply {
   hung: boolean;
   /** A connection-level failure (refused, reset), status 0. */
   failed?: string;
+  /** The harness was frozen (SIGSTOP) during the request: its time says nothing. */
+  frozen?: boolean;
   headers?: Headers;
 }
 
@@ -46,6 +68,7 @@ export async function http(
   opts: { raw?: boolean; headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<Reply> {
   const started = performance.now();
+  const wallStart = Date.now();
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), opts.timeoutMs ?? HANG_MS);
   try {
@@ -65,15 +88,24 @@ export async function http(
     } catch {
       // not JSON
     }
-    return { status: res.status, ms: performance.now() - started, body: parsed, hung: false, headers: res.headers };
+    return {
+      status: res.status,
+      ms: performance.now() - started,
+      body: parsed,
+      hung: false,
+      headers: res.headers,
+      frozen: frozenWithin(wallStart, Date.now()) > 0,
+    };
   } catch (err) {
-    const hung = ac.signal.aborted;
+    // A request cut by its timer while the process was frozen did not hang: it was not given its time.
+    const hung = ac.signal.aborted && frozenWithin(wallStart, Date.now()) === 0;
     return {
       status: 0,
       ms: performance.now() - started,
       body: undefined,
       hung,
       failed: hung ? 'timeout' : String((err as Error).cause ?? err),
+      frozen: frozenWithin(wallStart, Date.now()) > 0,
     };
   } finally {
     clearTimeout(timer);
@@ -159,11 +191,13 @@ export async function waitEnd(syncId: string, boundMs: number): Promise<RunEnd> 
       );
       const row = r.rows[0];
       if (!row) return { status: 'gone', error: null, ms: Date.now() - started };
-      if (row.status !== 'pending' && row.status !== 'running') return { ...row, ms: Date.now() - started };
+      if (row.status !== 'pending' && row.status !== 'running')
+        return { ...row, ms: Date.now() - started - frozenWithin(started, Date.now()) };
     } catch {
       // the database is restarting
     }
-    if (Date.now() - started > boundMs) return { status: 'stuck', error: null, ms: Date.now() - started };
+    if (Date.now() - started - frozenWithin(started, Date.now()) > boundMs)
+      return { status: 'stuck', error: null, ms: Date.now() - started };
     await sleep(500);
   }
 }

@@ -56,16 +56,22 @@ export interface ReadFigures {
   /** endpoint → status → count, for answers other than 200. */
   odd: Record<string, Record<string, number>>;
   hung: number;
+  /** Reads that overlapped a freeze of the harness (SIGSTOP from outside): left out of the figures. */
+  frozen: number;
 }
 
 export async function readers(n: number, until: () => boolean, endpoints: Endpoint[]): Promise<ReadFigures> {
-  const out: ReadFigures = { lat: {}, statuses: {}, odd: {}, hung: 0 };
+  const out: ReadFigures = { lat: {}, statuses: {}, odd: {}, hung: 0, frozen: 0 };
   await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       let k = i;
       while (!until()) {
         const [name, path] = endpoints[k++ % endpoints.length]!;
         const r = await http('GET', URLS.graph + path());
+        if (r.frozen) {
+          out.frozen++;
+          continue;
+        }
         (out.lat[name] ??= []).push(r.ms);
         out.statuses[r.status] = (out.statuses[r.status] ?? 0) + 1;
         if (r.status !== 200) {
@@ -90,7 +96,7 @@ export function report(name: string, r: ReadFigures, over?: string[]): number {
     .filter(([k]) => !over || over.includes(k))
     .flatMap(([, v]) => v);
   log(
-    `${name}: reads ${every.length}${over ? ` (${over.join(', ')})` : ''}, p50 ${fmt(percentile(every, 50))}, p99 ${fmt(percentile(every, 99))}, statuses ${JSON.stringify(r.statuses)}, hung ${r.hung}`,
+    `${name}: reads ${every.length}${over ? ` (${over.join(', ')})` : ''}, p50 ${fmt(percentile(every, 50))}, p99 ${fmt(percentile(every, 99))}, statuses ${JSON.stringify(r.statuses)}, hung ${r.hung}${r.frozen ? `, left out (frozen) ${r.frozen}` : ''}`,
   );
   for (const [k, v] of Object.entries(r.lat))
     log(
