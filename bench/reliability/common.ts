@@ -269,13 +269,17 @@ export function kill9(service: string): void {
 }
 
 /**
- * `scripts/stack.sh <command>` (`services`: start whatever is down; `processes`: only the service processes). A
- * process that is slow to become ready on a loaded machine (the worker bundles its workflows at start) fails the
- * script's 90 s wait while it goes on starting: the command is then run again, up to three times.
+ * `scripts/stack.sh <command>` (`services`: start whatever is down; `processes`: only the service processes), with
+ * 300 s for a process to become ready (the worker bundles its workflows at start: slow on a loaded machine). On a
+ * failure the command runs again, up to three times (it waits for a process still starting, never starts a second).
  */
 export function stack(command: string): void {
   for (let i = 1; ; i++) {
-    const r = spawnSync('bash', ['scripts/stack.sh', command], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync('bash', ['scripts/stack.sh', command], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CKG_START_TIMEOUT_SECONDS: process.env.CKG_START_TIMEOUT_SECONDS ?? '300' },
+    });
     if (r.status === 0) return;
     if (i >= 3) throw new Error(`stack.sh ${command}: ${r.stderr.slice(-500)}`);
     log(`stack.sh ${command} failed (${r.stderr.trim().split('\n').at(-1)}); again`);

@@ -9,6 +9,9 @@ GRAPH_PORT=${CKG_GRAPH_PORT:-8082}
 EMBED_PORT=${CKG_EMBEDDING_PORT:-8101}
 CHAT_PORT=${CKG_CHAT_PORT:-8102}
 IDP_PORT_LOCAL=${CKG_IDP_PORT:-8180}
+# How long a starting process may take to become ready (the worker bundles its workflows at start: slow on a loaded
+# machine).
+START_TIMEOUT=${CKG_START_TIMEOUT_SECONDS:-90}
 # The operators' ports (/metrics, /ready) of the gateway and the worker: 8090 and 8093 by default, and next to the
 # gateway's port when CKG_GATEWAY_PORT moves it.
 GATEWAY_METRICS_PORT=${CKG_GATEWAY_METRICS_PORT:-$((GATEWAY_PORT + 10))}
@@ -53,6 +56,21 @@ start_service() {
     say "$name: already running (pid $(cat "$pidfile"))"
     return 0
   fi
+  # Alive but not ready yet (a start that outlasted an earlier wait on a loaded machine): wait for it rather than
+  # start a second copy beside it.
+  if pid_alive "$pidfile" && [[ $ready != log:* ]]; then
+    say "$name: pid $(cat "$pidfile") is starting; waiting for it"
+    local wait_until=$((SECONDS + START_TIMEOUT))
+    until http_ok "$ready"; do
+      pid_alive "$pidfile" || break
+      ((SECONDS < wait_until)) || die "$name (pid $(cat "$pidfile")) did not become ready ($ready) within $START_TIMEOUT s; see $log"
+      sleep 0.2
+    done
+    if pid_alive "$pidfile"; then
+      say "$name: started (log $log)"
+      return 0
+    fi
+  fi
   if [[ $ready != log:* ]]; then
     local port
     port=$(sed -E 's#^https?://[^:/]+:([0-9]+).*#\1#' <<<"$ready")
@@ -69,10 +87,10 @@ start_service() {
   ) &
   echo $! >"$pidfile"
   # Ready, or exited (fail at once rather than after the timeout), or out of time.
-  local deadline=$((SECONDS + 90))
+  local deadline=$((SECONDS + START_TIMEOUT))
   until if [[ $ready == log:* ]]; then logged_since "$log" "$offset" "${ready#log:}"; else http_ok "$ready"; fi; do
     pid_alive "$pidfile" || die "$name exited at start; see $log"
-    ((SECONDS < deadline)) || die "$name did not become ready ($ready) within 90 s; see $log"
+    ((SECONDS < deadline)) || die "$name did not become ready ($ready) within $START_TIMEOUT s; see $log"
     sleep 0.2
   done
   say "$name: started (log $log)"
