@@ -6,7 +6,8 @@
  *     sse=3 kill-graph=3 delete=3
  *
  * `all` runs every step with its default repetitions (kill-worker 20, the others REPEAT, default 1). Options:
- * FUZZ_REQUESTS (10000), FUZZ_SEED (1), CORPUS_FILES (40), SSE_CLIENTS (200), PG_DOWN_MS (45000),
+ * FUZZ_REQUESTS (10000), FUZZ_SEED (1), CORPUS_FILES (40), FAULT_WINDOW_MS (the clean run's duration: faults land at
+ * a random point within it), SSE_CLIENTS (200), PG_DOWN_MS (45000),
  * TEMPORAL_DOWN_MS (10000), MODEL_DOWN_MS (10000). After every repetition of every step it checks that no source is
  * blocked; it prints one PASS/FAIL line per invariant and exits 1 when one failed.
  */
@@ -77,6 +78,8 @@ const cleanRun = await startSync(baseSource);
 const clean = await waitEnd(cleanRun, 600_000);
 if (clean.status !== 'completed') throw new Error(`the clean run ended ${clean.status}: ${clean.error}`);
 const syncMs = Date.now() - t0;
+// Faults land at a random point within this much of a run (default: the clean run's duration).
+const faultMs = env('FAULT_WINDOW_MS', syncMs);
 const baseline = await runCounts(cleanRun);
 log(`clean run: ${(syncMs / 1000).toFixed(1)} s, counts ${JSON.stringify(baseline)} (load ${loadNow()})`);
 const files = (
@@ -114,11 +117,11 @@ async function once(step: string, round: number): Promise<StepResult[]> {
     case 'syncs20':
       return [await syncs20(targets, corpus, baseline, syncMs, round)];
     case 'kill-worker':
-      return [await killWorker(round, baseSource, baseline, syncMs)];
+      return [await killWorker(round, baseSource, baseline, faultMs)];
     case 'pg-crash':
-      return [await pgCrash(round, baseSource, baseline, env('PG_DOWN_MS', 45_000), syncMs)];
+      return [await pgCrash(round, baseSource, baseline, env('PG_DOWN_MS', 45_000), faultMs)];
     case 'temporal':
-      return [await temporalRestart(round, baseSource, baseline, env('TEMPORAL_DOWN_MS', 10_000), syncMs)];
+      return [await temporalRestart(round, baseSource, baseline, env('TEMPORAL_DOWN_MS', 10_000), faultMs)];
     case 'model-down':
       return [await modelDown(round, baseSource, baseline, env('MODEL_DOWN_MS', 10_000))];
     case 'sse':
@@ -126,7 +129,7 @@ async function once(step: string, round: number): Promise<StepResult[]> {
     case 'kill-graph':
       return [await killGraph(round, everyRead(targets), await gatewayToken())];
     case 'delete':
-      return [await deleteMidSync(round, corpus, syncMs)];
+      return [await deleteMidSync(round, corpus, faultMs)];
   }
   throw new Error(step);
 }

@@ -95,14 +95,31 @@ export async function pgCrash(
   // database configured like production: on for the step, back to the cluster's setting afterwards.
   await db.query(`ALTER SYSTEM SET synchronous_commit = on`);
   await db.query(`SELECT pg_reload_conf()`);
-  const { syncId, at } = await runningSync(sourceId, syncMs * 0.7);
-  stack('pg-crash');
-  const graphPid = pidOf('graph');
-  const workerPid = pidOf('worker');
-  const during = await http('GET', `${URLS.graph}/api/sources`);
-  await sleep(downMs);
-  const survived = alive(graphPid) && alive(workerPid);
-  stack('services');
+  let syncId: string, at: number, during: Reply, survived: boolean;
+  try {
+    ({ syncId, at } = await runningSync(sourceId, syncMs * 0.7));
+    stack('pg-crash');
+    const graphPid = pidOf('graph');
+    const workerPid = pidOf('worker');
+    during = await http('GET', `${URLS.graph}/api/sources`);
+    await sleep(downMs);
+    survived = alive(graphPid) && alive(workerPid);
+  } finally {
+    // Whatever happened, the database comes back with the cluster's own setting.
+    stack('services');
+    // The harness's own idle connections died with the server: a statement may need a second try.
+    for (let i = 0; i < 6; i++) {
+      const reset = await db
+        .query(`ALTER SYSTEM RESET synchronous_commit`)
+        .then(() => db.query(`SELECT pg_reload_conf()`))
+        .then(
+          () => true,
+          () => false,
+        );
+      if (reset) break;
+      await sleep(1000);
+    }
+  }
   const r = await endCheck(
     `PostgreSQL immediate stop ${downMs / 1000} s at ${at} ms into the run #${round}`,
     syncId,
@@ -121,13 +138,14 @@ export async function temporalRestart(
   syncMs: number,
 ) {
   const { syncId, at } = await runningSync(sourceId, syncMs * 0.7);
-  stack('temporal-stop');
-  const during = await http('POST', `${URLS.ingestion}/api/syncs`, {
-    source_id: sourceId,
-    triggered_by: 'reliability',
-  });
-  await sleep(downMs);
-  stack('services');
+  let during: Reply;
+  try {
+    stack('temporal-stop');
+    during = await http('POST', `${URLS.ingestion}/api/syncs`, { source_id: sourceId, triggered_by: 'reliability' });
+    await sleep(downMs);
+  } finally {
+    stack('services');
+  }
   const r = await endCheck(
     `Temporal server stop ${downMs / 1000} s at ${at} ms into the run #${round}`,
     syncId,
