@@ -50,18 +50,37 @@ async function endCheck(step: string, syncId: string, baseline: Record<string, n
   return { step, ok: false, detail: `run ${end.status} after ${Math.round(end.ms / 1000)} s` };
 }
 
-/** One run: a sync, kill -9 of the worker at a random point within the clean run's duration, restart. */
-export async function killWorker(round: number, sourceId: string, baseline: Record<string, number>, syncMs: number) {
-  const syncId = await startSync(sourceId);
-  const at = Math.round(Math.random() * syncMs);
-  await sleep(at);
-  kill9('worker');
-  log(`kill-worker #${round}: kill -9 at ${at} ms`);
-  await sleep(500);
-  stack('processes');
-  const r = await endCheck(`kill -9 worker #${round} at ${at} ms`, syncId, baseline);
-  log(`  ${r.ok ? 'ok' : 'FAIL'}: ${r.detail}`);
-  return r;
+/**
+ * One run: a sync, kill -9 of the worker at a random point within `windowMs` of it while the run is still running
+ * (a kill that would land after the run ended is retried on a new run with half the window, so every repetition
+ * is a real mid-run kill), restart.
+ */
+export async function killWorker(round: number, sourceId: string, baseline: Record<string, number>, windowMs: number) {
+  for (let window = windowMs; ; window = Math.max(200, window / 2)) {
+    const syncId = await startSync(sourceId);
+    const at = Math.round(Math.random() * window);
+    await sleep(at);
+    const now = await db.query<{ status: string; phase: string | null }>(
+      `SELECT status, progress_meta->>'phase' AS phase FROM sync_runs WHERE id = $1`,
+      [syncId],
+    );
+    const row = now.rows[0];
+    if (row?.status !== 'running' && row?.status !== 'pending') {
+      log(`kill-worker #${round}: the run ended before ${at} ms; again with a ${Math.round(window / 2)} ms window`);
+      continue;
+    }
+    kill9('worker');
+    log(`kill-worker #${round}: kill -9 at ${at} ms (run ${row.status}, phase ${row.phase ?? '-'})`);
+    await sleep(500);
+    stack('processes');
+    const r = await endCheck(
+      `kill -9 worker #${round} at ${at} ms in phase ${row.phase ?? row.status}`,
+      syncId,
+      baseline,
+    );
+    log(`  ${r.ok ? 'ok' : 'FAIL'}: ${r.detail}`);
+    return r;
+  }
 }
 
 const alive = (pid: number | undefined) => {

@@ -53,7 +53,7 @@ export function everyRead(t: ReadTargets): Endpoint[] {
 export interface ReadFigures {
   lat: Record<string, number[]>;
   statuses: Record<string, number>;
-  /** endpoint → status → count, for answers other than 200. */
+  /** endpoint → status (0 with the connection error) → count, for answers other than 200. */
   odd: Record<string, Record<string, number>>;
   hung: number;
   /** Reads that overlapped a freeze of the harness (SIGSTOP from outside): left out of the figures. */
@@ -76,7 +76,8 @@ export async function readers(n: number, until: () => boolean, endpoints: Endpoi
         out.statuses[r.status] = (out.statuses[r.status] ?? 0) + 1;
         if (r.status !== 200) {
           const o = (out.odd[name] ??= {});
-          o[r.status] = (o[r.status] ?? 0) + 1;
+          const key = r.status === 0 ? `0 ${r.failed ?? ''}`.slice(0, 120) : String(r.status);
+          o[key] = (o[key] ?? 0) + 1;
         }
         if (r.hung) out.hung++;
       }
