@@ -11,6 +11,7 @@
  *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/sync.ts [--no-embeddings] [--src DIR] [--runs N]
  *
  * --runs N repeats the sync without embeddings N times (a new source each time) and prints the medians.
+ * --cpu-prof DIR writes the worker's V8 CPU profiles (main thread and parse threads) into DIR when it stops.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +37,8 @@ const withEmbeddings = !args.includes('--no-embeddings');
 const srcArg = args.indexOf('--src');
 const runsArg = args.indexOf('--runs');
 const repeat = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1])) : 1;
+const profArg = args.indexOf('--cpu-prof');
+const workerNodeArgs = profArg >= 0 ? ['--cpu-prof', `--cpu-prof-dir=${args[profArg + 1]}`] : [];
 const goSrc =
   srcArg >= 0 ? args[srcArg + 1]! : join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
 
@@ -105,14 +108,18 @@ async function main() {
   const { client, close } = await connectClient();
   const taskQueue = uniqueTaskQueue('bench');
   const cloneDir = mkdtempSync(join(tmpdir(), 'ckg-bench-clones-'));
-  const worker = await startWorkerProcess({
-    DATABASE_URL: db.url,
-    TEMPORAL_ADDRESS: testEnv.temporalAddress,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    EMBEDDING_URL: standin.embeddingUrl,
-    WORKER_CLONE_DIR: cloneDir,
-    LOG_LEVEL: 'info',
-  });
+  const worker = await startWorkerProcess(
+    {
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: testEnv.temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      EMBEDDING_URL: standin.embeddingUrl,
+      WORKER_CLONE_DIR: cloneDir,
+      LOG_LEVEL: 'info',
+    },
+    undefined,
+    workerNodeArgs,
+  );
   try {
     const runs: Array<[string, boolean]> = [];
     for (let i = 0; i < repeat; i++) runs.push([`without embeddings${repeat > 1 ? ` #${i + 1}` : ''}`, false]);
