@@ -48,9 +48,12 @@ export interface PackageJsonInfo {
   exportsTs: string | null;
   /** The `.` entry of `exports` for a JavaScript importer (conditions import, require, node, default). */
   exportsJs: string | null;
+  /** The subpath entries of `exports` (`./x`, `./x/*`), their values as written (a path or conditions). */
+  subpaths: Array<{ key: string; value: unknown }>;
 }
 
-function exportsEntry(exp: unknown, ts: boolean): string | null {
+/** The path an `exports` value gives under the importer's conditions (TypeScript reads `types` first). */
+export function exportsEntry(exp: unknown, ts: boolean): string | null {
   if (typeof exp === 'string') return exp;
   if (!isRecord(exp)) return null;
   if ('.' in exp) return exportsEntry(exp['.'], ts);
@@ -213,6 +216,11 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
           types: str(json.types) ?? str(json.typings),
           exportsTs: exportsEntry(json.exports, true),
           exportsJs: exportsEntry(json.exports, false),
+          subpaths: isRecord(json.exports)
+            ? Object.entries(json.exports)
+                .filter(([key]) => key.startsWith('./'))
+                .map(([key, value]) => ({ key, value }))
+            : [],
         });
         const name = str(json.name);
         // The shallowest package of a name wins (a fixture copy deeper in the tree does not shadow the package).
