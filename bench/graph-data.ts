@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Pool } from '../lib/db.ts';
+import { chunkSearchVector } from '../lib/search-terms.ts';
 import type { ChunkInfo, Dependency, FileAnalysis, SymbolInfo } from '../activities/engine/types.ts';
 import { setFileEmbeddings, writeChunks, writeFileRecords, writeGraph } from '../activities/store/index.ts';
 
@@ -60,6 +61,7 @@ function chunk(path: string, index: number, start: number, body: string[]): Chun
     language: 'go',
     chunk_type: 'function',
     symbols: [],
+    search_terms: chunkSearchVector(content, []),
   };
 }
 

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPool } from '../lib/db.ts';
+import { chunkSearchVector } from '../lib/search-terms.ts';
 import { migrate } from '../schema/migrate.ts';
 import type { FileAnalysis } from '../activities/engine/types.ts';
 import { writeChunks, writeFileRecords, writeGraph } from '../activities/store/index.ts';
@@ -53,6 +54,7 @@ function fakeFile(i: number): FileAnalysis {
       language: 'go',
       chunk_type: 'function' as const,
       symbols: [`F${i}_${k}`],
+      search_terms: chunkSearchVector(`# file: ${path}\n# in: pkg\n\n${body.slice(0, 600)}`, [`F${i}_${k}`]),
     })),
     dependencies: Array.from({ length: EDGES_PER_FILE }, (_, k) => ({
       target_path: `pkg${((i * 7 + k * 13 + 1) % FILES) % 300}/file${(i * 7 + k * 13 + 1) % FILES}.go`,

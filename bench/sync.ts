@@ -11,9 +11,10 @@
  *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/sync.ts [--no-embeddings] [--src DIR] [--runs N]
  *
  * --runs N repeats the sync without embeddings N times (a new source each time) and prints the medians.
+ * --cpu-prof DIR writes the worker's V8 CPU profiles (main thread and parse threads) into DIR when it stops.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/db.ts';
@@ -30,12 +31,15 @@ import { chunkEmbeddingInput } from '../activities/engine/index.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import type { Pool } from '../lib/db.ts';
 import { snapshotOf } from './support/snapshot.ts';
+import type { google, temporal } from '@temporalio/proto';
 
 const args = process.argv.slice(2);
 const withEmbeddings = !args.includes('--no-embeddings');
 const srcArg = args.indexOf('--src');
 const runsArg = args.indexOf('--runs');
 const repeat = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1])) : 1;
+const profArg = args.indexOf('--cpu-prof');
+const workerNodeArgs = profArg >= 0 ? ['--cpu-prof', `--cpu-prof-dir=${args[profArg + 1]}`] : [];
 const goSrc =
   srcArg >= 0 ? args[srcArg + 1]! : join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
 
@@ -48,15 +52,34 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const TICKS_PER_SECOND = 100;
 
-/** utime + stime of a process (all its threads, ended ones included), in seconds. */
-function cpuOfPid(pid: number): number {
+/** utime + stime of a process (all its threads, ended ones included), or of one thread of process `of`, in seconds. */
+function cpuOfPid(pid: number, of?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(of === undefined ? `/proc/${pid}/stat` : `/proc/${of}/task/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
   } catch {
     return 0; // the process ended
   }
+}
+
+/** CPU seconds of each thread of a process, by thread id. */
+function threadCpu(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) out.set(Number(tid), cpuOfPid(Number(tid), pid));
+  } catch {
+    // the process ended
+  }
+  return out;
+}
+
+/** The worker's CPU by thread over a run: the main thread, then the busiest others (parse threads, V8's GC helpers). */
+function threadBreakdown(pid: number, before: Map<number, number>): string {
+  const rows = [...threadCpu(pid)].map(([tid, cpu]) => [tid, cpu - (before.get(tid) ?? 0)] as const);
+  const main = rows.find(([tid]) => tid === pid)?.[1] ?? 0;
+  const others = rows.filter(([tid, cpu]) => tid !== pid && cpu >= 0.5).sort((a, b) => b[1] - a[1]);
+  return `main thread ${main.toFixed(1)} s; other threads ${others.map(([, c]) => c.toFixed(1)).join(', ')} s`;
 }
 
 /** CPU seconds used so far by each backend serving the database, keyed by pid. */
@@ -93,6 +116,60 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+interface Span {
+  type: string;
+  start: number;
+  end: number;
+}
+
+/** Every activity attempt of the workflow's history that completed: its type, start and end (ms since epoch). */
+async function stepSpans(handle: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }): Promise<Span[]> {
+  const ms = (t: google.protobuf.ITimestamp | null | undefined) =>
+    Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+  const scheduled = new Map<string, string>();
+  const started = new Map<string, number>();
+  const spans: Span[] = [];
+  for (const e of (await handle.fetchHistory()).events ?? []) {
+    const id = String(e.eventId);
+    if (e.activityTaskScheduledEventAttributes)
+      scheduled.set(id, e.activityTaskScheduledEventAttributes.activityType?.name ?? '?');
+    else if (e.activityTaskStartedEventAttributes)
+      started.set(String(e.activityTaskStartedEventAttributes.scheduledEventId), ms(e.eventTime));
+    else if (e.activityTaskCompletedEventAttributes) {
+      const sid = String(e.activityTaskCompletedEventAttributes.scheduledEventId);
+      spans.push({ type: scheduled.get(sid) ?? '?', start: started.get(sid) ?? 0, end: ms(e.eventTime) });
+    }
+  }
+  return spans;
+}
+
+/**
+ * Where the wall time of the batch pipeline goes: per activity type, the sum of its attempts' durations, and for
+ * parseBatch and writeBatch the time between the first parse's start and the last write's end when that step was
+ * not running (the other side of the pipeline is the critical path then).
+ */
+function printStepTimeline(spans: Span[]): void {
+  const byType = new Map<string, { n: number; ms: number }>();
+  for (const sp of spans) {
+    const t = byType.get(sp.type) ?? { n: 0, ms: 0 };
+    t.n++;
+    t.ms += sp.end - sp.start;
+    byType.set(sp.type, t);
+  }
+  console.log(
+    `  activities (attempts, summed time): ${[...byType].map(([k, v]) => `${k} ${v.n}× ${(v.ms / 1000).toFixed(2)} s`).join(', ')}`,
+  );
+  const parse = spans.filter((s) => s.type === 'parseBatch');
+  const write = spans.filter((s) => s.type === 'writeBatch');
+  if (parse.length === 0 || write.length === 0) return;
+  const from = Math.min(...parse.map((s) => s.start));
+  const to = Math.max(...write.map((s) => s.end));
+  const idle = (busy: Span[]) => to - from - busy.reduce((a, s) => a + (s.end - s.start), 0);
+  console.log(
+    `  batch pipeline ${((to - from) / 1000).toFixed(2)} s: no parse running for ${(idle(parse) / 1000).toFixed(2)} s, no write running for ${(idle(write) / 1000).toFixed(2)} s`,
+  );
+}
+
 async function main() {
   const t0 = Date.now();
   const repo = snapshotOf(goSrc);
@@ -105,14 +182,18 @@ async function main() {
   const { client, close } = await connectClient();
   const taskQueue = uniqueTaskQueue('bench');
   const cloneDir = mkdtempSync(join(tmpdir(), 'ckg-bench-clones-'));
-  const worker = await startWorkerProcess({
-    DATABASE_URL: db.url,
-    TEMPORAL_ADDRESS: testEnv.temporalAddress,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    EMBEDDING_URL: standin.embeddingUrl,
-    WORKER_CLONE_DIR: cloneDir,
-    LOG_LEVEL: 'info',
-  });
+  const worker = await startWorkerProcess(
+    {
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: testEnv.temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      EMBEDDING_URL: standin.embeddingUrl,
+      WORKER_CLONE_DIR: cloneDir,
+      LOG_LEVEL: 'info',
+    },
+    undefined,
+    workerNodeArgs,
+  );
   try {
     const runs: Array<[string, boolean]> = [];
     for (let i = 0; i < repeat; i++) runs.push([`without embeddings${repeat > 1 ? ` #${i + 1}` : ''}`, false]);
@@ -129,6 +210,7 @@ async function main() {
       const before = standin.stats().embeddings;
       const load0 = loadavg()[0]!;
       const workerCpu0 = cpuOfPid(worker.child.pid!);
+      const threads0 = threadCpu(worker.child.pid!);
       const dbCpuDone = sampleBackendCpu(db.pool, db.name, await backendCpu(db.pool, db.name));
       const started = Date.now();
       const handle = await client.workflow.start<typeof syncWorkflow>(
@@ -145,6 +227,7 @@ async function main() {
       const result = await handle.result();
       const wall = Date.now() - started;
       const workerCpu = cpuOfPid(worker.child.pid!) - workerCpu0;
+      const threads = threadBreakdown(worker.child.pid!, threads0);
       const dbCpu = await dbCpuDone();
       if (result.status !== 'completed') throw new Error(`sync ${result.status}: ${result.error ?? ''}`);
       const stats = (await db.pool.query<{ stats: SyncStats }>(`SELECT stats FROM sync_runs WHERE id = $1`, [syncId]))
@@ -158,6 +241,7 @@ async function main() {
       console.log(
         `  CPU: worker ${workerCpu.toFixed(1)} s, database backends ${dbCpu.toFixed(1)} s; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
       );
+      console.log(`  worker CPU by thread: ${threads}`);
       if (!embeddings) summary.push({ wall, parsing: d.parsing ?? 0, graphing: d.graphing ?? 0, workerCpu, dbCpu });
       for (const phase of [
         'cloning',
@@ -180,6 +264,7 @@ async function main() {
         `  graphing phase (depends_on edges; vertices and defines are written with each batch while parsing): ${fmt(counts.depends_on / s(d.graphing))} edges/s; all graph rows over parsing+graphing: ${fmt((edges + vertices) / (s(d.parsing) + s(d.graphing)))} rows/s (bench/store.ts isolates the writers)`,
       );
       console.log(`  whole sync:   ${fmt(counts.files / (wall / 1000))} files/s`);
+      printStepTimeline(await stepSpans(handle));
       if (embeddings) {
         // Client overhead: the same texts (a sample of the run's chunk inputs) sent by bare fetch (the stand-in's
         // own time, as seen by a caller) and by EmbeddingClient, same batch size and concurrency; best of two each.

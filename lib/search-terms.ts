@@ -41,7 +41,7 @@ export function splitIdentifier(identifier: string): string[] {
  * (a sync's chunk writer calls this for every token of every chunk: ~180 us per Go chunk uncached).
  */
 const lexemeCache = new Map<string, readonly string[]>();
-const LEXEME_CACHE_SIZE = 100_000;
+const LEXEME_CACHE_SIZE = 250_000;
 
 /** The lexemes of one identifier token: its whole (joined) form first, then its sub-words of 2+ characters. */
 export function identifierLexemes(token: string): readonly string[] {
@@ -70,31 +70,84 @@ export function tokens(text: string): string[] {
   return text.match(TOKEN) ?? [];
 }
 
-/** Position weights of PostgreSQL's tsvector: A counts most in ts_rank. */
-type Weight = 'A' | 'B' | 'D';
+/**
+ * Position weights of PostgreSQL's tsvector, as the low two bits of an encoded occurrence (position × 4 + weight), so
+ * occurrences sort by position and the weight rides along: D (the body) counts least in ts_rank, A most.
+ */
+const WEIGHT_D = 0;
+const WEIGHT_B = 1;
+const WEIGHT_A = 2;
+const WEIGHT_SUFFIX = ['', 'B', 'A'];
+
+/** Whether a UTF-16 code unit belongs to an identifier-like run: the character class of TOKEN, without a RegExp. */
+function isTokenUnit(c: number): boolean {
+  return c >= 0x80 || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
+}
+
+/** The first MAX_POSITIONS of two ascending lists of encoded occurrences, ascending. */
+function firstOfBoth(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < MAX_POSITIONS && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && a[i]! <= b[j]!)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
+}
 
 /**
  * A chunk's terms as a tsvector literal. Lexemes of the breadcrumb header (`# file:` and `# in:` lines: the path and
  * the enclosing constructs) get weight B, the chunk's own symbols weight A (added after the body), the body D.
+ *
+ * It runs for every chunk a sync writes (in the engine's parse threads), so it is written for speed: occurrences are
+ * collected per distinct token with one map lookup each and expanded into lexemes once per distinct token (code
+ * repeats its identifiers), positions stay numbers until the literal is printed.
  */
 export function chunkSearchVector(content: string, symbols: readonly string[]): string {
-  const positions = new Map<string, string[]>();
+  const byToken = new Map<string, number[]>();
   let pos = 0;
-  const add = (token: string, weight: Weight) => {
-    pos = Math.min(pos + 1, MAX_POSITION);
-    for (const lexeme of identifierLexemes(token)) {
-      let list = positions.get(lexeme);
-      if (!list) positions.set(lexeme, (list = []));
-      if (list.length < MAX_POSITIONS) list.push(weight === 'D' ? String(pos) : `${pos}${weight}`);
+  const scan = (text: string, weight: number) => {
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      if (!isTokenUnit(text.charCodeAt(i))) {
+        i++;
+        continue;
+      }
+      const start = i;
+      do i++;
+      while (i < n && isTokenUnit(text.charCodeAt(i)));
+      const token = text.slice(start, i);
+      if (pos < MAX_POSITION) pos++;
+      const list = byToken.get(token);
+      if (list === undefined) byToken.set(token, [pos * 4 + weight]);
+      else if (list.length < MAX_POSITIONS) list.push(pos * 4 + weight);
     }
   };
   const { header, body } = splitBreadcrumb(content);
   // The header's labels (`# file:`, `# in:`) are in every chunk: only the path and the constructs are terms.
-  for (const t of tokens(header.replace(/^# (file|in): /gm, ''))) add(t, 'B');
-  for (const t of tokens(body)) add(t, 'D');
-  for (const s of symbols) for (const t of tokens(s)) add(t, 'A');
+  if (header !== '') scan(header.replace(/^# (file|in): /gm, ''), WEIGHT_B);
+  scan(body, WEIGHT_D);
+  for (const s of symbols) scan(s, WEIGHT_A);
+
+  const byLexeme = new Map<string, number[]>();
+  for (const [token, occurrences] of byToken) {
+    for (const lexeme of identifierLexemes(token)) {
+      const have = byLexeme.get(lexeme);
+      // Lists may be shared between lexemes of one token: a merge makes a new one, never changes one in place.
+      byLexeme.set(lexeme, have === undefined ? occurrences : firstOfBoth(have, occurrences));
+    }
+  }
   const parts: string[] = [];
-  for (const [lexeme, list] of positions) parts.push(`'${lexeme}':${list.join(',')}`);
+  for (const [lexeme, occurrences] of byLexeme) {
+    let entry = `'${lexeme}':`;
+    for (let k = 0; k < occurrences.length; k++) {
+      const o = occurrences[k]!;
+      entry += `${k === 0 ? '' : ','}${o >> 2}${WEIGHT_SUFFIX[o & 3]}`;
+    }
+    parts.push(entry);
+  }
   return parts.join(' ');
 }
 

@@ -59,6 +59,11 @@ export interface ChunkInfo {
   language: string;
   chunk_type: ChunkType;
   symbols: string[];
+  /**
+   * The chunk's identifier-aware search terms as a tsvector literal (lib/search-terms.ts), computed with the chunk in
+   * the engine's parse threads so the sync's writer only passes it on to content_chunks.search_terms.
+   */
+  search_terms: string;
 }
 
 /** A resolved import: an edge depends_on from the analysed file to another file of the same tree. */

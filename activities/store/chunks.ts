@@ -1,10 +1,9 @@
 /**
  * Content chunks of file records, written to the file record's shared content (schema V12). Idempotent by (file
- * record, chunk_index). Each row carries its identifier-aware search terms (lib/search-terms.ts), computed here and
- * parsed by PostgreSQL as a ready tsvector literal.
+ * record, chunk_index). Each row carries its identifier-aware search terms (lib/search-terms.ts), computed by the engine
+ * with the chunk (in its parse threads, off the writer's path) and parsed by PostgreSQL as a ready tsvector literal.
  */
 import type { Queryable } from '../../lib/db.ts';
-import { chunkSearchVector } from '../../lib/search-terms.ts';
 import type { ChunkInfo, EngineIssue } from '../engine/types.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 
@@ -48,10 +47,7 @@ export async function writeChunks(
   const outcome = await writeInBatches(
     rows,
     async (batch) => {
-      const payload = batch.map(({ file_path: _p, ...r }) => ({
-        ...r,
-        search_terms: chunkSearchVector(r.content, r.symbols),
-      }));
+      const payload = batch.map(({ file_path: _p, ...r }) => r);
       const res = await db.query<{ id: string }>(INSERT_CHUNKS, [syncId, JSON.stringify(payload)]);
       return res.rows;
     },

@@ -22,7 +22,7 @@ export interface BenchRun {
   id: string;
   status: string;
   error?: string | null;
-  stats?: { files?: number; edges?: number; symbols?: number };
+  stats?: { files?: number; symbols?: number; edges?: { depends_on?: number; defines?: number } };
 }
 
 /**

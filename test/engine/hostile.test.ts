@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine, reconstruct } from '../../activities/engine/index.ts';
+import { createEngine, pluginById, reconstruct } from '../../activities/engine/index.ts';
+import { loadLanguage, parseText } from '../../activities/engine/parse.ts';
 import type { EngineIssue, FileAnalysis } from '../../activities/engine/index.ts';
 
 let root: string;
@@ -154,5 +155,21 @@ describe('hostile input', () => {
 
   test('bad options are refused up front, naming the option', () => {
     assert.throws(() => createEngine({ threads: 0 }), /threads/);
+  });
+});
+
+describe('engine: parse timeout', () => {
+  test('a parse halted by its timeout answers null, and the next parse is of the next text, not the halted one', async () => {
+    const lang = await loadLanguage(pluginById('go')!, 'big.go');
+    const big = `package big\n\n${Array.from({ length: 20_000 }, (_, i) => `func f${i}() int { return ${i} }\n`).join('')}`;
+    assert.equal(parseText(lang, big, 0.001), null);
+    const small = parseText(lang, 'package small\n\nfunc only() {}\n');
+    assert.ok(small);
+    assert.equal(small.rootNode.text, 'package small\n\nfunc only() {}\n');
+    assert.deepEqual(
+      small.rootNode.namedChildren.map((n) => n.type),
+      ['package_clause', 'function_declaration'],
+    );
+    assert.ok(parseText(lang, big), 'the default timeout parses the big file');
   });
 });

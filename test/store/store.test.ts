@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { chunkSearchVector } from '../../lib/search-terms.ts';
 import type { FileAnalysis } from '../../activities/engine/types.ts';
 import {
   recordIssues,
@@ -39,6 +40,7 @@ function file(path: string, deps: Array<[string, number]> = [], symbols: string[
         language: 'typescript',
         chunk_type: 'block',
         symbols,
+        search_terms: chunkSearchVector(`# file: ${path}\n# in: ${path}\n\n${content}`, symbols),
       },
     ],
     dependencies: deps.map(([target_path, weight]) => ({ target_path, weight })),

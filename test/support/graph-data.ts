@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../lib/db.ts';
+import { chunkSearchVector } from '../../lib/search-terms.ts';
 import type { ChunkInfo, ChunkType, FileType, SymbolInfo } from '../../activities/engine/types.ts';
 import { setFileEmbeddings, writeChunks, writeFileRecords, writeGraph } from '../../activities/store/index.ts';
 
@@ -33,6 +34,7 @@ function chunkInfos(f: FileSpec, text: string): ChunkInfo[] {
   return specs.map((c, i) => ({
     chunk_index: i,
     content: breadcrumb(f.path) + c.body,
+    search_terms: chunkSearchVector(breadcrumb(f.path) + c.body, c.symbols ?? []),
     start_line: c.start,
     end_line: c.end,
     token_count: 1,

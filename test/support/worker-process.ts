@@ -10,9 +10,13 @@ export interface WorkerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts the worker and resolves once it logged worker_started. */
-export function startWorkerProcess(env: Record<string, string>, timeoutMs = 180_000): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker-main.ts'], {
+/** Starts the worker (extra node flags first, e.g. --cpu-prof) and resolves once it logged worker_started. */
+export function startWorkerProcess(
+  env: Record<string, string>,
+  timeoutMs = 180_000,
+  nodeArgs: string[] = [],
+): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'temporal/worker-main.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,4 @@
+import { chunkSearchVector } from '../../../lib/search-terms.ts';
 import type { ChunkInfo, ChunkType } from '../types.ts';
 import { breadcrumb } from './breadcrumb.ts';
 import { countWords, tokensForWords } from './tokens.ts';
@@ -60,6 +61,7 @@ export function materialize(src: LineSource, planned: PlannedChunk[], language: 
     const header = breadcrumb(src.path, p.chain);
     const content = header + src.lines.slice(p.start, p.end + 1).join('');
     return {
+      search_terms: chunkSearchVector(content, p.symbols),
       chunk_index: i,
       content,
       start_line: p.start + 1,
