@@ -58,7 +58,10 @@ async function syncHere(repo: string): Promise<{ ms: number; detail: string }> {
   const { run: cur, ms } = await syncToEnd(source.id, timeoutMs);
   await call('DELETE', `${graphUrl}/api/sources/${source.id}`);
   if (cur.status !== 'completed') throw new Error(`our sync ended ${cur.status}: ${cur.error ?? ''}`);
-  return { ms, detail: `files ${cur.stats?.files}, symbols ${cur.stats?.symbols}, depends_on ${cur.stats?.edges?.depends_on}, defines ${cur.stats?.edges?.defines}` };
+  return {
+    ms,
+    detail: `files ${cur.stats?.files}, symbols ${cur.stats?.symbols}, depends_on ${cur.stats?.edges?.depends_on}, defines ${cur.stats?.edges?.defines}`,
+  };
 }
 
 /** GitNexus's analyze as a child process; its wall time, or null when it hit the timeout. */

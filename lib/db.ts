@@ -97,6 +97,30 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
   }
 }
 
+/** PostgreSQL aborted the transaction to break a deadlock (40P01); running it again is safe. */
+export function isDeadlock(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '40P01';
+}
+
+/**
+ * withTransaction, run again (up to `attempts` times in all) when PostgreSQL picked it as a deadlock's victim: for
+ * statements that cascade through rows background writers update in another order (deleting a source while its
+ * sync's activities still write chunks and vectors). The transaction must be safe to repeat from the start.
+ */
+export async function withDeadlockRetry<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  attempts = 3,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withTransaction(pool, fn);
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
+    }
+  }
+}
+
 /** Quotes a value as an agtype string literal for SQL on AGE label tables, e.g. '"<uuid>"'. */
 export function agString(value: string): string {
   return JSON.stringify(value);

@@ -53,14 +53,22 @@ import type {
 export type * from './sync-types.ts';
 export { cancelSignal, progressQuery, retrySignal } from './sync-contract.ts';
 
-/** Short bookkeeping activities (status changes, events): retried patiently, never heartbeating. */
+/**
+ * Short bookkeeping activities (status changes, events): retried patiently. They heartbeat; once beginSync has told
+ * the workflow the worker's heartbeat timeout, a control step whose worker died is retried elsewhere after that
+ * timeout instead of after its start-to-close minute.
+ */
 const CONTROL: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 30 },
 };
 
-function control(summary: string) {
-  return proxyActivities<SyncActivities>({ ...CONTROL, summary });
+function control(summary: string, s?: SyncActivitySettings) {
+  return proxyActivities<SyncActivities>({
+    ...CONTROL,
+    ...(s ? { heartbeatTimeout: s.heartbeatTimeoutMs } : {}),
+    summary,
+  });
 }
 
 function failureMessage(err: unknown): string {
@@ -262,7 +270,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       setPhase('finalizing', 0, 1);
       // The work is done: completing it is not interrupted by a late cancellation.
       await CancellationScope.nonCancellable(() =>
-        control('finalize: issue cap, stats, running → completed').finalizeSync({
+        control('finalize: issue cap, stats, running → completed', begin.settings).finalizeSync({
           ...ids,
           stats,
           startedAtMs: started,
@@ -276,7 +284,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         const byTemporal = cancelReason === null;
         const reason = cancelReason ?? 'cancelled through Temporal';
         await CancellationScope.nonCancellable(() =>
-          control('end: cancelled').endSync({ ...ids, status: 'cancelled', error: reason }),
+          control('end: cancelled', begin.settings).endSync({ ...ids, status: 'cancelled', error: reason }),
         );
         setPhase('cancelled', 0, 0);
         markStatus('cancelled');
@@ -285,7 +293,9 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         return { syncId, status: 'cancelled', error: reason };
       }
       const error = failureMessage(err);
-      await CancellationScope.nonCancellable(() => control('end: failed').endSync({ ...ids, status: 'failed', error }));
+      await CancellationScope.nonCancellable(() =>
+        control('end: failed', begin.settings).endSync({ ...ids, status: 'failed', error }),
+      );
       setPhase('failed', 0, 0);
       markStatus('failed');
       return { syncId, status: 'failed', error };

@@ -9,6 +9,7 @@
 import { withTransaction } from '../../lib/db.ts';
 import type { BeginSyncResult, SyncIds } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
+import { heartbeating } from './heartbeat.ts';
 import { writeLifecycleEvent } from './lifecycle-event.ts';
 import { PHASES } from './progress.ts';
 import { endedElsewhere, executionRunId } from './run-claim.ts';
@@ -16,7 +17,11 @@ import { loadRun } from './runs.ts';
 import { recordSyncEnded } from './metrics.ts';
 
 export function createBeginSync({ pool, settings, log }: ActivityDeps) {
-  async function beginSync({ syncId, sourceId }: SyncIds): Promise<BeginSyncResult> {
+  async function beginSync(ids: SyncIds): Promise<BeginSyncResult> {
+    return heartbeating(settings.heartbeatTimeoutMs, () => begin(ids));
+  }
+
+  async function begin({ syncId, sourceId }: SyncIds): Promise<BeginSyncResult> {
     const runId = executionRunId();
     const result = await withTransaction(pool, async (tx): Promise<BeginSyncResult> => {
       const run = await loadRun(tx, syncId, true);

@@ -6,13 +6,18 @@
 import { withTransaction } from '../../lib/db.ts';
 import type { EndSyncInput } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
+import { heartbeating } from './heartbeat.ts';
 import { writeLifecycleEvent } from './lifecycle-event.ts';
 import { executionRunId } from './run-claim.ts';
 import { loadRun } from './runs.ts';
 import { recordSyncEnded } from './metrics.ts';
 
-export function createEndSync({ pool, log }: ActivityDeps) {
+export function createEndSync({ pool, settings, log }: ActivityDeps) {
   async function endSync(input: EndSyncInput): Promise<{ changed: boolean }> {
+    return heartbeating(settings.heartbeatTimeoutMs, () => end(input));
+  }
+
+  async function end(input: EndSyncInput): Promise<{ changed: boolean }> {
     const { syncId, sourceId, status, error } = input;
     const runId = executionRunId();
     const changed = await withTransaction(pool, async (tx) => {

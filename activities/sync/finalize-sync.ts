@@ -7,14 +7,19 @@ import { withTransaction } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
 import type { FinalizeInput } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
+import { heartbeating } from './heartbeat.ts';
 import { writeLifecycleEvent } from './lifecycle-event.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
 import { loadRun } from './runs.ts';
 import { incrementalStats } from './incremental.ts';
 import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 
-export function createFinalizeSync({ pool, log }: ActivityDeps) {
+export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
   async function finalizeSync(input: FinalizeInput): Promise<{ changed: boolean }> {
+    return heartbeating(settings.heartbeatTimeoutMs, () => finalize(input));
+  }
+
+  async function finalize(input: FinalizeInput): Promise<{ changed: boolean }> {
     const { syncId, sourceId } = input;
     const t0 = Date.now();
     const runId = executionRunId();

@@ -38,3 +38,16 @@ export function startHeartbeat(everyMs: number): Heartbeat {
     },
   };
 }
+
+/**
+ * Runs a short step while heartbeating, so a step whose worker died is retried elsewhere after the heartbeat timeout
+ * instead of its whole start-to-close timeout (the workflow sets one once it knows the worker's settings).
+ */
+export async function heartbeating<T>(heartbeatTimeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  const hb = startHeartbeat(Math.max(200, Math.floor(heartbeatTimeoutMs / 4)));
+  try {
+    return await fn();
+  } finally {
+    hb.stop();
+  }
+}

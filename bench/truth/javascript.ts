@@ -34,8 +34,9 @@ function moduleSpecifiers(path: string, text: string): string[] {
 
 /**
  * The TypeScript compiler's own parser (import/export-from, import = require, require(), import()) and
- * module resolver (ts.resolveModuleName, Node10 rules: files, extensions, package.json types/main, index files,
- * tsconfig baseUrl/paths of the nearest tsconfig.json/jsconfig.json). Workspace packages are resolved as if linked
+ * module resolver (ts.resolveModuleName under Node10 rules: files, extensions, package.json types/main, index files;
+ * and under Bundler rules: package.json exports with the import or require condition; tsconfig baseUrl/paths of the
+ * nearest tsconfig.json/jsconfig.json), and for JavaScript importers Node's require.resolve (the file that runs). Workspace packages are resolved as if linked
  * into node_modules (what npm/yarn/pnpm workspaces do): a bare specifier naming a package.json `name` of the tree
  * is resolved from that package's directory.
  */
@@ -70,38 +71,55 @@ export function jsTruth(root: string): Truth {
     const abs = join(root, f);
     const text = readFileSync(abs, 'utf8');
     const config = configs.find((c) => abs.startsWith(c.dir + '/'));
-    const options: ts.CompilerOptions = {
-      ...(config?.options ?? {}),
-      allowJs: true,
-      resolveJsonModule: true,
-      moduleResolution: ts.ModuleResolutionKind.Node10,
-    };
+    const base: ts.CompilerOptions = { ...(config?.options ?? {}), allowJs: true, resolveJsonModule: true };
+    // TypeScript's two standard settings: Node10 (package.json types/main, no exports) and Bundler (exports with the
+    // import or require conditions, as the syntax says); for a JavaScript importer also Node's own CommonJS
+    // resolver, the file that runs (TypeScript prefers a .d.ts beside it). Any of their answers satisfies the import.
+    const modes: Array<[ts.CompilerOptions, ts.ResolutionMode]> = [
+      [{ ...base, moduleResolution: ts.ModuleResolutionKind.Node10 }, undefined],
+      [
+        { ...base, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.ESNext },
+        ts.ModuleKind.ESNext,
+      ],
+      [
+        { ...base, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.ESNext },
+        ts.ModuleKind.CommonJS,
+      ],
+    ];
+    const isJs = !/\.(m|c)?tsx?$/.test(f);
     for (const spec of moduleSpecifiers(f, text)) {
-      let hit = ts.resolveModuleName(spec, abs, options, ts.sys).resolvedModule?.resolvedFileName;
-      if (hit === undefined && !spec.startsWith('.') && !spec.startsWith('/')) {
-        const parts = spec.split('/');
-        const n = spec.startsWith('@') ? 2 : 1;
-        const dir = workspaces.get(parts.slice(0, n).join('/'));
-        if (dir !== undefined) {
-          const sub = parts.slice(n).join('/');
-          hit = ts.resolveModuleName(sub === '' ? '.' : `./${sub}`, join(dir, '__importer__.ts'), options, ts.sys)
-            .resolvedModule?.resolvedFileName;
+      const hits = new Set<string>();
+      const parts = spec.split('/');
+      const n = spec.startsWith('@') ? 2 : 1;
+      const bare = !spec.startsWith('.') && !spec.startsWith('/');
+      const workspace = bare ? workspaces.get(parts.slice(0, n).join('/')) : undefined;
+      const sub = parts.slice(n).join('/');
+      for (const [options, mode] of modes) {
+        let hit = ts.resolveModuleName(spec, abs, options, ts.sys, undefined, undefined, mode).resolvedModule
+          ?.resolvedFileName;
+        if (hit === undefined && workspace !== undefined) {
+          // Linked into node_modules: resolved from the package itself (TypeScript reads its exports self-reference).
+          hit =
+            ts.resolveModuleName(spec, join(workspace, '__importer__.ts'), options, ts.sys, undefined, undefined, mode)
+              .resolvedModule?.resolvedFileName ??
+            ts.resolveModuleName(sub === '' ? '.' : `./${sub}`, join(workspace, '__importer__.ts'), options, ts.sys)
+              .resolvedModule?.resolvedFileName;
         }
+        if (hit !== undefined) hits.add(hit);
       }
-      if (hit === undefined && !/\.(m|c)?tsx?$/.test(f) && (spec.startsWith('.') || spec.startsWith('/'))) {
-        // A JavaScript importer: Node's own CommonJS resolver (TypeScript does not add `.json` to a specifier).
+      if (isJs && (!bare || workspace !== undefined)) {
         try {
-          hit = createRequire(abs).resolve(spec);
+          hits.add(createRequire(bare ? join(workspace!, '__importer__.js') : abs).resolve(spec));
         } catch {
-          // not resolvable by Node either
+          // not resolvable by Node
         }
       }
-      const targets = inside(hit).filter((t) => t !== f);
+      const targets = [...hits].flatMap(inside).filter((t) => t !== f);
       items.push({ from: f, targets: new Set(targets) });
     }
   }
   return {
-    tool: `TypeScript ${ts.version} parser + resolveModuleName (Node10, allowJs, nearest tsconfig), then Node's require.resolve for JS importers; workspace packages linked`,
+    tool: `TypeScript ${ts.version} parser + resolveModuleName (Node10, and Bundler with import and require conditions; allowJs, nearest tsconfig), and Node's require.resolve for JS importers; workspace packages linked; any answer satisfies`,
     scope: new Set(files),
     items,
     // The resolver answers for modules only: engine edges to stylesheets, images and other assets (bundler imports,

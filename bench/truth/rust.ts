@@ -12,7 +12,11 @@ interface Target {
   cfgs?: string[];
 }
 
-/** The cfg names a package's build script may set (cargo:rustc-cfg=x, cargo:rustc-check-cfg=cfg(x)). */
+/**
+ * The cfgs a package's build script may set: `cargo:rustc-cfg=x`, `cargo:rustc-cfg=k="v"` (every value it prints,
+ * e.g. `fast_arithmetic="32"` and `="64"` of which a host sets one), `cargo:rustc-check-cfg=cfg(x, y)` and
+ * `cfg(k, values("a", "b"))`; as rustc --cfg arguments.
+ */
 function buildCfgs(manifest: string): string[] {
   let text: string;
   try {
@@ -20,11 +24,15 @@ function buildCfgs(manifest: string): string[] {
   } catch {
     return [];
   }
-  const names = new Set<string>();
-  for (const m of text.matchAll(/rustc-cfg=(\w+)/g)) names.add(m[1]!);
-  for (const m of text.matchAll(/rustc-check-cfg=cfg\(([\w, ]+)\)/g))
-    for (const n of m[1]!.split(',')) names.add(n.trim());
-  return [...names].filter((n) => n.length > 0);
+  const cfgs = new Set<string>();
+  for (const m of text.matchAll(/rustc-cfg=(\w+)(?:=\\?"([^"\\]*)\\?")?/g))
+    cfgs.add(m[2] === undefined ? m[1]! : `${m[1]!}="${m[2]}"`);
+  for (const m of text.matchAll(/rustc-check-cfg=cfg\(([^)]*?)(?:,\s*values\(([^)]*)\))?\)/g)) {
+    const values = [...(m[2] ?? '').matchAll(/\\?"([^"\\]*)\\?"/g)].map((v) => v[1]!);
+    if (values.length === 0) for (const n of m[1]!.split(',')) cfgs.add(n.trim());
+    else for (const v of values) cfgs.add(`${m[1]!.trim()}="${v}"`);
+  }
+  return [...cfgs].filter((n) => n.length > 0);
 }
 
 /**

@@ -4,7 +4,7 @@
  *
  *   node --import tsx bench/truth/truth.ts <language> <checkout> [--show N]
  *
- * language: python | javascript (JS and TS files) | go | c (C and C++) | java | ruby | rust.
+ * language: python | javascript (JS and TS files) | go | c (C and C++) | java | ruby | rust | php.
  * The engine runs directly on the checkout: a sync stores exactly FileAnalysis.dependencies as depends_on
  * (activities/sync/ingest.ts streams analyzeTree, activities/store/graph.ts writes one edge per distinct target that
  * has a File vertex, self-edges dropped; every discovered file gets a vertex), so the engine's edges are the sync's edges
@@ -21,6 +21,7 @@ import { cTruth } from './c.ts';
 import { javaTruth } from './java.ts';
 import { rubyTruth } from './ruby.ts';
 import { rustTruth } from './rust.ts';
+import { phpTruth } from './php.ts';
 
 const RESOLVERS: Record<string, { languages: string[]; run: (root: string) => Truth }> = {
   python: { languages: ['python'], run: pythonTruth },
@@ -30,6 +31,7 @@ const RESOLVERS: Record<string, { languages: string[]; run: (root: string) => Tr
   java: { languages: ['java'], run: javaTruth },
   ruby: { languages: ['ruby'], run: rubyTruth },
   rust: { languages: ['rust'], run: rustTruth },
+  php: { languages: ['php'], run: phpTruth },
 };
 
 const [language, dir, ...rest] = process.argv.slice(2);

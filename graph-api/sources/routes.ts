@@ -3,7 +3,7 @@
  * row and its database cascade). Every change writes a `source_changed` event in the same transaction.
  */
 import type Router from '@koa/router';
-import { withTransaction, type Queryable } from '../../lib/db.ts';
+import { withDeadlockRetry, withTransaction, type Queryable } from '../../lib/db.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { toPage } from '../../lib/http.ts';
@@ -90,7 +90,8 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
     // Temporal state first: if the ingestion component cannot tear it down, nothing is deleted.
     await deps.ingestion.teardownSource(id);
     const started = Date.now();
-    await withTransaction(pool, async (c) => {
+    // The cascade can deadlock with the sync's last writes still draining on a worker: run it again then.
+    await withDeadlockRetry(pool, async (c) => {
       if (!(await deleteSource(c, id))) throw new NotFoundError('source', id);
       await sourceChanged(c, existing, 'deleted');
     });

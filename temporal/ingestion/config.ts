@@ -19,6 +19,12 @@ export const ingestionVars = {
   STOP_TIMEOUT_MS: { type: 'int', default: 10_000, min: 0, max: 300_000 },
   /** A new sync whose workflow id is still held by the previous run's closing workflow waits this long for it. */
   START_CONFLICT_WAIT_MS: { type: 'int', default: 5000, min: 0, max: 60_000 },
+  /**
+   * Every Temporal call a request makes has a gRPC deadline: the request's own waits (CANCEL_WAIT_MS, STOP_TIMEOUT_MS,
+   * START_CONFLICT_WAIT_MS) plus this long. Without one, a Temporal server that accepts connections but does not
+   * answer would hold the request, and any database connection it holds, for good.
+   */
+  TEMPORAL_CALL_TIMEOUT_MS: { type: 'int', default: 10_000, min: 100, max: 300_000 },
   /** The reconciler: every this many seconds, active runs whose workflow is not running are ended failed (0: off). */
   RECONCILE_INTERVAL_SECONDS: { type: 'number', default: 60, min: 0, max: 86_400 },
   /** A run younger than this whose workflow Temporal does not show yet is left alone (its start may be under way). */

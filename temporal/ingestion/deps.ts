@@ -14,6 +14,10 @@ export interface IngestionSettings {
   stopTimeoutMs: number;
   /** Start conflict with the previous run's closing workflow: wait this long for it, once. */
   startConflictWaitMs: number;
+  /**
+   * Deadline of every Temporal call a request makes, from the request's start (default: the waits above plus 10 s).
+   */
+  temporalDeadlineMs?: number;
   /** The reconciler leaves a run without any workflow alone while it is younger than this (default 30 s). */
   reconcileGraceMs?: number;
 }

@@ -256,6 +256,39 @@ describe('graph component: sources', () => {
     assert.equal((await app.send('DELETE', `/api/sources/${id}`)).status, 404);
   });
 
+  it('DELETE runs again when PostgreSQL makes it the victim of a deadlock with a sync still writing (no 500)', async () => {
+    const c = await app.send<SourceBody>('POST', '/api/sources', { owner: 'acme', name: 'deadlocked' });
+    const id = c.body.id;
+    const sync = await insertSync(app.db.pool, id, 'completed');
+    // A late writer of the sync (as an activity draining after teardown): it holds the run's row, then needs the
+    // source's — the reverse of the delete's cascade. Its own deadlock check waits 10 s, so the delete's check (after
+    // the default 1 s) finds the cycle and makes the delete the victim.
+    const writer = await app.db.pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`SET LOCAL deadlock_timeout = '10s'`);
+      await writer.query(`UPDATE sync_runs SET error = error WHERE id = $1`, [sync]);
+      const del = app.send('DELETE', `/api/sources/${id}`);
+      for (let i = 0; ; i++) {
+        const waiting = await app.db.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM sources%'`,
+        );
+        if (waiting.rowCount) break;
+        assert.ok(i < 200, 'the delete never waited on the writer');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await writer.query(`UPDATE sources SET name = name WHERE id = $1`, [id]);
+      await writer.query('COMMIT');
+      const res = await del;
+      assert.equal(res.status, 204, JSON.stringify(res.body));
+    } finally {
+      await writer.query('ROLLBACK').catch(() => undefined);
+      writer.release();
+    }
+    assert.equal(await count(`SELECT count(*)::int AS n FROM sources WHERE id = $1`, [id]), 0);
+    assert.equal(await count(`SELECT count(*)::int AS n FROM sync_runs WHERE id = $1`, [sync]), 0);
+  });
+
   it('DELETE deletes nothing when the ingestion component fails or is unreachable', async () => {
     // An ingestion component whose Temporal namespace does not exist: its teardown answers with an error.
     const failing = await startGraphTestApp({

@@ -22,7 +22,8 @@ function resolve(ref: ImportRef, from: string, repo: RepoIndex): string[] {
     if (spec === mod.module) dir = mod.dir;
     else if (spec.startsWith(mod.module + '/')) dir = joinDir(mod.dir, spec.slice(mod.module.length + 1));
     else if (mod.module === 'std' && !spec.split('/')[0]!.includes('.')) dir = joinDir(mod.dir, spec);
-    if (dir !== null) {
+    // A folder with its own go.mod is another module: the import path of the outer module does not reach into it.
+    if (dir !== null && !inNestedModule(repo, mod.dir, dir)) {
       const hit = packageFile(repo, dir);
       if (hit !== null) return [hit];
     }
@@ -39,6 +40,16 @@ function resolve(ref: ImportRef, from: string, repo: RepoIndex): string[] {
     if (hit !== null) return [hit];
   }
   return [];
+}
+
+/** Whether `dir` lies in a module nested inside the module at `moduleDir` (a deeper go.mod on the way). */
+function inNestedModule(repo: RepoIndex, moduleDir: string, dir: string): boolean {
+  return repo.goModules.some(
+    (m) =>
+      m.dir !== moduleDir &&
+      (moduleDir === '' || m.dir.startsWith(moduleDir + '/')) &&
+      (dir === m.dir || dir.startsWith(m.dir + '/')),
+  );
 }
 
 function joinDir(a: string, b: string): string {

@@ -3,10 +3,15 @@ import { hasModifierBeforeName } from './plugin.ts';
 import { requireGrammar } from './load.ts';
 import { resolveQualified } from '../resolve/common.ts';
 
+/**
+ * `import a.b.C;`, `import a.b.*;` (kind 'wildcard': a package), `import static a.b.C.m;` and `import static a.b.C.*;`
+ * (all members of class C: the class's file, not a package).
+ */
 function readImport(captures: CaptureView[]): ImportRef[] {
   const source = captures.find((c) => c.name === 'import.source');
   if (!source) return [];
-  const wildcard = captures.some((c) => c.name === 'import.wildcard');
+  const isStatic = /^import\s+static\b/.test(captures.find((c) => c.name === 'import')?.text ?? '');
+  const wildcard = !isStatic && captures.some((c) => c.name === 'import.wildcard');
   return [{ spec: source.text.replace(/\s+/g, ''), line: source.row + 1, ...(wildcard ? { kind: 'wildcard' } : {}) }];
 }
 

@@ -1,5 +1,6 @@
 import type { ImportRef } from './plugin.ts';
 import type { RepoIndex } from '../resolve/repo-index.ts';
+import { exportsEntry } from '../resolve/repo-index.ts';
 import { dirname, join } from '../resolve/paths.ts';
 
 const EXTS = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.json'];
@@ -41,6 +42,28 @@ function lookup(repo: RepoIndex, base: string, ts: boolean): string | null {
 
 const one = (hit: string | null): string[] => (hit === null ? [] : [hit]);
 
+/** `name/sub` through the package's `exports` subpaths: an exact key, else the longest `*` pattern. */
+function exportsSubpath(
+  subpaths: ReadonlyArray<{ key: string; value: unknown }>,
+  sub: string,
+  ts: boolean,
+): string | null {
+  const exact = subpaths.find((e) => e.key === sub);
+  if (exact) return exportsEntry(exact.value, ts);
+  let best: { key: string; value: unknown; star: string } | null = null;
+  for (const e of subpaths) {
+    const at = e.key.indexOf('*');
+    if (at === -1) continue;
+    const [head, tail] = [e.key.slice(0, at), e.key.slice(at + 1)];
+    if (sub.length < head.length + tail.length || !sub.startsWith(head) || !sub.endsWith(tail)) continue;
+    if (best === null || head.length > best.key.indexOf('*'))
+      best = { ...e, star: sub.slice(head.length, sub.length - tail.length) };
+  }
+  if (best === null) return null;
+  const target = exportsEntry(best.value, ts);
+  return target === null ? null : target.split('*').join(best.star);
+}
+
 /** A bare specifier naming a package of the repository (a workspace package), or a path inside one. */
 function workspacePackage(repo: RepoIndex, spec: string, ts: boolean): string | null {
   const parts = spec.split('/');
@@ -48,11 +71,12 @@ function workspacePackage(repo: RepoIndex, spec: string, ts: boolean): string | 
   const dir = repo.packageDirs.get(parts.slice(0, nameLen).join('/'));
   if (dir === undefined) return null;
   const sub = parts.slice(nameLen).join('/');
+  const pkg = repo.packages.get(dir);
   if (sub !== '') {
-    const p = join(dir, sub);
+    const mapped = exportsSubpath(pkg?.subpaths ?? [], `./${sub}`, ts);
+    const p = join(dir, mapped ?? sub);
     return p === null ? null : lookup(repo, p, ts);
   }
-  const pkg = repo.packages.get(dir);
   const entry = ts ? pkg?.exportsTs : pkg?.exportsJs;
   if (entry) {
     const p = join(dir, entry);

@@ -6,8 +6,10 @@
 (enum_declaration name: (name) @name) @definition.enum
 (namespace_definition name: (namespace_name) @name body: (compound_statement)) @definition.namespace
 
-(namespace_use_clause (qualified_name) @import.use) @import
-(namespace_use_clause (name) @import.use) @import
+(namespace_definition name: (namespace_name) @import.namespace) @import
+(namespace_use_declaration) @import.use @import
+(qualified_name) @import.name @import
+(relative_name) @import.name @import
 (include_expression (_) @import.path) @import
 (include_once_expression (_) @import.path) @import
 (require_expression (_) @import.path) @import

@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join as joinFs } from 'node:path';
 import { basename, dirname, join } from './paths.ts';
 import { cargoTargets } from './cargo.ts';
+import type { ComposerIndex } from './composer.ts';
+import { addComposerJson, emptyComposerIndex, finishComposerIndex } from './composer.ts';
 
 export interface TsConfigInfo {
   /** Directory of the tsconfig/jsconfig file. */
@@ -23,8 +25,8 @@ export interface RepoIndex {
   /** go.mod files: module path and directory, longest module path first. */
   goModules: Array<{ dir: string; module: string }>;
   tsconfigs: TsConfigInfo[];
-  /** composer.json PSR-4 prefixes (namespace prefix with trailing '\\') → directories. */
-  psr4: Array<{ prefix: string; dirs: string[] }>;
+  /** composer.json autoload rules of every package of the tree (PSR-4, PSR-0, classmap, files' functions). */
+  composer: ComposerIndex;
   /** Cargo library crate name (with '_') → its root file (src/lib.rs or `[lib] path`). */
   crates: ReadonlyMap<string, string>;
   /** Every Cargo crate root file: lib, bins, tests, examples, benches, build scripts, `path =` targets. */
@@ -46,9 +48,12 @@ export interface PackageJsonInfo {
   exportsTs: string | null;
   /** The `.` entry of `exports` for a JavaScript importer (conditions import, require, node, default). */
   exportsJs: string | null;
+  /** The subpath entries of `exports` (`./x`, `./x/*`), their values as written (a path or conditions). */
+  subpaths: Array<{ key: string; value: unknown }>;
 }
 
-function exportsEntry(exp: unknown, ts: boolean): string | null {
+/** The path an `exports` value gives under the importer's conditions (TypeScript reads `types` first). */
+export function exportsEntry(exp: unknown, ts: boolean): string | null {
   if (typeof exp === 'string') return exp;
   if (!isRecord(exp)) return null;
   if ('.' in exp) return exportsEntry(exp['.'], ts);
@@ -101,6 +106,24 @@ export interface IndexProblem {
   message: string;
 }
 
+/** Bytes of a PHP file read for its namespace declaration (after the opening tag, a license docblock, declare()). */
+const PHP_HEAD_BYTES = 8192;
+
+/** The first `bytes` bytes of a file as text; null when it cannot be read. */
+function readHead(path: string, bytes: number): string | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(bytes);
+    const n = readSync(fd, buf, 0, bytes, 0);
+    return buf.subarray(0, n).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** Builds the index from the discovered paths, reading the few configuration files resolution needs. */
 export function buildRepoIndex(root: string, paths: Iterable<string>, problems: IndexProblem[] = []): RepoIndex {
   const files = new Set<string>();
@@ -140,7 +163,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
   };
   const goModules: RepoIndex['goModules'] = [];
   const tsconfigs: TsConfigInfo[] = [];
-  const psr4: RepoIndex['psr4'] = [];
+  const composer = emptyComposerIndex();
   const crates = new Map<string, string>();
   const packages = new Map<string, PackageJsonInfo>();
   const packageDirs = new Map<string, string>();
@@ -174,16 +197,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
       const text = read(p);
       if (text === null) continue;
       try {
-        const json = JSON.parse(text) as unknown;
-        if (!isRecord(json)) continue;
-        for (const section of [json.autoload, json['autoload-dev']]) {
-          if (!isRecord(section) || !isRecord(section['psr-4'])) continue;
-          for (const [prefix, target] of Object.entries(section['psr-4'])) {
-            const list = (Array.isArray(target) ? target : [target]).filter((t): t is string => typeof t === 'string');
-            const dirsOut = list.map((t) => join(d, t)).filter((t): t is string => t !== null);
-            psr4.push({ prefix, dirs: dirsOut });
-          }
-        }
+        addComposerJson(composer, d, JSON.parse(text) as unknown, files, read);
       } catch (err) {
         problems.push({
           path: p,
@@ -202,6 +216,11 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
           types: str(json.types) ?? str(json.typings),
           exportsTs: exportsEntry(json.exports, true),
           exportsJs: exportsEntry(json.exports, false),
+          subpaths: isRecord(json.exports)
+            ? Object.entries(json.exports)
+                .filter(([key]) => key.startsWith('./'))
+                .map(([key, value]) => ({ key, value }))
+            : [],
         });
         const name = str(json.name);
         // The shallowest package of a name wins (a fixture copy deeper in the tree does not shadow the package).
@@ -221,7 +240,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
   }
   goModules.sort((a, b) => b.module.length - a.module.length);
   tsconfigs.sort((a, b) => b.dir.length - a.dir.length);
-  psr4.sort((a, b) => b.prefix.length - a.prefix.length);
+  finishComposerIndex(composer, files, (p) => readHead(joinFs(root, p), PHP_HEAD_BYTES));
   return {
     files,
     dirs,
@@ -229,7 +248,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
     dirsByBase,
     goModules,
     tsconfigs,
-    psr4,
+    composer,
     crates,
     rustRoots,
     packages,
