@@ -8,6 +8,9 @@
  * each timed from POST /api/syncs to the moment GET /api/syncs/{id} says completed (polled every 25 ms). It prints
  * wall times, the phases the worker reports, the reuse counts, and the disk the database grew by per sync
  * (pg_database_size before and after; the row, index, graph and vector growth of one sync of an unchanged tree).
+ * Beside each wall time, CPU seconds (the machine is shared; wall time moves with the load): the stack's worker
+ * process with the git processes it ran (.stack/run/worker.pid), and the database backends (sampled while the
+ * sync runs), and the step ledger's timeline (sync_steps.done_at from the run's start).
  *
  * Needs the stack up (`bash scripts/stack.sh up`): reads .stack/env and the gateway's client secret.
  *
@@ -105,11 +108,62 @@ interface Run {
   };
 }
 
+/** utime + stime of a process and of its waited-for children (git), in seconds. */
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+const workerPid = Number(readFileSync(join(root, '.stack/run/worker.pid'), 'utf8').trim());
+
+async function backends(): Promise<Map<number, number>> {
+  const r = await pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+  );
+  return new Map(r.rows.map((x) => [x.pid, cpuOf(x.pid)]));
+}
+
+/** CPU of the worker and of the database backends from now until the returned function is called. */
+async function cpuMeter(): Promise<() => Promise<{ worker: number; db: number }>> {
+  const w0 = cpuOf(workerPid);
+  const b0 = await backends();
+  const last = new Map<number, number>();
+  const sample = async () => {
+    for (const [pid, c] of await backends()) last.set(pid, c);
+  };
+  const timer = setInterval(() => void sample().catch(() => undefined), 250);
+  return async () => {
+    clearInterval(timer);
+    await sample();
+    let db = 0;
+    for (const [pid, c] of last) db += c - (b0.get(pid) ?? 0);
+    return { worker: cpuOf(workerPid) - w0, db };
+  };
+}
+
+async function timeline(syncId: string): Promise<string> {
+  const r = await pool.query<{ step: string; ms: number }>(
+    `SELECT s.step, (extract(epoch FROM s.done_at - r.started_at) * 1000)::int AS ms
+       FROM sync_steps s JOIN sync_runs r ON r.id = s.sync_id WHERE s.sync_id = $1 ORDER BY s.done_at`,
+    [syncId],
+  );
+  return r.rows.map((x) => `${x.step} +${x.ms}`).join(', ');
+}
+
 async function dbSize(): Promise<number> {
   return Number((await pool.query<{ n: string }>(`SELECT pg_database_size(current_database()) AS n`)).rows[0]!.n);
 }
 
-async function timedSync(sourceId: string, overrides?: Record<string, unknown>): Promise<{ ms: number; run: Run }> {
+async function timedSync(
+  sourceId: string,
+  overrides?: Record<string, unknown>,
+): Promise<{ ms: number; run: Run; cpu: { worker: number; db: number }; steps: string }> {
+  const meter = await cpuMeter();
   const t = performance.now();
   const created = await api<Run>('POST', '/api/syncs', {
     source_id: sourceId,
@@ -117,11 +171,16 @@ async function timedSync(sourceId: string, overrides?: Record<string, unknown>):
     ...(overrides ? { config_overrides: overrides } : {}),
   });
   for (;;) {
-    const run = await api<Run>('GET', `/api/syncs/${created.id}`);
+    // A refused or reset poll (a busy machine) is polled again.
+    const run = await api<Run>('GET', `/api/syncs/${created.id}`).catch(() => null);
+    if (!run) {
+      await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
     if (['completed', 'failed', 'cancelled'].includes(run.status)) {
       const ms = performance.now() - t;
       if (run.status !== 'completed') throw new Error(`sync ${run.id} ended ${run.status}`);
-      return { ms, run };
+      return { ms, run, cpu: await meter(), steps: await timeline(run.id) };
     }
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -132,7 +191,11 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 
-function line(label: string, r: { ms: number; run: Run }, disk?: number): string {
+function line(
+  label: string,
+  r: { ms: number; run: Run; cpu: { worker: number; db: number }; steps: string },
+  disk?: number,
+): string {
   const d = r.run.stats.durations_ms ?? {};
   const inc = r.run.stats.incremental ?? {};
   const phases = ['cloning', 'parsing', 'graphing', 'embedding_summaries', 'embedding_chunks', 'finalizing']
@@ -143,7 +206,9 @@ function line(label: string, r: { ms: number; run: Run }, disk?: number): string
     `  ${''.padEnd(22)} reused ${inc.reused ?? '-'}, changed ${inc.changed ?? '-'}, added ${inc.added ?? '-'}, ` +
     `removed ${inc.removed ?? '-'}; files ${r.run.stats.files}, chunks ${r.run.stats.chunks}` +
     (disk !== undefined ? `; database grew ${(disk / 1048576).toFixed(1)} MB` : '') +
-    `; load ${load()}`
+    `; load ${load()}\n` +
+    `  ${''.padEnd(22)} CPU: worker (with git) ${r.cpu.worker.toFixed(2)} s, database ${r.cpu.db.toFixed(2)} s\n` +
+    `  ${''.padEnd(22)} steps: ${r.steps}`
   );
 }
 

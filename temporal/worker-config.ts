@@ -20,6 +20,8 @@ export const workerVars = {
   EMBEDDING_BACKOFF_MS: { type: 'int', default: 200, min: 1, max: 60_000 },
   EMBEDDING_TIMEOUT_SECONDS: { type: 'int', default: 60, min: 1, max: 3600 },
   WORKER_CLONE_DIR: { type: 'string', default: '.stack/clones' },
+  /** Sources whose clone the worker keeps for their next sync (git-cache.ts); 0: a fresh clone every sync. */
+  WORKER_KEPT_CLONES: { type: 'int', default: 16, min: 0, max: 10_000 },
   WORKER_MAX_CONCURRENT_ACTIVITIES: { type: 'int', default: 4, min: 1, max: 100 },
   SYNC_MAX_FILE_BYTES: { type: 'int', default: 2 * 1024 * 1024, min: 1 },
   SYNC_PARSE_THREADS: { type: 'int', default: 0, min: 0, max: 256 },
@@ -41,6 +43,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
 export function pipelineSettings(c: WorkerConfig): PipelineSettings {
   return {
     cloneDir: c.WORKER_CLONE_DIR,
+    keptClones: c.WORKER_KEPT_CLONES,
     maxFileBytes: c.SYNC_MAX_FILE_BYTES,
     ...(c.SYNC_PARSE_THREADS > 0 ? { parseThreads: c.SYNC_PARSE_THREADS } : {}),
     heartbeatTimeoutMs: Math.round(c.SYNC_HEARTBEAT_TIMEOUT_SECONDS * 1000),

@@ -38,7 +38,7 @@ export class SyncWorker {
   ) {}
 
   static async create(deps: WorkerDeps): Promise<SyncWorker> {
-    const workspaces = new Workspaces(deps.settings.cloneDir, deps.taskQueue);
+    const workspaces = new Workspaces(deps.settings.cloneDir, deps.taskQueue, deps.settings.keptClones ?? 0);
     const activities = createActivities({ ...deps, workspaces });
     const common = {
       connection: deps.connection,

@@ -71,6 +71,8 @@ export interface CloneResult {
   commitAt: string;
   files: number;
   batches: number;
+  /** Where each batch starts among the files, and the number of files last (absent: every BATCH_FILES files). */
+  bounds?: number[];
 }
 
 export interface BatchInput extends SyncIds {

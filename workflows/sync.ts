@@ -187,8 +187,8 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       try {
         for (let b = 0; b < n; b++) {
           if (written.has(b)) continue;
-          const first = b * BATCH_FILES + 1;
-          const last = Math.min(clone.files, (b + 1) * BATCH_FILES);
+          const first = (clone.bounds ? clone.bounds[b]! : b * BATCH_FILES) + 1;
+          const last = clone.bounds ? clone.bounds[b + 1]! : Math.min(clone.files, (b + 1) * BATCH_FILES);
           await onHost(
             clone,
             `parse ${count(clone.files)} files, batch ${b + 1}/${n} (files ${count(first)}-${count(last)})`,

@@ -127,6 +127,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
       while (pending < window && next < files.length) {
         const f = files[next++]!;
         const known = opts.reuse?.get(f.path);
+        if (known && known.content_hash !== '' && opts.onReused && opts.unchanged?.has(f.path)) {
+          opts.onReused(finishReused(f.path, known.content_hash, known, repo));
+          continue;
+        }
         const req: FileRequest = {
           path: f.path,
           absolute: f.absolute,

@@ -139,6 +139,11 @@ export interface ParseOptions {
    */
   reuse?: ReadonlyMap<string, ReusableFile>;
   onReused?: (file: ReusedFile) => void;
+  /**
+   * Paths whose content is known to equal their `reuse` entry's (the caller compared git trees): reused without
+   * reading or hashing the file.
+   */
+  unchanged?: ReadonlySet<string>;
 }
 
 export type AnalyzeOptions = TreeOptions & ParseOptions;

@@ -4,6 +4,10 @@
  * (engine.openTree: files in batch order, the import index) and keeps both in its Workspaces. It answers its own
  * task queue (`hostQueue`): parseBatch and writeBatch go there, to the worker that holds the clone.
  *
+ * A worker keeps the clone of each source it synced (git-cache.ts): the next sync of the source on that worker
+ * fetches only what the new commit adds, rewrites only the files that changed, and learns from git which files the
+ * previous sync read with the same bytes (reused without reading them; their batches are larger: batchBounds).
+ *
  * `fresh` (the run's first clone) removes whatever an earlier attempt or run left (rows, graph, issues, step
  * ledger); a resumed clone keeps the steps already written and fetches the commit the run started on. A clone that
  * fails records one issue (phase cloning) and fails the run at once (CloneFailed, not retried: a bad token or URL
@@ -19,14 +23,32 @@ import { ProgressReporter } from './progress.ts';
 import { resetSyncData } from './reset.ts';
 import { claimRun } from './run-claim.ts';
 import { loadAccessToken } from './runs.ts';
-import { batchCount } from './workspace.ts';
-import { prepareReuse } from './incremental.ts';
+import { batchBounds } from './workspace.ts';
+import { prepareReuse, recordReuse } from './incremental.ts';
+import { updateCachedCheckout } from './git-cache.ts';
 
 function includePaths(config: Record<string, unknown>): string[] | undefined {
   const v = config.include_paths;
   if (!Array.isArray(v)) return undefined;
   const paths = v.filter((x): x is string => typeof x === 'string' && x !== '');
   return paths.length > 0 ? paths : undefined;
+}
+
+/**
+ * The source's kept clone for this sync, or null when another sync of the source still runs with it. A holder whose
+ * run has ended (cancelled or failed without releasing it) gives it up.
+ */
+async function acquireCache(
+  { pool, workspaces }: ActivityDeps,
+  sourceId: string,
+  syncId: string,
+): Promise<{ dir: string; reset: boolean } | null> {
+  const holder = workspaces.cacheHolder(sourceId);
+  if (holder && holder !== syncId) {
+    const r = await pool.query(`SELECT 1 FROM sync_runs WHERE id = $1 AND status IN ('pending', 'running')`, [holder]);
+    if (r.rowCount === 0) await workspaces.release(holder);
+  }
+  return workspaces.acquireCache(sourceId, syncId);
 }
 
 export function createCloneRepository(deps: ActivityDeps) {
@@ -42,13 +64,37 @@ export function createCloneRepository(deps: ActivityDeps) {
       await progress.phase('cloning', 1);
       const ref = input.commitSha ?? (run.ref || run.default_branch);
       const url = run.source_url ?? '';
-      const dir = workspaces.dirFor(syncId);
       await workspaces.release(syncId);
-      let head;
+      const reuse = await prepareReuse(pool, deps, {
+        syncId,
+        sourceId,
+        config: run.config_snapshot,
+        embeddingsOn: run.config_snapshot.embeddings !== false,
+      });
+      let head: { commitSha: string; commitAt: string; skipped: Array<{ path: string; reason: string }> };
+      let dir = workspaces.dirFor(syncId);
+      let unchanged: ReadonlySet<string> | undefined;
+      let cached = false;
       try {
         const token = await loadAccessToken(pool, sourceId);
-        head = await checkoutRef({ url, ref, token, dir, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal });
+        const request = { url, ref, token, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal };
+        // The source's kept clone on this worker, brought to the new commit (git-cache.ts); a fresh one otherwise.
+        const cache = await acquireCache(deps, sourceId, syncId);
+        const kept = cache
+          ? await updateCachedCheckout({ ...request, ...cache, previousCommit: reuse.plan.previousCommit })
+          : null;
+        if (cache && kept) {
+          workspaces.cacheReady(sourceId);
+          dir = cache.dir;
+          cached = true;
+          unchanged = kept.unchanged ?? undefined;
+          head = { ...kept, skipped: [] };
+        } else {
+          if (cache) await workspaces.release(syncId);
+          head = await checkoutRef({ ...request, dir });
+        }
       } catch (err) {
+        await workspaces.release(syncId);
         hb.check();
         if (!(err instanceof CloneError)) throw err;
         const message = `cloning ${displayUrl(url)} at ${ref} failed: ${err.message}`;
@@ -73,12 +119,16 @@ export function createCloneRepository(deps: ActivityDeps) {
         );
       }
       const tree = engine.openTree(dir, { includePaths: includePaths(run.config_snapshot) });
-      const reuse = await prepareReuse(pool, deps, {
+      const reusable = reuse.plan.reusable;
+      const bounds = await recordReuse(
+        pool,
         syncId,
-        sourceId,
-        config: run.config_snapshot,
-        embeddingsOn: run.config_snapshot.embeddings !== false,
-      });
+        reuse,
+        batchBounds(tree.files, (p) => reusable.has(p) && unchanged?.has(p) === true),
+      );
+      if (bounds[bounds.length - 1] !== tree.files.length) {
+        throw new Error(`the run's batches cover ${bounds.at(-1)} files, the clone has ${tree.files.length}`);
+      }
       workspaces.put({
         reuse,
         reused: new Map(),
@@ -88,6 +138,8 @@ export function createCloneRepository(deps: ActivityDeps) {
         commitAt: head.commitAt,
         tree,
         parsed: new Map(),
+        ...(unchanged ? { unchanged } : {}),
+        bounds,
         lastUsed: Date.now(),
       });
       progress.report('cloning', 1, 1);
@@ -99,6 +151,8 @@ export function createCloneRepository(deps: ActivityDeps) {
         files: tree.files.length,
         host_queue: workspaces.hostQueue,
         resumed: !input.fresh,
+        kept_clone: cached,
+        known_unchanged: unchanged?.size ?? null,
         ms: Date.now() - t,
       });
       return {
@@ -106,7 +160,8 @@ export function createCloneRepository(deps: ActivityDeps) {
         commitSha: head.commitSha,
         commitAt: head.commitAt,
         files: tree.files.length,
-        batches: batchCount(tree.files.length),
+        batches: bounds.length - 1,
+        bounds,
       };
     } finally {
       hb.stop();

@@ -8,6 +8,8 @@ import type { Workspaces } from './workspace.ts';
 export interface PipelineSettings {
   /** Where clones live while a sync runs (one folder per sync, removed afterwards). */
   cloneDir: string;
+  /** Sources whose clone a worker keeps between syncs (git-cache.ts); 0 or absent: none. */
+  keptClones?: number;
   /** Files above this size are recorded without content analysis (engine option). */
   maxFileBytes: number;
   /** Parse threads; undefined = the number of cores. */
@@ -45,6 +47,7 @@ export interface ActivityDeps {
 
 export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   cloneDir: '.stack/clones',
+  keptClones: 16,
   maxFileBytes: 2 * 1024 * 1024,
   heartbeatTimeoutMs: 60_000,
   maxAttempts: 5,

@@ -79,7 +79,7 @@ export function fetchUrl(url: string): string {
   return url;
 }
 
-function gitEnv(token: string | null): NodeJS.ProcessEnv {
+export function gitEnv(token: string | null): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -110,11 +110,16 @@ function gitEnv(token: string | null): NodeJS.ProcessEnv {
   return env;
 }
 
-function git(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs: number): Promise<string> {
+export function git(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs: number): Promise<string> {
   return gitBytes(args, env, signal, timeoutMs).then((b) => b.toString('utf8'));
 }
 
-function gitBytes(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs: number): Promise<Buffer> {
+export function gitBytes(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn('git', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

@@ -1,16 +1,18 @@
 /**
  * The sync steps' side of reuse (rules in reuse.ts), as thin hooks for the step files:
- *   cloneRepository → prepareReuse: the plan (previous completed sync, reusable files), kept in the workspace; the
- *                     previous sync's id is recorded in the step ledger (step `reuse`), so a sync resumed on another
- *                     worker compares with the same sync;
+ *   cloneRepository → prepareReuse / recordReuse: the plan (previous completed sync, reusable files), kept in the
+ *                     workspace; the previous sync's id and the batch bounds are recorded in the step ledger (step
+ *                     `reuse`), so a sync resumed on another worker compares with the same sync and cuts the same
+ *                     batches;
  *   parseBatch      → reuseOptions: unchanged files are not analysed, only their imports resolved again;
- *   writeBatch      → reusedRows / reusedGraph: one sync_files row per reused file, its graph from stored symbols;
+ *   writeBatch      → reusedRows / reusedGraph: one sync_files row per reused file, its graph copied from the
+ *                     previous sync's inside the database (store/graph-copy.ts);
  *   resolveDependencies → carrySummaries: summaries of files whose neighbourhood changed are dropped;
  *   finalizeSync    → incrementalStats: reused / changed / added / removed, from the rows.
  */
 import type { Pool, Queryable } from '../../lib/db.ts';
 import type { AnalyzeOptions, Dependency, EngineIssue, ReusedFile } from '../engine/types.ts';
-import { dropSummaries, type DependingFile, type GraphFile, type ReusedRow } from '../store/index.ts';
+import { dropSummaries, type DependingFile, type ReusedRow } from '../store/index.ts';
 import type { IncrementalStats } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import {
@@ -28,11 +30,15 @@ export const REUSE_STEP = 'reuse';
 export interface ReuseContext {
   key: string;
   plan: ReusePlan;
+  /** What the run's first clone recorded (step `reuse`), when this is a resumed clone. */
+  recorded: ReuseLedger | null;
 }
 
 interface ReuseLedger {
   previous_sync_id: string | null;
   reason?: string;
+  /** The run's batch bounds (workspace.ts batchBounds), so a resumed clone cuts the same batches. */
+  bounds?: number[];
 }
 
 async function ledger(db: Queryable, syncId: string): Promise<ReuseLedger | null> {
@@ -43,7 +49,7 @@ async function ledger(db: Queryable, syncId: string): Promise<ReuseLedger | null
   return r.rows[0]?.result ?? null;
 }
 
-/** Loads the plan of a run (the first clone records which previous sync it compares with; a resumed one reads it). */
+/** Loads the plan of a run (a resumed clone compares with the sync its run's first clone recorded). */
 export async function prepareReuse(
   pool: Pool,
   deps: Pick<ActivityDeps, 'settings' | 'embeddings'>,
@@ -59,26 +65,36 @@ export async function prepareReuse(
     embeddingsOn: o.embeddingsOn,
     ...(recorded ? { previousSyncId: recorded.previous_sync_id } : {}),
   });
-  if (!recorded) {
-    const entry: ReuseLedger = {
-      previous_sync_id: plan.previousSyncId,
-      ...(plan.fullReason ? { reason: plan.fullReason } : {}),
-    };
-    await pool.query(
-      `INSERT INTO sync_steps (sync_id, step, result) VALUES ($1, $2, $3) ON CONFLICT (sync_id, step) DO NOTHING`,
-      [o.syncId, REUSE_STEP, JSON.stringify(entry)],
-    );
-  }
-  return { key, plan };
+  return { key, plan, recorded };
+}
+
+/**
+ * Records the run's comparison (previous sync, batch bounds) at its first clone; a resumed clone keeps what was
+ * recorded. Returns the bounds to use.
+ */
+export async function recordReuse(pool: Pool, syncId: string, ctx: ReuseContext, bounds: number[]): Promise<number[]> {
+  if (ctx.recorded) return ctx.recorded.bounds ?? bounds;
+  const entry: ReuseLedger = {
+    previous_sync_id: ctx.plan.previousSyncId,
+    ...(ctx.plan.fullReason ? { reason: ctx.plan.fullReason } : {}),
+    bounds,
+  };
+  await pool.query(
+    `INSERT INTO sync_steps (sync_id, step, result) VALUES ($1, $2, $3) ON CONFLICT (sync_id, step) DO NOTHING`,
+    [syncId, REUSE_STEP, JSON.stringify(entry)],
+  );
+  ctx.recorded = (await ledger(pool, syncId)) ?? entry;
+  return ctx.recorded.bounds ?? bounds;
 }
 
 /** Engine options for one batch: unchanged files go to `sink` instead of being analysed. */
 export function reuseOptions(
   ctx: ReuseContext | undefined,
+  unchanged: ReadonlySet<string> | undefined,
   sink: (f: ReusedFile) => void,
-): Pick<AnalyzeOptions, 'reuse' | 'onReused'> {
+): Pick<AnalyzeOptions, 'reuse' | 'onReused' | 'unchanged'> {
   if (!ctx || ctx.plan.reusable.size === 0) return {};
-  return { reuse: ctx.plan.reusable, onReused: sink };
+  return { reuse: ctx.plan.reusable, onReused: sink, ...(unchanged ? { unchanged } : {}) };
 }
 
 /** The sync_files rows of reused files, with their cached summaries (carrySummaries drops the stale ones). */
@@ -94,41 +110,30 @@ export function reusedRows(ctx: ReuseContext, files: readonly ReusedFile[]): Reu
   });
 }
 
-/** Graph input, dependencies and counts of the reused files whose rows were written (`ids`: path → file id). */
+/** Dependencies, issues and counts of the reused files whose rows were written (`ids`: path → file id). */
 export function reusedGraph(
   ctx: ReuseContext,
   files: readonly ReusedFile[],
   ids: ReadonlyMap<string, string>,
 ): {
-  files: GraphFile[];
   depending: DependingFile[];
   issues: EngineIssue[];
   binaryFiles: number;
   symbols: number;
   chunks: number;
 } {
-  const out = { files: [] as GraphFile[], depending: [] as DependingFile[], issues: [] as EngineIssue[] };
+  const out = { depending: [] as DependingFile[], issues: [] as EngineIssue[] };
   let binaryFiles = 0;
   let symbols = 0;
   let chunks = 0;
   for (const f of files) {
-    const fileId = ids.get(f.file_path);
-    if (!fileId) continue;
+    if (!ids.has(f.file_path)) continue;
     const p = ctx.plan.reusable.get(f.file_path)!;
     if (p.binary) binaryFiles++;
-    symbols += p.symbols.length;
+    symbols += p.symbols;
     chunks += p.chunks;
     // The file's own analysis issues, as a full sync records them, then those of resolving it again.
     out.issues.push(...p.issues, ...f.issues);
-    out.files.push({
-      fileId,
-      file_path: f.file_path,
-      name: p.name,
-      type: p.type,
-      domain: p.domain,
-      symbols: p.symbols,
-      dependencies: f.dependencies,
-    });
     if (f.dependencies.length > 0) out.depending.push({ file_path: f.file_path, dependencies: f.dependencies });
   }
   return { ...out, binaryFiles, symbols, chunks };

@@ -10,7 +10,7 @@ import type { ActivityDeps } from './deps.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
-import { BATCH_FILES, batchFiles } from './workspace.ts';
+import { batchFiles, batchStart } from './workspace.ts';
 import { reuseOptions } from './incremental.ts';
 import type { ReusedFile } from '../engine/types.ts';
 
@@ -24,7 +24,7 @@ export function createParseBatch({ pool, engine, settings, log, workspaces }: Ac
       await claimRun(pool, input);
       const files = batchFiles(ws, batch);
       const total = ws.tree.files.length;
-      const offset = batch * BATCH_FILES;
+      const offset = batchStart(ws, batch);
       if (batch === 0) await progress.phase('parsing', total);
       const analyses: FileAnalysis[] = [];
       const reused: ReusedFile[] = [];
@@ -33,7 +33,7 @@ export function createParseBatch({ pool, engine, settings, log, workspaces }: Ac
       const stream = engine.analyzeFiles(ws.tree, files, {
         maxFileBytes: settings.maxFileBytes,
         ...(settings.parseThreads ? { threads: settings.parseThreads } : {}),
-        ...reuseOptions(ws.reuse, (f) => {
+        ...reuseOptions(ws.reuse, ws.unchanged, (f) => {
           reused.push(f);
           progress.report('parsing', offset + analyses.length + reused.length, total);
         }),

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Queryable } from '../../lib/db.ts';
-import type { Dependency, EngineIssue, ReusableFile, SymbolInfo } from '../engine/types.ts';
+import type { Dependency, EngineIssue, ReusableFile } from '../engine/types.ts';
 import type { ImportRef } from '../engine/languages/plugin.ts';
 
 export interface PreviousFile extends ReusableFile {
@@ -25,7 +25,8 @@ export interface PreviousFile extends ReusableFile {
   type: string;
   domain: string;
   binary: boolean;
-  symbols: SymbolInfo[];
+  /** How many symbols the file has (its vertices are copied from the previous sync's graph: graph-copy.ts). */
+  symbols: number;
   issues: EngineIssue[];
   chunks: number;
   description: string | null;
@@ -35,6 +36,8 @@ export interface PreviousFile extends ReusableFile {
 export interface ReusePlan {
   /** The previous completed sync, when there is one and incremental syncs are on. */
   previousSyncId: string | null;
+  /** The commit it read (its stats.commit_sha), when known. */
+  previousCommit: string | null;
   /** Files that may be reused, by path (when their content hash still matches). */
   reusable: Map<string, PreviousFile>;
   /** Every path of the previous sync with its content hash (to count changed, added and removed files). */
@@ -91,7 +94,7 @@ interface PreviousRow {
   type: string;
   domain: string;
   binary: boolean;
-  symbols: SymbolInfo[];
+  symbols: number;
   issues: EngineIssue[];
   has_vector: boolean;
   chunks: number;
@@ -111,21 +114,23 @@ export async function loadReusePlan(
     previousSyncId?: string | null;
   },
 ): Promise<ReusePlan> {
-  const empty = { reusable: new Map(), previousHashes: new Map() };
-  if (!o.incremental) return { previousSyncId: null, ...empty, fullReason: 'disabled' };
-  let previousSyncId = o.previousSyncId;
-  if (previousSyncId === undefined) {
-    const prev = await db.query<{ id: string }>(
-      `SELECT id FROM sync_runs WHERE source_id = $1 AND status = 'completed' AND id <> $2
-        ORDER BY created_at DESC, id DESC LIMIT 1`,
-      [o.sourceId, o.syncId],
-    );
-    previousSyncId = prev.rows[0]?.id ?? null;
-  }
-  if (!previousSyncId) return { previousSyncId: null, ...empty, fullReason: 'no_previous_sync' };
+  const empty = { previousSyncId: null, previousCommit: null, reusable: new Map(), previousHashes: new Map() };
+  if (!o.incremental) return { ...empty, fullReason: 'disabled' };
+  if (o.previousSyncId === null) return { ...empty, fullReason: 'no_previous_sync' };
+  const prev = await db.query<{ id: string; commit: string | null }>(
+    o.previousSyncId === undefined
+      ? `SELECT id, stats ->> 'commit_sha' AS commit FROM sync_runs
+          WHERE source_id = $1 AND status = 'completed' AND id <> $2
+          ORDER BY created_at DESC, id DESC LIMIT 1`
+      : `SELECT id, stats ->> 'commit_sha' AS commit FROM sync_runs WHERE id = $3 AND source_id = $1 AND id <> $2`,
+    [o.sourceId, o.syncId, ...(o.previousSyncId === undefined ? [] : [o.previousSyncId])],
+  );
+  const previousSyncId = prev.rows[0]?.id ?? null;
+  if (!previousSyncId) return { ...empty, fullReason: 'no_previous_sync' };
+  const previousCommit = prev.rows[0]?.commit || null;
   const rows = await db.query<PreviousRow>(
     `SELECT s.file_path, s.content_id, c.content_hash, c.analysis_key, c.language, c.imports, c.name, c.type,
-            c.domain, c.is_binary AS binary, c.symbols, c.issues, c.embedding IS NOT NULL AS has_vector,
+            c.domain, c.is_binary AS binary, coalesce(jsonb_array_length(c.symbols), 0) AS symbols, c.issues, c.embedding IS NOT NULL AS has_vector,
             (SELECT count(*)::int FROM file_content_chunks k WHERE k.content_id = c.id) AS chunks,
             s.description, s.description_generated_at
        FROM sync_files s JOIN file_contents c ON c.id = s.content_id
@@ -155,7 +160,7 @@ export async function loadReusePlan(
       descriptionGeneratedAt: r.description_generated_at ? r.description_generated_at.toISOString() : null,
     });
   }
-  return { previousSyncId, reusable, previousHashes };
+  return { previousSyncId, previousCommit, reusable, previousHashes };
 }
 
 /** depends_on edges of a sync as `from → to` with their summed weight (the rule writeDependsOn applies). */

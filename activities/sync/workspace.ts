@@ -22,6 +22,17 @@ import { BATCH_FILES } from '../../workflows/sync-contract.ts';
 export { BATCH_FILES };
 
 const IDLE_MS = 60 * 60 * 1000;
+/** Kept clones of sources (git-cache.ts): dropped after this long unused (and beyond WORKER_KEPT_CLONES). */
+const CACHE_IDLE_MS = 24 * 60 * 60 * 1000;
+
+interface SourceCache {
+  dir: string;
+  /** The sync using the clone now (its workspace's folder), if any. */
+  holder: string | null;
+  /** False while a sync updates it: a clone left so (a failed or interrupted update) is made again. */
+  clean: boolean;
+  lastUsed: number;
+}
 
 export interface Workspace {
   syncId: string;
@@ -35,6 +46,13 @@ export interface Workspace {
   reuse?: ReuseContext;
   /** Files of parsed batches that were reused instead of analysed, by batch index. */
   reused?: Map<number, ReusedFile[]>;
+  /**
+   * Regular files known (from git) to have the bytes the previous sync read: reused without reading them
+   * (git-cache.ts); absent when unknown.
+   */
+  unchanged?: ReadonlySet<string>;
+  /** Where each batch starts in `tree.files`, and the end (batchBounds); absent: every BATCH_FILES files. */
+  bounds?: readonly number[];
   lastUsed: number;
 }
 
@@ -43,8 +61,34 @@ export function batchCount(files: number): number {
   return Math.max(1, Math.ceil(files / BATCH_FILES));
 }
 
+/** Index in `tree.files` of the first file of a batch. */
+export function batchStart(ws: Workspace, batch: number): number {
+  return ws.bounds ? (ws.bounds[batch] ?? ws.tree.files.length) : batch * BATCH_FILES;
+}
+
 export function batchFiles(ws: Workspace, batch: number): readonly DiscoveredFile[] {
-  return ws.tree.files.slice(batch * BATCH_FILES, (batch + 1) * BATCH_FILES);
+  return ws.tree.files.slice(batchStart(ws, batch), batchStart(ws, batch + 1));
+}
+
+/**
+ * Batch bounds when most files need no analysis: a batch closes at BATCH_FILES files to analyse, a file known
+ * unchanged counting a tenth (its rows and graph are copied inside the database: 5,000 of them cost about what 500
+ * analysed files do), so an unchanged tree of 11,000 files is 3 batches instead of 23 (each one two activities).
+ * Returns the start of each batch and, last, the number of files.
+ */
+export function batchBounds(files: readonly DiscoveredFile[], light: (path: string) => boolean): number[] {
+  const bounds = [0];
+  let cost = 0;
+  files.forEach((f, i) => {
+    const c = light(f.path) ? 1 : 10;
+    if (cost + c > BATCH_FILES * 10 && i > bounds[bounds.length - 1]!) {
+      bounds.push(i);
+      cost = 0;
+    }
+    cost += c;
+  });
+  bounds.push(files.length);
+  return bounds;
 }
 
 /** Thrown when a step reaches a worker that no longer holds the sync's clone: the workflow clones again. */
@@ -59,10 +103,15 @@ export class Workspaces {
   /** This process's own task queue: `<shared queue>@<host>-<pid>-<random>`. */
   readonly hostQueue: string;
   private readonly byId = new Map<string, Workspace>();
+  private readonly caches = new Map<string, SourceCache>();
   private readonly root: string;
   private readonly sweep: NodeJS.Timeout;
 
-  constructor(cloneDir: string, sharedQueue: string) {
+  constructor(
+    cloneDir: string,
+    sharedQueue: string,
+    private readonly keptClones = 0,
+  ) {
     const id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.hostQueue = `${sharedQueue}@${id}`;
     this.root = resolve(join(cloneDir, id));
@@ -86,8 +135,48 @@ export class Workspaces {
     return ws;
   }
 
+  /**
+   * Takes the kept clone of a source for a sync: its folder, and whether to start it afresh (new, or left unclean).
+   * Null when another sync holds it (the caller clones afresh into the sync's own folder).
+   */
+  acquireCache(sourceId: string, syncId: string): { dir: string; reset: boolean } | null {
+    if (this.keptClones <= 0) return null;
+    let c = this.caches.get(sourceId);
+    if (c?.holder && c.holder !== syncId) return null;
+    if (!c) {
+      this.evictCaches(this.keptClones - 1);
+      c = { dir: join(this.root, 'sources', sourceId), holder: null, clean: false, lastUsed: 0 };
+      this.caches.set(sourceId, c);
+    }
+    const reset = !c.clean;
+    c.holder = syncId;
+    c.clean = false;
+    c.lastUsed = Date.now();
+    return { dir: c.dir, reset };
+  }
+
+  /** The kept clone is at a commit, whole (its update finished). */
+  cacheReady(sourceId: string): void {
+    const c = this.caches.get(sourceId);
+    if (c) c.clean = true;
+  }
+
+  /** The sync holding a source's kept clone, if any. */
+  cacheHolder(sourceId: string): string | null {
+    return this.caches.get(sourceId)?.holder ?? null;
+  }
+
   async release(syncId: string): Promise<boolean> {
     const had = this.byId.delete(syncId);
+    for (const [sourceId, c] of this.caches) {
+      if (c.holder !== syncId) continue;
+      c.holder = null;
+      c.lastUsed = Date.now();
+      if (!c.clean) {
+        this.caches.delete(sourceId);
+        await rm(c.dir, { recursive: true, force: true });
+      }
+    }
     await rm(this.dirFor(syncId), { recursive: true, force: true });
     // The process's folder goes when it holds no clone (a concurrent clone may have just made it again: fine).
     if (this.byId.size === 0) await rmdir(this.root).catch(() => undefined);
@@ -97,6 +186,7 @@ export class Workspaces {
   async close(): Promise<void> {
     clearInterval(this.sweep);
     this.byId.clear();
+    this.caches.clear();
     await rm(this.root, { recursive: true, force: true });
   }
 
@@ -105,6 +195,23 @@ export class Workspaces {
     for (const ws of [...this.byId.values()]) {
       if (now - ws.lastUsed > IDLE_MS) await this.release(ws.syncId).catch(() => undefined);
     }
+    for (const [sourceId, c] of [...this.caches]) {
+      if (c.holder === null && now - c.lastUsed > CACHE_IDLE_MS) this.dropCache(sourceId, c);
+    }
+  }
+
+  /** Drops the least recently used kept clones nobody holds until at most `keep` remain. */
+  private evictCaches(keep: number): void {
+    const idle = [...this.caches].filter(([, c]) => c.holder === null).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [sourceId, c] of idle) {
+      if (this.caches.size <= keep) break;
+      this.dropCache(sourceId, c);
+    }
+  }
+
+  private dropCache(sourceId: string, c: SourceCache): void {
+    this.caches.delete(sourceId);
+    void rm(c.dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

@@ -11,13 +11,16 @@ import { withTransaction } from '../../lib/db.ts';
 import type { BatchInput, WriteBatchResult } from '../../workflows/sync-types.ts';
 import type { EngineIssue } from '../engine/types.ts';
 import {
+  copyReusedGraph,
   loadGraphLabels,
+  storedGraphFiles,
   recordIssues,
   writeChunks,
   writeFileGraph,
   writeFileRecords,
   writeReusedFileRecords,
   type FileChunks,
+  type GraphCopyResult,
   type GraphFile,
 } from '../store/index.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -85,15 +88,27 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           if (embeddingsOn && f.embedding_text) embedInputs.push([fileId, f.embedding_text]);
         }
         let reusedChunks = 0;
+        let copied: GraphCopyResult = { vertexByPath: new Map(), symbolVertices: 0, definesEdges: 0, missing: [] };
         if (ws.reuse) {
           const r = reusedGraph(ws.reuse, reused, carried.ids);
-          graphFiles.push(...r.files);
           for (const d of r.depending)
             dependencies.push([d.file_path, d.dependencies.map((x) => [x.target_path, x.weight])]);
           issues.push(...r.issues);
           binaryFiles += r.binaryFiles;
           symbols += r.symbols;
           reusedChunks = r.chunks;
+          // Their File and Symbol vertices and defines edges: copied from the previous sync's graph.
+          const previousSyncId = ws.reuse.plan.previousSyncId;
+          if (previousSyncId && carried.ids.size > 0) {
+            copied = await copyReusedGraph(tx, { syncId, sourceId, previousSyncId }, carried.ids, labels);
+          }
+          // A file the previous sync's graph lacks (a vertex it could not write): from its stored symbols.
+          if (copied.missing.length > 0) {
+            const deps = new Map(r.depending.map((d) => [d.file_path, d.dependencies]));
+            for (const f of await storedGraphFiles(tx, syncId, copied.missing)) {
+              graphFiles.push({ ...f, dependencies: deps.get(f.file_path) ?? [] });
+            }
+          }
         }
         hb.check();
         const c = await writeChunks(tx, syncId, items);
@@ -105,16 +120,16 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           binaryFiles,
           chunks: c.written + reusedChunks,
           symbols,
-          fileVertices: g.vertexByPath.size,
-          symbolVertices: g.symbolVertices,
-          definesEdges: g.definesEdges,
+          fileVertices: g.vertexByPath.size + copied.vertexByPath.size,
+          symbolVertices: g.symbolVertices + copied.symbolVertices,
+          definesEdges: g.definesEdges + copied.definesEdges,
           issues: issues.length,
         };
         hb.check();
         // Last: the issue cap's trigger locks the run's row until the commit.
         await recordIssues(client, syncId, issues);
         await recordStep(client, syncId, step, result, {
-          files: [...g.vertexByPath],
+          files: [...g.vertexByPath, ...copied.vertexByPath],
           dependencies,
           embed_inputs: embedInputs,
         });

@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRepo, MULTI_LANGUAGE_FILES, type TestRepo } from '../support/git-repos.ts';
 import { embedText, prepareInput } from '../../standins/model-host/embed.ts';
 import {
@@ -211,8 +213,11 @@ describe('full sync of a small multi-language repository', () => {
     assert.ok(types.lastIndexOf('sync_progress') < types.indexOf('source_changed'));
   });
 
-  it('removes the clone from the worker disk', async () => {
-    const { readdirSync } = await import('node:fs');
-    assert.deepEqual(readdirSync(h.cloneDir), []);
+  it("removes the sync's clone from the worker disk, keeping only the source's clone for its next sync", () => {
+    const kept = readdirSync(h.cloneDir).flatMap((w) =>
+      readdirSync(join(h.cloneDir, w)).flatMap((d) => readdirSync(join(h.cloneDir, w, d)).map((x) => `${d}/${x}`)),
+    );
+    assert.ok(kept.length > 0);
+    for (const k of kept) assert.match(k, /^sources\/[0-9a-f-]{36}$/);
   });
 });

@@ -44,21 +44,29 @@ export async function syncSnapshot(
     )
   ).rows.map((r) => without(r, ['id', 'file_id', 'sync_id', 'created_at']));
   const json = { text: '', key: JSON.stringify(syncId) };
+  const records = (
+    await db.query<{ id: string; file_path: string; source_id: string }>(
+      `SELECT id, file_path, source_id FROM file_records WHERE sync_id = $1`,
+      [syncId],
+    )
+  ).rows;
+  const pathOf = new Map(records.map((r) => [r.id, r.file_path]));
+  const sourceId = records[0]?.source_id;
+  // The ids a snapshot leaves out must still be this sync's own: file_id a file record of the sync (of the same
+  // path), source_id the sync's source, symbol_id `<file_id>:<name>:<line>`.
+  const ids = (p: Record<string, unknown>, path: unknown): string =>
+    pathOf.get(p.file_id as string) === path && p.source_id === sourceId ? '' : ' (ids of another sync)';
   const fileVertices = (
     await db.query<{ p: string }>(
       `SELECT ag_catalog.agtype_out(v.properties)::text AS p FROM service."File" v WHERE ${agSync}`,
       [json.key],
     )
   ).rows
-    .map((r) => without(JSON.parse(r.p) as Record<string, unknown>, ['file_id', 'sync_id', 'source_id']))
+    .map((r) => {
+      const p = JSON.parse(r.p) as Record<string, unknown>;
+      return without(p, ['file_id', 'sync_id', 'source_id']) + ids(p, p.file_path);
+    })
     .sort();
-  const pathOf = new Map(
-    (
-      await db.query<{ id: string; file_path: string }>(`SELECT id, file_path FROM file_records WHERE sync_id = $1`, [
-        syncId,
-      ])
-    ).rows.map((r) => [r.id, r.file_path]),
-  );
   const symbolVertices = (
     await db.query<{ p: string }>(
       `SELECT ag_catalog.agtype_out(v.properties)::text AS p FROM service."Symbol" v WHERE ${agSync}`,
@@ -67,7 +75,10 @@ export async function syncSnapshot(
   ).rows
     .map((r) => {
       const p = JSON.parse(r.p) as Record<string, unknown>;
-      return `${pathOf.get(p.file_id as string)} ${without(p, ['symbol_id', 'file_id', 'sync_id', 'source_id'])}`;
+      const path = pathOf.get(p.file_id as string);
+      const own = [p.file_id, p.name, p.line].map((x) => String(x)).join(':');
+      const symbolId = p.symbol_id === own ? '' : ' (symbol_id of another file)';
+      return `${path} ${without(p, ['symbol_id', 'file_id', 'sync_id', 'source_id'])}${ids(p, path)}${symbolId}`;
     })
     .sort();
   const edges = async (label: string, end: string) =>
@@ -79,7 +90,11 @@ export async function syncSnapshot(
         [json.key],
       )
     ).rows
-      .map((r) => `${r.s} -> ${r.t} ${without(JSON.parse(r.p) as Record<string, unknown>, ['sync_id', 'source_id'])}`)
+      .map((r) => {
+        const p = JSON.parse(r.p) as Record<string, unknown>;
+        const own = p.source_id === sourceId && p.sync_id === syncId ? '' : ' (ids of another sync)';
+        return `${r.s} -> ${r.t} ${without(p, ['sync_id', 'source_id'])}${own}`;
+      })
       .sort();
   return {
     files,

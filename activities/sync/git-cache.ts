@@ -1,0 +1,118 @@
+/**
+ * The kept clone of a source (issue 12): instead of a fresh depth-1 fetch and a checkout of the whole tree for every
+ * sync, a worker keeps one clone per source it synced (Workspaces holds the folders) and brings it to the new commit:
+ *
+ *   git fetch --depth 1 <url> <ref>   the cache's ref `refs/ckg/synced` is offered as "have", so the code host sends
+ *                                     only the objects the new commit adds (a one-file change: a few objects, not the
+ *                                     whole tree again);
+ *   git checkout -f --detach          rewrites only the files that differ from the checked-out commit;
+ *   git diff-tree <previous> <new>    the paths whose bytes may differ from the commit the previous sync read: every
+ *                                     other regular file is known unchanged without reading or hashing it.
+ *
+ * Same environment, options and rules as the fresh checkout (git-checkout.ts). When the new commit holds a path the
+ * file system cannot hold, the caller falls back to the fresh checkout (which leaves such files out).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { CloneError, fetchUrl, git, gitBytes, gitEnv, unrepresentable, type CloneRequest } from './git-checkout.ts';
+
+export interface CachedCheckout {
+  commitSha: string;
+  commitAt: string;
+  /**
+   * Regular files of the new commit whose bytes equal those at the previous commit (not in the diff, not a symlink,
+   * no .gitattributes changed); null when unknown (no previous commit, or the cache does not hold it).
+   */
+  unchanged: Set<string> | null;
+}
+
+/** The ref that records the last commit fetched into the cache (offered as "have" by the next fetch). */
+const SYNCED_REF = 'refs/ckg/synced';
+
+interface TreeEntry {
+  mode: string;
+  path: string;
+}
+
+/** Parses `git ls-tree -r -z --full-tree` output: entries and the NUL-separated raw names (for unrepresentable()). */
+function parseTree(listing: Buffer): { entries: TreeEntry[]; names: Buffer } {
+  const entries: TreeEntry[] = [];
+  const names: Buffer[] = [];
+  let start = 0;
+  for (let i = 0; i <= listing.length; i++) {
+    if (i < listing.length && listing[i] !== 0) continue;
+    if (i > start) {
+      const tab = listing.indexOf(9, start);
+      if (tab > start && tab < i) {
+        const raw = listing.subarray(tab + 1, i);
+        names.push(raw, Buffer.from([0]));
+        entries.push({
+          mode: listing.toString('latin1', start, listing.indexOf(32, start)),
+          path: raw.toString('utf8'),
+        });
+      }
+    }
+    start = i + 1;
+  }
+  return { entries, names: Buffer.concat(names) };
+}
+
+/** Paths named by `git diff-tree -r -z --raw --no-renames` output (":m m o o S\0path\0" per entry). */
+export function changedPaths(raw: Buffer): Set<string> {
+  const parts = raw.toString('utf8').split('\0');
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    if (!parts[i]!.startsWith(':')) break;
+    out.add(parts[i + 1]!);
+  }
+  return out;
+}
+
+/**
+ * Brings the kept clone in `req.dir` to `req.ref` (`reset`: start from an empty folder). Returns null when the
+ * commit cannot be checked out whole here (a path the file system cannot hold): the caller uses the fresh checkout.
+ */
+export async function updateCachedCheckout(
+  req: CloneRequest & { previousCommit: string | null; reset: boolean },
+): Promise<CachedCheckout | null> {
+  const url = fetchUrl(req.url);
+  const dir = resolve(req.dir);
+  const env = gitEnv(req.token);
+  const run = (args: string[]) => git(args, env, req.signal, req.timeoutMs);
+  const bytes = (args: string[]) => gitBytes(args, env, req.signal, req.timeoutMs);
+  if (req.reset || !existsSync(join(dir, '.git'))) {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await run(['init', '-q', dir]);
+  }
+  await run(['-C', dir, 'fetch', '-q', '--depth', '1', '--no-tags', url, req.ref]);
+  await run(['-C', dir, 'update-ref', SYNCED_REF, 'FETCH_HEAD']);
+  const { entries, names } = parseTree(await bytes(['-C', dir, 'ls-tree', '-r', '-z', '--full-tree', 'FETCH_HEAD']));
+  if (unrepresentable(names, Buffer.byteLength(dir) + 1).length > 0) return null;
+  await run(['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', '-f', '--detach', 'FETCH_HEAD']);
+  const out = await run(['-C', dir, 'log', '-1', '--format=%H%x00%cI', 'FETCH_HEAD']);
+  const [commitSha, commitAt] = out.trim().split('\0');
+  if (!commitSha || !commitAt) throw new CloneError('clone_failed', 'git log returned no commit');
+  return { commitSha, commitAt, unchanged: await unchangedFiles() };
+
+  async function unchangedFiles(): Promise<Set<string> | null> {
+    if (!req.previousCommit || !/^[0-9a-f]{40,64}$/.test(req.previousCommit)) return null;
+    let changed: Set<string>;
+    try {
+      changed = changedPaths(
+        await bytes(['-C', dir, 'diff-tree', '-r', '-z', '--raw', '--no-renames', req.previousCommit, 'FETCH_HEAD']),
+      );
+    } catch {
+      return null; // the cache does not hold the previous commit
+    }
+    // Attributes (eol, filters) change the bytes a checkout writes for a blob that did not change.
+    for (const p of changed) if (p === '.gitattributes' || p.endsWith('/.gitattributes')) return null;
+    const unchanged = new Set<string>();
+    for (const e of entries) {
+      // A symlink's content is its target's, which may have changed: read as any other file.
+      if ((e.mode === '100644' || e.mode === '100755') && !changed.has(e.path)) unchanged.add(e.path);
+    }
+    return unchanged;
+  }
+}
