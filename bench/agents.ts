@@ -25,6 +25,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { encodeNodeId } from '../lib/node-id.ts';
 import { SESSION_OPTIONS } from '../lib/db.ts';
 import { freshSnapshotOf, git } from './support/snapshot.ts';
+import { clientCredentialsToken } from './support/token.ts';
 
 const args = process.argv.slice(2);
 const srcArg = args.indexOf('--src');
@@ -58,18 +59,7 @@ function changeRepo(dir: string): void {
 }
 
 async function token(): Promise<string> {
-  const secret = readFileSync(join(process.cwd(), '.stack', 'gateway-client-secret'), 'utf8').trim();
-  const res = await fetch(`${gateway}/auth/realms/service/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: 'service-gateway',
-      client_secret: secret,
-    }),
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { access_token: string }).access_token;
+  return (await clientCredentialsToken(`${gateway}/auth/realms/service/protocol/openid-connect/token`)).token;
 }
 
 const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);

@@ -13,13 +13,13 @@
  *   node --import tsx bench/explorer.ts [--runs N] [--src DIR]
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { ensureExplorerBuilt, launchBrowser } from '../test/support/browser.ts';
 import { snapshotOf } from './support/snapshot.ts';
+import { clientCredentialsToken } from './support/token.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -32,17 +32,7 @@ const realm = process.env.KEYCLOAK_REALM ?? 'service';
 const stateDir = process.env.CKG_STATE_DIR ?? join(root, '.stack');
 
 async function token(): Promise<string> {
-  const res = await fetch(`${idp}/realms/${realm}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: 'service-gateway',
-      client_secret: readFileSync(join(stateDir, 'gateway-client-secret'), 'utf8').trim(),
-    }),
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { access_token: string }).access_token;
+  return (await clientCredentialsToken(`${idp}/realms/${realm}/protocol/openid-connect/token`, stateDir)).token;
 }
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {

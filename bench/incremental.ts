@@ -25,6 +25,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { clientCredentialsToken, type BenchToken } from './support/token.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const stackEnv = Object.fromEntries(
@@ -37,29 +38,17 @@ const env = (k: string, d: string) => process.env[k] ?? stackEnv[k] ?? d;
 const gateway = env('GATEWAY_URL', 'http://127.0.0.1:8080');
 const idp = env('KEYCLOAK_URL', 'http://127.0.0.1:8180');
 const realm = env('KEYCLOAK_REALM', 'service');
-const secret = readFileSync(join(root, '.stack/gateway-client-secret'), 'utf8').trim();
 const pool = new pg.Pool({
   connectionString: env('DATABASE_URL', 'postgresql://postgres@127.0.0.1:55432/ckg'),
   max: 2,
 });
 
-let token: { value: string; exp: number } | undefined;
+let token: BenchToken | undefined;
 async function auth(): Promise<Record<string, string>> {
   if (!token || token.exp - Date.now() < 30_000) {
-    const res = await fetch(`${idp}/realms/${realm}/protocol/openid-connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: 'service-gateway',
-        client_secret: secret,
-      }),
-    });
-    const t = ((await res.json()) as { access_token: string }).access_token;
-    const exp = (JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000;
-    token = { value: t, exp };
+    token = await clientCredentialsToken(`${idp}/realms/${realm}/protocol/openid-connect/token`, join(root, '.stack'));
   }
-  return { authorization: `Bearer ${token.value}`, 'content-type': 'application/json' };
+  return { authorization: `Bearer ${token.token}`, 'content-type': 'application/json' };
 }
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -8,6 +8,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPool } from '../../lib/db.ts';
+import { clientCredentialsToken } from '../support/token.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const stackEnv = Object.fromEntries(
@@ -298,16 +299,6 @@ export async function setEmbeddingLatency(ms: number): Promise<void> {
 export async function gatewayToken(): Promise<string> {
   const idp = stackEnv.KEYCLOAK_URL ?? 'http://127.0.0.1:8180';
   const realm = stackEnv.KEYCLOAK_REALM ?? 'service';
-  const secret = readFileSync(join(ROOT, '.stack/gateway-client-secret'), 'utf8').trim();
-  const res = await fetch(`${idp}/realms/${realm}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: 'service-gateway',
-      client_secret: secret,
-    }),
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { access_token: string }).access_token;
+  return (await clientCredentialsToken(`${idp}/realms/${realm}/protocol/openid-connect/token`, join(ROOT, '.stack')))
+    .token;
 }
