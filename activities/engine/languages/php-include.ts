@@ -66,23 +66,32 @@ function endOfString(s: string, start: number): number {
   return i;
 }
 
-/** The operands of top-level `.` concatenations (`,` ends the argument). */
-function splitConcat(s: string): string[] {
+/**
+ * The pieces of `s` between top-level separators: strings are skipped whole, and nothing inside the `open`/`close`
+ * brackets splits. Pieces are trimmed.
+ */
+function splitTopLevel(s: string, isSeparator: (i: number) => boolean, open: string, close: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let start = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s[i];
+    const c = s[i]!;
     if (c === "'" || c === '"') i = endOfString(s, i);
-    else if (c === '(' || c === '[') depth++;
-    else if (c === ')' || c === ']') depth--;
-    else if (depth === 0 && c === '.' && !/[0-9]/.test(s[i + 1] ?? '')) {
+    else if (open.includes(c)) depth++;
+    else if (close.includes(c)) depth--;
+    else if (depth === 0 && isSeparator(i)) {
       out.push(s.slice(start, i).trim());
       start = i + 1;
     }
   }
   out.push(s.slice(start).trim());
-  return out.filter((t) => t.length > 0);
+  return out;
+}
+
+/** The operands of top-level `.` concatenations (`,` ends the argument; `.5` is a number, not an operator). */
+function splitConcat(s: string): string[] {
+  const operator = (i: number) => s[i] === '.' && !/[0-9]/.test(s[i + 1] ?? '');
+  return splitTopLevel(s, operator, '([', ')]').filter((t) => t.length > 0);
 }
 
 function evaluate(term: string): Value {
@@ -104,20 +113,7 @@ function evaluate(term: string): Value {
   return { type: 'unknown' };
 }
 
+/** The top-level arguments of a call's argument list. */
 function splitArgs(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === "'" || c === '"') i = endOfString(s, i);
-    else if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === ',' && depth === 0) {
-      out.push(s.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  out.push(s.slice(start).trim());
-  return out;
+  return splitTopLevel(s, (i) => s[i] === ',', '(', ')');
 }
