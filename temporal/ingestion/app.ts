@@ -32,7 +32,7 @@ export function createApp(deps: IngestionDeps): Koa {
   );
   // Every Temporal call made while serving a request ends by one deadline (the SDK sets none by default).
   const s = deps.settings;
-  const deadlineMs = s.temporalDeadlineMs ?? s.cancelWaitMs + s.stopTimeoutMs + s.startConflictWaitMs + 10_000;
+  const deadlineMs = s.cancelWaitMs + s.stopTimeoutMs + s.startConflictWaitMs + (s.temporalCallTimeoutMs ?? 10_000);
   app.use((_ctx, next) => deps.temporal.connection.withDeadline(Date.now() + deadlineMs, next));
   app.use(
     bodyParser({

@@ -15,9 +15,9 @@ export interface IngestionSettings {
   /** Start conflict with the previous run's closing workflow: wait this long for it, once. */
   startConflictWaitMs: number;
   /**
-   * Deadline of every Temporal call a request makes, from the request's start (default: the waits above plus 10 s).
+   * Every Temporal call a request makes ends by the request's start + the waits above + this (default 10 s).
    */
-  temporalDeadlineMs?: number;
+  temporalCallTimeoutMs?: number;
   /** The reconciler leaves a run without any workflow alone while it is younger than this (default 30 s). */
   reconcileGraceMs?: number;
 }

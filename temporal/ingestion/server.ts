@@ -31,8 +31,7 @@ export function settingsOf(config: IngestionConfig): IngestionDeps['settings'] {
     stopTimeoutMs: config.STOP_TIMEOUT_MS,
     startConflictWaitMs: config.START_CONFLICT_WAIT_MS,
     reconcileGraceMs: config.RECONCILE_GRACE_SECONDS * 1000,
-    temporalDeadlineMs:
-      config.CANCEL_WAIT_MS + config.STOP_TIMEOUT_MS + config.START_CONFLICT_WAIT_MS + config.TEMPORAL_CALL_TIMEOUT_MS,
+    temporalCallTimeoutMs: config.TEMPORAL_CALL_TIMEOUT_MS,
   };
 }
 

@@ -47,7 +47,7 @@ describe('ingestion: Temporal calls have a deadline', () => {
         cancelWaitMs: 0,
         stopTimeoutMs: 0,
         startConflictWaitMs: 0,
-        temporalDeadlineMs: DEADLINE_MS,
+        temporalCallTimeoutMs: DEADLINE_MS,
       },
     });
     server = app.listen(0, '127.0.0.1');
