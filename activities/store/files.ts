@@ -39,7 +39,7 @@ type FileRow = Pick<
 /**
  * One statement per batch: the analysed contents (file_contents, shared with later syncs that find the same path
  * and content) with their symbols' search rows (file_content_symbols), then the sync's rows (sync_files) pointing at
- * them. See schema V12 and V19.
+ * them. See schema V12 and V20.
  */
 const INSERT_FILES = `
   WITH r AS (
@@ -59,7 +59,7 @@ const INSERT_FILES = `
       FROM r WHERE r.file_path NOT IN (SELECT file_path FROM kept)
     RETURNING id, file_path
   ), sym AS (
-    -- A new content's symbols, for symbol search (schema V19): written once per content, shared by its syncs.
+    -- A new content's symbols, for symbol search (schema V20): written once per content, shared by its syncs.
     INSERT INTO file_content_symbols (content_id, ordinal, name, kind, line)
     SELECT c.id, (e.ord - 1)::int, e.s ->> 'name', e.s ->> 'kind', (e.s ->> 'line')::int
       FROM c JOIN r ON r.file_path = c.file_path

@@ -193,7 +193,7 @@ export async function writeFileGraph(
     },
   );
   issues.push(...definesOutcome.issues);
-  // A sync's Symbol vertices are found through its File vertices' defines edges (schema V19: no sync_id index on
+  // A sync's Symbol vertices are found through its File vertices' defines edges (schema V20: no sync_id index on
   // Symbol), so a symbol whose edge could not be written is not left behind unreachable.
   if (unlinked.length > 0) {
     await db.query(

@@ -3,7 +3,7 @@
  * default: exact, then prefix, then names containing q, then names whose trigrams are close to q's, pg_trgm's
  * word_similarity). Ordered by that tier, then word similarity (q as a whole word of the name first: `read` shows
  * `read_all` before `reader`), then shorter names first, then name, sync, file path and the symbol's position in its
- * file. Names are found once per file content (file_content_symbols, schema V19: a btree with pattern ops for exact
+ * file. Names are found once per file content (file_content_symbols, schema V20: a btree with pattern ops for exact
  * and prefix, a trigram GIN for fuzzy), then joined to the syncs that hold the content; each hit is the Symbol vertex
  * that sync's graph has for it (same symbol_id, name, kind, line), naming its defining file (node id, file record).
  * A cleaned sync has no graph, so no symbols.

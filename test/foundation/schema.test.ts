@@ -213,7 +213,7 @@ describe('schema rules', () => {
       ['depends_on', `end_id = '844424930131969'::ag_catalog.graphid`],
       ['defines', `start_id = '844424930131969'::ag_catalog.graphid`],
       ['defines', `end_id = '1125899906842625'::ag_catalog.graphid`],
-      // Symbol names, once per file content (V19): exact and prefix (btree pattern ops), fuzzy (trigrams).
+      // Symbol names, once per file content (V20): exact and prefix (btree pattern ops), fuzzy (trigrams).
       ['file_content_symbols', `lower(name) = 'readall'`],
       ['file_content_symbols', `lower(name) LIKE 'read%'`],
       ['file_content_symbols', `lower(name) LIKE '%read%'`],

@@ -1,5 +1,5 @@
 /**
- * Symbol search reads symbol names once per file content (schema V19), shared by the syncs that hold the content:
+ * Symbol search reads symbol names once per file content (schema V20), shared by the syncs that hold the content:
  * one hit per sync all the same, each the Symbol vertex that sync's graph has; purging one sync keeps the others'
  * symbols; a content no sync holds any more takes its symbol rows with it; a sync's Symbol vertices go with it
  * (found through its File vertices' defines edges).
@@ -131,7 +131,7 @@ describe('graph component: symbol search over shared contents', () => {
     }
   });
 
-  it("V19's backfill rebuilds the same rows from the Symbol vertices", async () => {
+  it("V20's backfill rebuilds the same rows from the Symbol vertices", async () => {
     const rows = async () =>
       (
         await app.db.pool.query<{ r: string }>(
@@ -144,7 +144,7 @@ describe('graph component: symbol search over shared contents', () => {
         .sort();
     const written = await rows();
     assert.equal(written.length, 4);
-    const sql = readFileSync(new URL('../../schema/migrations/V19__content_symbols.sql', import.meta.url), 'utf8');
+    const sql = readFileSync(new URL('../../schema/migrations/V20__content_symbols.sql', import.meta.url), 'utf8');
     const backfill = sql.slice(sql.indexOf('WITH v AS ('), sql.indexOf(';', sql.indexOf('WITH v AS (')));
     const client = await app.db.pool.connect();
     try {
