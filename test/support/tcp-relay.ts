@@ -2,7 +2,8 @@
  * A TCP relay in front of a real server (PostgreSQL, Temporal) on a port of its own, for outage tests:
  * - down(): refuses connections and cuts the open ones; up() listens again on the same port;
  * - stall(): keeps every connection (and accepts new ones) but passes no byte either way, as a hung server or a
- *   half-open link does; resume() cuts the stalled connections (their streams lost bytes) and relays again.
+ *   half-open link does; resume() cuts the stalled connections (their streams lost bytes) and relays again;
+ * - stallOn(text): a connection stalls from the moment the client sends `text` (e.g. one statement), others relay.
  */
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ export class TcpRelay {
   #server: net.Server | undefined;
   readonly #sockets = new Set<net.Socket>();
   #stalled = false;
+  #stallOn: string | undefined;
   port = 0;
 
   constructor(private readonly target: { host: string; port: number }) {}
@@ -29,11 +31,13 @@ export class TcpRelay {
     const server = net.createServer((client) => {
       const upstream = net.connect(this.target.port, this.target.host);
       this.#sockets.add(client).add(upstream);
+      let mine = false;
       client.on('data', (chunk: Buffer) => {
-        if (!this.#stalled) upstream.write(chunk);
+        if (this.#stallOn !== undefined && chunk.includes(this.#stallOn)) mine = true;
+        if (!this.#stalled && !mine) upstream.write(chunk);
       });
       upstream.on('data', (chunk: Buffer) => {
-        if (!this.#stalled) client.write(chunk);
+        if (!this.#stalled && !mine) client.write(chunk);
       });
       const end = () => {
         client.destroy();
@@ -51,6 +55,10 @@ export class TcpRelay {
 
   stall(): void {
     this.#stalled = true;
+  }
+
+  stallOn(text: string | undefined): void {
+    this.#stallOn = text;
   }
 
   resume(): void {
