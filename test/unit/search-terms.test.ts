@@ -1,12 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  chunkSearchVector,
-  identifierLexemes,
-  queryTerms,
-  splitIdentifier,
-  toTsQuery,
-} from '../../lib/search-terms.ts';
+import { identifierLexemes, queryTerms, splitIdentifier, toTsQuery } from '../../lib/search-terms.ts';
+import { chunkSearchVector, searchVectorText } from '../../lib/search-vector.ts';
 import { compareFused, fuse } from '../../graph-api/search/fusion.ts';
 import { buildSnippet } from '../../graph-api/search/snippet.ts';
 
@@ -39,7 +34,9 @@ describe('search terms: identifier splitting', () => {
 
 describe('search terms: chunk vectors', () => {
   it('weights symbols A, the breadcrumb path and constructs B, the body D; labels are not terms', () => {
-    const v = chunkSearchVector('# file: net/http/server.go\n# in: Server\n\nfunc serve() {}', ['serve']);
+    const v = searchVectorText(
+      chunkSearchVector('# file: net/http/server.go\n# in: Server\n\nfunc serve() {}', ['serve']),
+    );
     const entries = new Map(v.split(' ').map((e) => e.split(':') as [string, string]));
     assert.equal(entries.get("'net'"), '1B');
     assert.equal(entries.get("'server'"), '3B,5B');
@@ -49,7 +46,7 @@ describe('search terms: chunk vectors', () => {
   });
 
   it('keeps at most 8 positions per lexeme and no quote or backslash in a lexeme', () => {
-    const v = chunkSearchVector(`x ${'err '.repeat(50)} it's a\\b`, []);
+    const v = searchVectorText(chunkSearchVector(`x ${'err '.repeat(50)} it's a\\b`, []));
     assert.equal(/'err':([^ ]*)/.exec(v)![1]!.split(',').length, 8);
     for (const lexeme of v.match(/'[^']*'/g)!) assert.match(lexeme, /^'[\p{L}\p{N}]+'$/u);
   });
