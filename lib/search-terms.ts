@@ -50,8 +50,19 @@ export function identifierLexemes(token: string): readonly string[] {
   return out;
 }
 
+/**
+ * Hexadecimal literals: only a long one (a magic constant such as 0xEDB88320, a mask) is a term, as a whole; a short
+ * one is a number like any other (tables of them fill whole files), and the runs inside any of them (`0`, `80`,
+ * `edb`) mean nothing on their own. They were 15 % of the Go standard library's lexemes (docs/decisions.md).
+ */
+const HEX_LITERAL = /^0[xX][0-9a-fA-F]+$/;
+const MIN_HEX_DIGITS = 6;
+
 /** identifierLexemes without the cache (for callers that keep their own table: lib/search-vector.ts). */
 export function tokenLexemes(token: string): string[] {
+  if (HEX_LITERAL.test(token)) {
+    return token.length - 2 >= MIN_HEX_DIGITS && token.length <= MAX_LEXEME ? [token.toLowerCase()] : [];
+  }
   const parts = splitIdentifier(token);
   if (parts.length === 0) return [];
   const whole = parts.join('');

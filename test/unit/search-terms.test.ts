@@ -23,6 +23,21 @@ describe('search terms: identifier splitting', () => {
     assert.deepEqual(identifierLexemes('__'), []);
   });
 
+  it('a long hexadecimal literal is one term, a short one none; decimal numbers stay terms', () => {
+    assert.deepEqual(identifierLexemes('0xEDB88320'), ['0xedb88320']);
+    assert.deepEqual(identifierLexemes('0x10FFFF'), ['0x10ffff']);
+    assert.deepEqual(identifierLexemes('0x80'), []);
+    assert.deepEqual(identifierLexemes('0x7fff'), []);
+    assert.deepEqual(identifierLexemes('2024'), ['2024']);
+    const q = queryTerms('crc 0xEDB88320 ').lexemes;
+    assert.ok(q.includes('0xedb88320') && !q.includes('88320') && !q.includes('edb'), q.join(' '));
+    const v = searchVectorText(chunkSearchVector('t := [...]uint32{0x80, 0xEDB88320, 128}', []));
+    assert.deepEqual(
+      v.split(' ').map((e) => e.split(':')[0]),
+      ["'t'", "'uint32'", "'uint'", "'32'", "'0xedb88320'", "'128'"],
+    );
+  });
+
   it('all spellings of one identifier meet in the whole lexeme', () => {
     const wholes = ['parseRequestBody', 'parse_request_body', 'ParseRequestBody', 'PARSE_REQUEST_BODY'].map(
       (t) => identifierLexemes(t)[0],
