@@ -23,7 +23,7 @@ const TOKEN = /[A-Za-z0-9_$\u0080-\uffff]+/g;
 const PART = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|\p{Lo}+/gu;
 
 /** Lexemes longer than this are dropped (PostgreSQL caps a lexeme at 2 KB; such tokens are base64 or hex data). */
-const MAX_LEXEME = 60;
+export const MAX_LEXEME = 60;
 
 /** The lower-case sub-words of one identifier: `parseHTTPRequest_v2` → parse, http, request, v, 2. */
 export function splitIdentifier(identifier: string): string[] {
@@ -58,9 +58,13 @@ export function identifierLexemes(token: string): readonly string[] {
 const HEX_LITERAL = /^0[xX][0-9a-fA-F]+$/;
 const MIN_HEX_DIGITS = 6;
 
+export function isHexLiteral(token: string): boolean {
+  return HEX_LITERAL.test(token);
+}
+
 /** identifierLexemes without the cache (for callers that keep their own table: lib/search-vector.ts). */
 export function tokenLexemes(token: string): string[] {
-  if (HEX_LITERAL.test(token)) {
+  if (isHexLiteral(token)) {
     return token.length - 2 >= MIN_HEX_DIGITS && token.length <= MAX_LEXEME ? [token.toLowerCase()] : [];
   }
   const parts = splitIdentifier(token);

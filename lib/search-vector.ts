@@ -3,18 +3,20 @@
  *
  * It runs for every chunk a sync writes (in the engine's parse threads), so it is written for speed (see
  * docs/decisions.md, "Search terms on the write path"):
- * - the tokens of a chunk are found by a character-class scan that hashes each token as it goes; an occurrence is
- *   looked up in a small cache-resident table of the thread's recent tokens (a probe and a character comparison, no
- *   string), and only a token not seen recently is cut out and looked up in the thread's table of every token seen,
- *   which holds its lexemes (lib/search-terms.ts tokenLexemes, computed once per distinct token);
- * - each lexeme object of that table collects the chunk's occurrences itself (reset by a per-chunk stamp), in scan
- *   order, so its first MAX_POSITIONS positions need no merging, sorting or per-chunk maps;
+ * - nothing is kept between chunks: in a sync nearly every chunk is new to its thread (each thread sees its half of
+ *   the tree once), so a thread-wide token cache mostly missed, and its large tables cost cache misses and garbage
+ *   collection marking; a per-chunk table of small reused typed arrays stays in the CPU's cache;
+ * - the tokens of a chunk are found by a character-class scan that hashes each token as it goes; an occurrence of a
+ *   token already seen in the chunk costs a probe and a character comparison (no string); a new one is cut out once
+ *   and split by a hand-written ASCII splitter (the Unicode expressions of lib/search-terms.ts only for tokens with
+ *   non-ASCII characters), with the same result as lib/search-terms.ts tokenLexemes;
+ * - each lexeme collects its occurrences in scan order, so its first MAX_POSITIONS positions need no merging;
  * - the result is tsvector's binary form, which PostgreSQL reads with a copy per lexeme (tsvectorrecv) instead of
  *   parsing a text literal character by character (tsvector_in).
  *
  * Lexemes and weights are those of lib/search-terms.ts: symbols A, the breadcrumb's path and constructs B, the body D.
  */
-import { tokenLexemes } from './search-terms.ts';
+import { MAX_LEXEME, isHexLiteral, tokenLexemes } from './search-terms.ts';
 
 /** Positions kept per lexeme: ts_rank counts occurrences; beyond a few the ranking does not change. */
 const MAX_POSITIONS = 8;
@@ -27,69 +29,121 @@ const WEIGHT_A = 3 << 14;
 const WEIGHT_B = 2 << 14;
 const WEIGHT_D = 0;
 
-interface Lexeme {
-  /** UTF-8 bytes followed by a NUL, as tsvectorrecv reads a lexeme. */
-  readonly bytes: Uint8Array;
-  /** The chunk (stamp) whose occurrences `occurrences` holds. */
-  stamp: number;
-  count: number;
-  /** WordEntryPos values: weight << 14 | position, ascending positions. */
-  readonly occurrences: Uint16Array;
-}
-
-const encoder = new TextEncoder();
-/** Tokens seen by this thread → their lexemes; lexemes shared between tokens (`read` of `Read` and `readAll`). */
-const tokenTable = new Map<string, readonly Lexeme[]>();
-const lexemeTable = new Map<string, Lexeme>();
-const TABLE_SIZE = 250_000;
-let stamp = 0;
-
-function lexemesOf(token: string): readonly Lexeme[] {
-  let out = tokenTable.get(token);
-  if (out === undefined) {
-    out = tokenLexemes(token).map((text) => {
-      let lexeme = lexemeTable.get(text);
-      if (lexeme === undefined) {
-        const utf8 = encoder.encode(text);
-        const bytes = new Uint8Array(utf8.length + 1);
-        bytes.set(utf8);
-        lexeme = { bytes, stamp: 0, count: 0, occurrences: new Uint16Array(MAX_POSITIONS) };
-        lexemeTable.set(text, lexeme);
-      }
-      return lexeme;
-    });
-    tokenTable.set(token, out);
-  }
-  return out;
-}
-
 /** ASCII code units that belong to an identifier-like run (lib/search-terms.ts TOKEN): letters, digits, `_`, `$`. */
 const ASCII_TOKEN = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  ASCII_TOKEN[c] = /[A-Za-z0-9_$]/.test(ch) ? 1 : 0;
-}
+for (let c = 0; c < 128; c++) ASCII_TOKEN[c] = /[A-Za-z0-9_$]/.test(String.fromCharCode(c)) ? 1 : 0;
 
 /** Whether a UTF-16 code unit belongs to an identifier-like run: any non-ASCII unit too (splitting keeps letters). */
 function isTokenUnit(c: number): boolean {
   return c >= 128 || ASCII_TOKEN[c] === 1;
 }
 
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
 /**
- * The thread's recent tokens: an open-addressing table on a hash computed while scanning, emptied (by a new
- * generation) whenever it holds RECENT_TOKENS. An occurrence of a recent token costs a probe and a character
- * comparison in a table small enough to stay in the CPU's cache, without a string or a lookup in the large token
- * table (whose cache misses were most of the cost: code repeats its identifiers within a chunk, a file, a package).
+ * lib/search-terms.ts tokenLexemes for an ASCII token, without regular expressions: sub-words are an acronym before
+ * a capitalised word, a capitalised or lower-case word, an acronym, a digit run; the lexemes are the joined whole
+ * and, when there are several sub-words, each of 2+ characters (digit runs of any length).
  */
-const RECENT_TOKENS = 8192;
-const SLOTS = RECENT_TOKENS * 2;
-const slotGeneration = new Int32Array(SLOTS);
-const slotEntry = new Int32Array(SLOTS);
-const entryHash = new Int32Array(RECENT_TOKENS);
-const entryToken: string[] = new Array<string>(RECENT_TOKENS).fill('');
-const entryLexemes: Array<readonly Lexeme[]> = new Array<readonly Lexeme[]>(RECENT_TOKENS).fill([]);
-let generation = 1;
-let entries = 0;
+function asciiLexemes(token: string, out: string[]): void {
+  const n = token.length;
+  const parts: string[] = [];
+  let i = 0;
+  while (i < n) {
+    const c = token.charCodeAt(i);
+    let j = i + 1;
+    if (isDigit(c)) {
+      while (j < n && isDigit(token.charCodeAt(j))) j++;
+    } else if (isLower(c)) {
+      while (j < n && isLower(token.charCodeAt(j))) j++;
+    } else if (isUpper(c)) {
+      while (j < n && isUpper(token.charCodeAt(j))) j++;
+      if (j < n && isLower(token.charCodeAt(j))) {
+        if (j - i > 1) {
+          parts.push(token.slice(i, j - 1).toLowerCase());
+          i = j - 1;
+        }
+        j++;
+        while (j < n && isLower(token.charCodeAt(j))) j++;
+      }
+    } else {
+      i = j; // `_` or `$`: a separator
+      continue;
+    }
+    parts.push(token.slice(i, j).toLowerCase());
+    i = j;
+  }
+  if (parts.length === 0) return;
+  const whole = parts.length === 1 ? parts[0]! : parts.join('');
+  if (whole.length <= MAX_LEXEME) out.push(whole);
+  if (parts.length === 1) return;
+  for (const p of parts) {
+    if ((p.length > 1 || isDigit(p.charCodeAt(0))) && p !== whole && !out.includes(p) && p.length <= MAX_LEXEME)
+      out.push(p);
+  }
+}
+
+/** The lexemes of one token into `out`. */
+function lexemesOf(token: string, out: string[]): void {
+  for (let k = 0; k < token.length; k++) {
+    if (token.charCodeAt(k) >= 128) {
+      for (const l of tokenLexemes(token)) out.push(l);
+      return;
+    }
+  }
+  if (token.length > 2 && token.charCodeAt(0) === 48 && (token.charCodeAt(1) | 32) === 120 && isHexLiteral(token)) {
+    for (const l of tokenLexemes(token)) out.push(l); // lib/search-terms.ts's rule for hexadecimal literals
+    return;
+  }
+  asciiLexemes(token, out);
+}
+
+/**
+ * Per-chunk scratch, reused: the chunk's distinct tokens (open addressing on the scan's hash; a slot is in use when
+ * its stamp is the chunk's) and its lexemes (a Map from text to index, cleared per chunk) with their occurrences.
+ */
+let slotStamp = new Int32Array(4096);
+let slotToken = new Int32Array(4096);
+const tokenText: string[] = [];
+const tokenHash: number[] = [];
+/** Per token: the index of its first lexeme in tokenLexemeList, and how many. */
+const tokenFirst: number[] = [];
+const tokenCount: number[] = [];
+const tokenLexemeList: number[] = [];
+const lexemeIndex = new Map<string, number>();
+const lexemeText: string[] = [];
+let lexemeCount = new Uint8Array(1024);
+/** MAX_POSITIONS WordEntryPos values (weight << 14 | position) per lexeme, ascending positions. */
+let lexemeOccurrences = new Uint16Array(1024 * MAX_POSITIONS);
+let stamp = 0;
+const split: string[] = [];
+
+function reserve(tokens: number): void {
+  let size = slotStamp.length;
+  while (size < tokens * 2) size *= 2;
+  if (size !== slotStamp.length) {
+    slotStamp = new Int32Array(size);
+    slotToken = new Int32Array(size);
+  }
+}
+
+function addLexeme(text: string): number {
+  const k = lexemeText.length;
+  if (k === lexemeCount.length) {
+    const count = new Uint8Array(k * 2);
+    count.set(lexemeCount);
+    lexemeCount = count;
+    const occurrences = new Uint16Array(k * 2 * MAX_POSITIONS);
+    occurrences.set(lexemeOccurrences);
+    lexemeOccurrences = occurrences;
+  }
+  lexemeText.push(text);
+  lexemeCount[k] = 0;
+  lexemeIndex.set(text, k);
+  return k;
+}
 
 function sameToken(token: string, text: string, start: number, end: number): boolean {
   if (token.length !== end - start) return false;
@@ -97,110 +151,140 @@ function sameToken(token: string, text: string, start: number, end: number): boo
   return true;
 }
 
-/** The lexemes of the token text[start, end) whose hash is h. */
-function lookup(text: string, start: number, end: number, h: number): readonly Lexeme[] {
-  let s = h & (SLOTS - 1);
-  while (slotGeneration[s] === generation) {
-    const e = slotEntry[s]!;
-    if (entryHash[e] === h && sameToken(entryToken[e]!, text, start, end)) return entryLexemes[e]!;
-    s = (s + 1) & (SLOTS - 1);
+/** The chunk's token index of text[start, end) (hash h), adding the token and its lexemes when new. */
+function tokenOf(text: string, start: number, end: number, h: number): number {
+  const mask = slotStamp.length - 1;
+  let s = h & mask;
+  while (slotStamp[s] === stamp) {
+    const t = slotToken[s]!;
+    if (tokenHash[t] === h && sameToken(tokenText[t]!, text, start, end)) return t;
+    s = (s + 1) & mask;
   }
-  if (entries === RECENT_TOKENS) {
-    generation++;
-    entries = 0;
-    s = h & (SLOTS - 1);
-  }
+  const t = tokenText.length;
   const token = text.slice(start, end);
-  const lexemes = lexemesOf(token);
-  const e = entries++;
-  entryHash[e] = h;
-  entryToken[e] = token;
-  entryLexemes[e] = lexemes;
-  slotGeneration[s] = generation;
-  slotEntry[s] = e;
-  return lexemes;
+  tokenText.push(token);
+  tokenHash.push(h);
+  tokenFirst.push(tokenLexemeList.length);
+  split.length = 0;
+  lexemesOf(token, split);
+  for (const l of split) tokenLexemeList.push(lexemeIndex.get(l) ?? addLexeme(l));
+  tokenCount.push(split.length);
+  slotStamp[s] = stamp;
+  slotToken[s] = t;
+  return t;
 }
 
-/** One chunk's scan: the lexemes it touched, in first-occurrence order, and the running position. */
-class Collector {
-  readonly touched: Lexeme[] = [];
-  position = 0;
-  lexemeBytes = 0;
+let position = 0;
 
-  scan(text: string, from: number, to: number, weight: number): void {
-    let i = from;
-    while (i < to) {
-      let c = text.charCodeAt(i);
-      if (!isTokenUnit(c)) {
-        i++;
-        continue;
-      }
-      const start = i;
-      let h = 0x811c9dc5;
-      do {
-        h = Math.imul(h ^ c, 0x01000193);
-        i++;
-      } while (i < to && isTokenUnit((c = text.charCodeAt(i))));
-      if (this.position < MAX_POSITION) this.position++;
-      const entry = weight | this.position;
-      const lexemes = lookup(text, start, i, h);
-      for (let k = 0; k < lexemes.length; k++) {
-        const lexeme = lexemes[k]!;
-        if (lexeme.stamp !== stamp) {
-          if (this.lexemeBytes + lexeme.bytes.length > MAX_LEXEME_BYTES) continue;
-          this.lexemeBytes += lexeme.bytes.length;
-          lexeme.stamp = stamp;
-          lexeme.occurrences[0] = entry;
-          lexeme.count = 1;
-          this.touched.push(lexeme);
-        } else if (lexeme.count < MAX_POSITIONS) {
-          const last = lexeme.occurrences[lexeme.count - 1]!;
-          // Positions stop at MAX_POSITION: one entry there, with the highest weight (as tsvector_in keeps).
-          if ((last & 0x3fff) !== this.position) lexeme.occurrences[lexeme.count++] = entry;
-          else if (entry > last) lexeme.occurrences[lexeme.count - 1] = entry;
-        }
+function scan(text: string, from: number, to: number, weight: number): void {
+  let i = from;
+  while (i < to) {
+    let c = text.charCodeAt(i);
+    if (!isTokenUnit(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let h = 0x811c9dc5;
+    do {
+      h = Math.imul(h ^ c, 0x01000193);
+      i++;
+    } while (i < to && isTokenUnit((c = text.charCodeAt(i))));
+    if (position < MAX_POSITION) position++;
+    const entry = weight | position;
+    const t = tokenOf(text, start, i, h);
+    const first = tokenFirst[t]!;
+    const end = first + tokenCount[t]!;
+    for (let k = first; k < end; k++) {
+      const l = tokenLexemeList[k]!;
+      const count = lexemeCount[l]!;
+      const base = l * MAX_POSITIONS;
+      if (count === 0) {
+        lexemeOccurrences[base] = entry;
+        lexemeCount[l] = 1;
+      } else if (count < MAX_POSITIONS) {
+        const last = lexemeOccurrences[base + count - 1]!;
+        // Positions stop at MAX_POSITION: one entry there, with the highest weight (as tsvector_in keeps).
+        if ((last & 0x3fff) !== position) {
+          lexemeOccurrences[base + count] = entry;
+          lexemeCount[l] = count + 1;
+        } else if (entry > last) lexemeOccurrences[base + count - 1] = entry;
       }
     }
   }
+}
 
-  /** The header's lines, without their labels (`# file: `, `# in: `: in every chunk, so not terms). */
-  scanHeader(content: string, end: number): void {
-    let line = 0;
-    while (line < end) {
-      let next = content.indexOf('\n', line);
-      if (next < 0 || next > end) next = end;
-      let from = line;
-      if (content.startsWith('# file: ', line)) from += 8;
-      else if (content.startsWith('# in: ', line)) from += 6;
-      this.scan(content, from, next, WEIGHT_B);
-      line = next + 1;
+/** The header's lines, without their labels (`# file: `, `# in: `: in every chunk, so not terms). */
+function scanHeader(content: string, end: number): void {
+  let line = 0;
+  while (line < end) {
+    let next = content.indexOf('\n', line);
+    if (next < 0 || next > end) next = end;
+    let from = line;
+    if (content.startsWith('# file: ', line)) from += 8;
+    else if (content.startsWith('# in: ', line)) from += 6;
+    scan(content, from, next, WEIGHT_B);
+    line = next + 1;
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** tsvectorsend's form: lexeme count, then per lexeme its NUL-terminated UTF-8, position count and positions. */
+function encode(): Uint8Array {
+  const n = lexemeText.length;
+  let size = 4;
+  let kept = 0;
+  let bytes = 0;
+  const utf8: Array<Uint8Array | null> = [];
+  for (let l = 0; l < n; l++) {
+    if (lexemeCount[l] === 0) {
+      utf8.push(null);
+      continue;
+    }
+    const text = lexemeText[l]!;
+    let ascii = true;
+    for (let k = 0; k < text.length && ascii; k++) ascii = text.charCodeAt(k) < 128;
+    const encoded = ascii ? null : encoder.encode(text);
+    const length = encoded === null ? text.length : encoded.length;
+    if (bytes + length > MAX_LEXEME_BYTES) {
+      lexemeCount[l] = 0;
+      utf8.push(null);
+      continue;
+    }
+    bytes += length;
+    utf8.push(encoded);
+    size += length + 3 + 2 * lexemeCount[l]!;
+    kept++;
+  }
+  const out = new Uint8Array(size);
+  out[0] = kept >>> 24;
+  out[1] = (kept >>> 16) & 255;
+  out[2] = (kept >>> 8) & 255;
+  out[3] = kept & 255;
+  let o = 4;
+  for (let l = 0; l < n; l++) {
+    const count = lexemeCount[l]!;
+    if (count === 0) continue;
+    const encoded = utf8[l];
+    if (encoded === null || encoded === undefined) {
+      const text = lexemeText[l]!;
+      for (let k = 0; k < text.length; k++) out[o++] = text.charCodeAt(k);
+    } else {
+      out.set(encoded, o);
+      o += encoded.length;
+    }
+    out[o++] = 0;
+    out[o++] = 0;
+    out[o++] = count;
+    const base = l * MAX_POSITIONS;
+    for (let k = 0; k < count; k++) {
+      const p = lexemeOccurrences[base + k]!;
+      out[o++] = p >>> 8;
+      out[o++] = p & 255;
     }
   }
-
-  /** tsvectorsend's form: lexeme count, then per lexeme its NUL-terminated UTF-8, position count and positions. */
-  encode(): Uint8Array {
-    let size = 4;
-    for (const l of this.touched) size += l.bytes.length + 2 + 2 * l.count;
-    const out = new Uint8Array(size);
-    const n = this.touched.length;
-    out[0] = n >>> 24;
-    out[1] = (n >>> 16) & 255;
-    out[2] = (n >>> 8) & 255;
-    out[3] = n & 255;
-    let o = 4;
-    for (const l of this.touched) {
-      const b = l.bytes;
-      for (let k = 0; k < b.length; k++) out[o++] = b[k]!;
-      out[o++] = 0;
-      out[o++] = l.count;
-      for (let k = 0; k < l.count; k++) {
-        const p = l.occurrences[k]!;
-        out[o++] = p >>> 8;
-        out[o++] = p & 255;
-      }
-    }
-    return out;
-  }
+  return out;
 }
 
 /**
@@ -208,24 +292,29 @@ class Collector {
  * the enclosing constructs) get weight B, the chunk's own symbols weight A (after the body), the body D.
  */
 export function chunkSearchVector(content: string, symbols: readonly string[]): Uint8Array {
-  if (tokenTable.size >= TABLE_SIZE) {
-    tokenTable.clear();
-    lexemeTable.clear();
-    generation++;
-    entries = 0;
-  }
   stamp = (stamp + 1) | 0 || 1;
-  const c = new Collector();
+  tokenText.length = 0;
+  tokenHash.length = 0;
+  tokenFirst.length = 0;
+  tokenCount.length = 0;
+  tokenLexemeList.length = 0;
+  lexemeIndex.clear();
+  lexemeText.length = 0;
+  position = 0;
+  let length = content.length;
+  for (const s of symbols) length += s.length + 1;
+  // A token and its separator take 2+ characters: at most length / 2 + 1 distinct tokens.
+  reserve((length >> 1) + 2);
   let bodyStart = 0;
   if (content.startsWith('# file: ')) {
     const end = content.indexOf('\n\n');
     const headerEnd = end < 0 ? content.length : end;
-    c.scanHeader(content, headerEnd);
+    scanHeader(content, headerEnd);
     bodyStart = end < 0 ? content.length : end + 2;
   }
-  c.scan(content, bodyStart, content.length, WEIGHT_D);
-  for (const s of symbols) c.scan(s, 0, s.length, WEIGHT_A);
-  return c.encode();
+  scan(content, bodyStart, content.length, WEIGHT_D);
+  for (const s of symbols) scan(s, 0, s.length, WEIGHT_A);
+  return encode();
 }
 
 const WEIGHT_LETTER = ['', 'C', 'B', 'A'];
