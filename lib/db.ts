@@ -60,6 +60,18 @@ class AgeClient extends pg.Client {
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
 
 export function createPool(connectionString: string, options: PoolOptions = {}): pg.Pool {
+  // A client not idle in the pool is not covered by the pool's idle listener: when PostgreSQL goes away under it (a
+  // crash, an immediate shutdown), or when the pool gives up on it while it is still connecting (the acquire timeout
+  // destroys its socket, e.g. during the AGE set-up on a loaded server), it emits 'error' on itself, which would end
+  // the process. Its query or connect fails anyway and the pool drops it; the event only needs a listener and a log
+  // line, from the moment the client exists.
+  const Base = (options.age ?? true) ? AgeClient : pg.Client;
+  class ListenedClient extends Base {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      this.on('error', (err) => options.log?.warning('db_client_error', { error: err }));
+    }
+  }
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
@@ -67,16 +79,10 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
     connectionTimeoutMillis: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
     options: SESSION_OPTIONS,
     ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
-    ...((options.age ?? true) ? { Client: AgeClient } : {}),
+    Client: ListenedClient,
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener Node would crash.
   pool.on('error', (err) => options.log?.warning('db_idle_client_error', { error: err }));
-  // A checked-out client is not covered by the pool's idle listener: when PostgreSQL goes away under it (a crash, an
-  // immediate shutdown) it emits 'error' on itself, which would end the process. Its query fails anyway and the pool
-  // drops it on release; the event only needs a listener and a log line.
-  pool.on('connect', (client) => {
-    client.on('error', (err) => options.log?.warning('db_client_error', { error: err }));
-  });
   instrumentPool(pool, options.applicationName ?? 'ckg');
   return pool;
 }

@@ -15,9 +15,12 @@ export type WorkerResponse = { id: number; ok: true; result: FileResult } | { id
  * tree-sitter trees live in native memory that V8 does not see: a tree is freed only when the garbage collector
  * finalises its JS wrapper, and since the wrappers are small V8 sees no reason to collect old space often. The
  * worker therefore runs a full collection after every GC_EVERY_BYTES of analysed files, which bounds the native
- * memory held by dead trees to roughly that much source (a tree takes several times its source's size).
+ * memory held by dead trees to roughly that much source (a tree takes several times its source's size). Each forced
+ * collection is a full mark-compact with V8's helper threads: every 8 MB (the first setting) they cost ~9 CPU-s of
+ * the ~50 spent analysing the Go standard library with two threads, every 32 MB ~7 s, every 64 MB ~6 s, with peak
+ * RSS within run-to-run noise (640-940 MB in each setting, none at all included; docs/benchmarks.md).
  */
-const GC_EVERY_BYTES = 8 * 1024 * 1024;
+const GC_EVERY_BYTES = 32 * 1024 * 1024;
 
 function exposeGc(): () => void {
   const existing = (globalThis as { gc?: () => void }).gc;

@@ -38,7 +38,8 @@ type FileRow = Pick<
 
 /**
  * One statement per batch: the analysed contents (file_contents, shared with later syncs that find the same path
- * and content), then the sync's rows (sync_files) pointing at them. See schema V12.
+ * and content) with their symbols' search rows (file_content_symbols), then the sync's rows (sync_files) pointing at
+ * them. See schema V12 and V20.
  */
 const INSERT_FILES = `
   WITH r AS (
@@ -57,6 +58,12 @@ const INSERT_FILES = `
            r.imports_count, r.exports, r.is_binary, r.symbols, r.imports, r.issues
       FROM r WHERE r.file_path NOT IN (SELECT file_path FROM kept)
     RETURNING id, file_path
+  ), sym AS (
+    -- A new content's symbols, for symbol search (schema V20): written once per content, shared by its syncs.
+    INSERT INTO file_content_symbols (content_id, ordinal, name, kind, line)
+    SELECT c.id, (e.ord - 1)::int, e.s ->> 'name', e.s ->> 'kind', (e.s ->> 'line')::int
+      FROM c JOIN r ON r.file_path = c.file_path
+      CROSS JOIN LATERAL jsonb_array_elements(r.symbols) WITH ORDINALITY AS e(s, ord)
   ), n AS (
     SELECT file_path, id FROM c UNION ALL SELECT file_path, id FROM kept
   )

@@ -177,21 +177,33 @@ export async function writeFileGraph(
   issues.push(...symbolOutcome.issues);
 
   // defines edges (file → symbol).
+  const unlinked: string[] = [];
   const definesOutcome = await writeInBatches(
     symbolOutcome.results,
     async (batch) => [await insertEdges(db, 'defines', L.defines, batch)],
-    (e, err) => ({
-      level: 'error',
-      phase: 'graphing',
-      code: 'edge_rejected',
-      message: `defines edge not written: ${errorMessage(err)}`,
-      context: { start: e.s, end: e.t },
-    }),
+    (e, err) => {
+      unlinked.push(e.t);
+      return {
+        level: 'error',
+        phase: 'graphing',
+        code: 'edge_rejected',
+        message: `defines edge not written (its Symbol vertex is dropped): ${errorMessage(err)}`,
+        context: { start: e.s, end: e.t },
+      };
+    },
   );
   issues.push(...definesOutcome.issues);
+  // A sync's Symbol vertices are found through its File vertices' defines edges (schema V20: no sync_id index on
+  // Symbol), so a symbol whose edge could not be written is not left behind unreachable.
+  if (unlinked.length > 0) {
+    await db.query(
+      `DELETE FROM ${GRAPH_NAME}."Symbol" WHERE id = ANY(SELECT u::ag_catalog.graphid FROM unnest($1::text[]) u)`,
+      [unlinked],
+    );
+  }
   return {
     vertexByPath,
-    symbolVertices: symbolOutcome.results.length,
+    symbolVertices: symbolOutcome.results.length - unlinked.length,
     definesEdges: definesOutcome.results.reduce((a, b) => a + b, 0),
     issues,
   };

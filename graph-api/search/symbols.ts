@@ -1,10 +1,12 @@
 /**
- * Symbol search over the graph's Symbol vertices, by name, case-insensitive: `exact` (the name), `prefix` (names
- * starting with q) and `fuzzy` (the default: exact, then prefix, then names containing q, then names whose trigrams
- * are close to q's, pg_trgm's word_similarity). Ordered by that tier, then word similarity (q as a whole word of
- * the name first: `read` shows `read_all` before `reader`), then shorter names first. Names are found through two
- * expression indexes on the label table (V13): a btree with pattern ops (exact, prefix) and a trigram GIN (fuzzy).
- * Each hit names its defining file (node id, file record) and line.
+ * Symbol search by name, case-insensitive: `exact` (the name), `prefix` (names starting with q) and `fuzzy` (the
+ * default: exact, then prefix, then names containing q, then names whose trigrams are close to q's, pg_trgm's
+ * word_similarity). Ordered by that tier, then word similarity (q as a whole word of the name first: `read` shows
+ * `read_all` before `reader`), then shorter names first, then name, sync, file path and the symbol's position in its
+ * file. Names are found once per file content (file_content_symbols, schema V20: a btree with pattern ops for exact
+ * and prefix, a trigram GIN for fuzzy), then joined to the syncs that hold the content; each hit is the Symbol vertex
+ * that sync's graph has for it (same symbol_id, name, kind, line), naming its defining file (node id, file record).
+ * A cleaned sync has no graph, so no symbols.
  */
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { decodeCursorJson, toPage } from '../../lib/http.ts';
@@ -35,7 +37,7 @@ export interface SymbolHit {
 }
 
 interface Row {
-  gid: string;
+  ordinal: number;
   tier: number;
   sim: number;
   len: number;
@@ -52,23 +54,26 @@ interface Row {
   sync_id: string;
 }
 
-/** Sort key of a hit; the cursor holds the last one's. */
-type Key = [number, number, number, string, string];
+/** Sort key of a hit (tier, -similarity, length, lower-case name, sync, path, ordinal); the cursor holds the last one's. */
+type Key = [number, number, number, string, string, string, number];
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c);
-const prop = (name: string) => `ag_catalog.agtype_access_operator(s.properties, '"${name}"'::ag_catalog.agtype)::text`;
 
 function parseCursor(raw: string | undefined): Key | null {
   if (raw === undefined) return null;
   const c = decodeCursorJson(raw);
   if (
     Array.isArray(c) &&
-    c.length === 5 &&
+    c.length === 7 &&
     typeof c[0] === 'number' &&
     typeof c[1] === 'number' &&
     typeof c[2] === 'number' &&
     typeof c[3] === 'string' &&
-    typeof c[4] === 'string'
+    typeof c[4] === 'string' &&
+    UUID.test(c[4]) &&
+    typeof c[5] === 'string' &&
+    Number.isInteger(c[6])
   ) {
     return c as Key;
   }
@@ -89,7 +94,7 @@ export async function searchSymbols(
     params.push(v);
     return `$${params.length}`;
   };
-  const key = 'symbol_name_key(s.properties)';
+  const key = 'lower(k.name)';
   const nameCond =
     p.match === 'exact'
       ? `${key} = $2`
@@ -98,29 +103,34 @@ export async function searchSymbols(
         : `(${key} LIKE ${next('%' + escapeLike(lq) + '%')} OR $2 <% ${key})`;
   const extra: string[] = [];
   if (p.kind !== undefined) extra.push(`r.kind = ${next(p.kind)}`);
-  if (p.language !== undefined) extra.push(`f.language = ${next(p.language)}`);
-  if (p.pathPrefix !== undefined && p.pathPrefix !== '') extra.push(`starts_with(f.file_path, ${next(p.pathPrefix)})`);
-  if (after) extra.push(`(r.tier, -r.sim, r.len, r.key, r.gid) > (${after.map((v) => next(v)).join(', ')})`);
+  if (p.language !== undefined) extra.push(`c.language = ${next(p.language)}`);
+  if (p.pathPrefix !== undefined && p.pathPrefix !== '') extra.push(`starts_with(r.file_path, ${next(p.pathPrefix)})`);
+  if (after) {
+    extra.push(
+      `(r.tier, -r.sim, r.len, r.key, r.sync_id, r.file_path, r.ordinal) > ` +
+        `(${after.map((v, i) => next(v) + (i === 4 ? '::uuid' : '')).join(', ')})`,
+    );
+  }
   const res = await tx.query<Row>(
-    `WITH cand AS (
-       SELECT s.id::text AS gid, symbol_name_key(s.properties) AS key, ${prop('name')} AS name,
-              ${prop('kind')} AS kind, (${prop('line')})::int AS line, ${prop('symbol_id')} AS symbol_id,
-              (${prop('file_id')})::uuid AS file_id, ${prop('sync_id')} AS sync_id
-         FROM service."Symbol" s
+    `WITH syncs AS (
+       SELECT id FROM sync_runs WHERE id = ANY($1::uuid[]) AND status <> 'cleaned'
+     ), cand AS (
+       SELECT k.content_id, k.ordinal, k.name, ${key} AS key, k.kind, k.line
+         FROM file_content_symbols k
         WHERE ${nameCond}
      ), r AS (
-       SELECT cand.*,
+       SELECT cand.*, f.id AS file_id, f.sync_id, f.file_path, f.source_id,
               CASE WHEN cand.name = $3 THEN 0 WHEN cand.key = $2 THEN 1 WHEN starts_with(cand.key, $2) THEN 2
                    WHEN strpos(cand.key, $2) > 0 THEN 3 ELSE 4 END AS tier,
               round(word_similarity($2, cand.key)::numeric, 4)::float8 AS sim,
               length(cand.key) AS len
-         FROM cand
-        WHERE cand.sync_id = ANY($1::text[])
+         FROM cand JOIN sync_files f ON f.content_id = cand.content_id
+        WHERE f.sync_id IN (SELECT id FROM syncs)
      )
-     SELECT r.*, f.file_path, f.language, f.type AS file_type, f.source_id
-       FROM r JOIN file_records f ON f.id = r.file_id
+     SELECT r.file_id || ':' || r.name || ':' || r.line AS symbol_id, r.*, c.language, c.type AS file_type
+       FROM r JOIN file_contents c ON c.id = r.content_id
       WHERE true${extra.map((e) => ` AND ${e}`).join('')}
-      ORDER BY r.tier, -r.sim, r.len, r.key, r.gid
+      ORDER BY r.tier, -r.sim, r.len, r.key, r.sync_id, r.file_path, r.ordinal
       LIMIT $4`,
     params,
   );
@@ -142,7 +152,7 @@ export async function searchSymbols(
       source_id: r.source_id,
       sync_id: r.sync_id,
     }),
-    (r): Key => [r.tier, -r.sim, r.len, r.key, r.gid],
+    (r): Key => [r.tier, -r.sim, r.len, r.key, r.sync_id, r.file_path, r.ordinal],
   );
   return { ...page, meta };
 }

@@ -66,6 +66,7 @@ export async function listIssues(
   return res.rows;
 }
 
+/** Schedules whose create is still being confirmed with Temporal (schedule_intents, V19) are not shown yet. */
 export async function listSchedules(
   db: Queryable,
   f: { sourceId?: string | undefined; limit: number; after?: CursorKey | undefined },
@@ -74,6 +75,7 @@ export async function listSchedules(
     `SELECT ${SCHEDULE_COLUMNS}, ${CURSOR_T} FROM schedules
       WHERE ($1::uuid IS NULL OR source_id = $1)
         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::bigint))
+        AND NOT EXISTS (SELECT 1 FROM schedule_intents i WHERE i.schedule_id = schedules.id AND i.operation = 'create')
       ORDER BY schedules.created_at DESC, schedules.id DESC
       LIMIT $4`,
     [f.sourceId ?? null, f.after?.t ?? null, f.after?.id ?? null, f.limit],

@@ -11,7 +11,7 @@ import { errorMiddleware, healthRoute } from '../../lib/http.ts';
 import { observeRequests } from '../../lib/observe.ts';
 import { opsRoutes } from '../../lib/ops-routes.ts';
 import { createReadiness, databaseCheck, temporalCheck } from '../../lib/readiness.ts';
-import type { IngestionDeps } from './deps.ts';
+import { requestDeadlineMs, type IngestionDeps } from './deps.ts';
 import { ingestRoutes } from './ingest/routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
@@ -31,8 +31,7 @@ export function createApp(deps: IngestionDeps): Koa {
     ),
   );
   // Every Temporal call made while serving a request ends by one deadline (the SDK sets none by default).
-  const s = deps.settings;
-  const deadlineMs = s.cancelWaitMs + s.stopTimeoutMs + s.startConflictWaitMs + (s.temporalCallTimeoutMs ?? 10_000);
+  const deadlineMs = requestDeadlineMs(deps.settings);
   app.use((_ctx, next) => deps.temporal.connection.withDeadline(Date.now() + deadlineMs, next));
   app.use(
     bodyParser({

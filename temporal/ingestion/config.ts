@@ -25,6 +25,12 @@ export const ingestionVars = {
    * answer would hold the request, and any database connection it holds, for good.
    */
   TEMPORAL_CALL_TIMEOUT_MS: { type: 'int', default: 10_000, min: 100, max: 300_000 },
+  /**
+   * A Temporal-backed write (a sync start, cancel, retry, purge, schedule change, source teardown) first checks that
+   * Temporal answers in this long; when it does not, the write answers 503 with Retry-After at once and commits
+   * nothing, instead of waiting out the client's connect retries (~20 s).
+   */
+  TEMPORAL_CONNECT_TIMEOUT_MS: { type: 'int', default: 3000, min: 100, max: 60_000 },
   /** The reconciler: every this many seconds, active runs whose workflow is not running are ended failed (0: off). */
   RECONCILE_INTERVAL_SECONDS: { type: 'number', default: 60, min: 0, max: 86_400 },
   /** A run younger than this whose workflow Temporal does not show yet is left alone (its start may be under way). */

@@ -18,6 +18,11 @@ export interface IngestionSettings {
    * Every Temporal call a request makes ends by the request's start + the waits above + this (default 10 s).
    */
   temporalCallTimeoutMs?: number;
+  /**
+   * A Temporal-backed write first checks that Temporal answers within this long (default 3 s), else 503 at once
+   * (temporal-gate.ts).
+   */
+  temporalConnectTimeoutMs?: number;
   /** The reconciler leaves a run without any workflow alone while it is younger than this (default 30 s). */
   reconcileGraceMs?: number;
 }
@@ -29,4 +34,9 @@ export interface IngestionDeps {
   /** Liveness check for /health (lib/db.ts poolLiveness): a reason when the process can no longer serve. */
   liveness?: () => string | undefined;
   settings: IngestionSettings;
+}
+
+/** Every Temporal call a request makes ends by the request's start + this: the request's own waits + the call timeout. */
+export function requestDeadlineMs(s: IngestionSettings): number {
+  return s.cancelWaitMs + s.stopTimeoutMs + s.startConflictWaitMs + (s.temporalCallTimeoutMs ?? 10_000);
 }

@@ -7,7 +7,13 @@ import { errorResponse, json, nullableTimestamp, pathParam, ref, sharedSchemas, 
 const invalid = errorResponse('INVALID_ARGUMENT: a body field or path parameter is invalid; `field` names it.');
 const notFound = errorResponse('NOT_FOUND: the sync, source or schedule does not exist.');
 const unavailable = errorResponse(
-  'UPSTREAM_UNAVAILABLE: the Temporal service could not be reached; see each operation.',
+  'UPSTREAM_UNAVAILABLE (with Retry-After): the Temporal service could not be reached; see each operation. Every ' +
+    'Temporal-backed write first checks that Temporal answers (TEMPORAL_CONNECT_TIMEOUT_MS) and changes nothing ' +
+    'when it does not.',
+);
+const scheduleUnavailable = errorResponse(
+  'UPSTREAM_UNAVAILABLE (with Retry-After): the Temporal service could not be reached; nothing was changed. ' +
+    'UNAVAILABLE (with Retry-After): another change of this schedule is still in progress.',
 );
 const syncId = pathParam('sync_id');
 const scheduleId = pathParam('schedule_id', { type: 'integer', minimum: 1, format: 'int64' });
@@ -43,7 +49,8 @@ export function openApiDocument(): Record<string, unknown> {
           description:
             'Inserts the run (status `pending`; config_snapshot = the source config with `config_overrides` merged ' +
             'over it key by key; ref = `ref` or the source default_branch) with its `sync_lifecycle` event, then ' +
-            'starts workflow `syncWorkflow` (id = source id). When the start fails the run is marked `failed` with ' +
+            'starts workflow `syncWorkflow` (id = source id). When Temporal does not answer a first check, 503 and no ' +
+            'run is created. When the start fails the run is marked `failed` with ' +
             'the error (and a lifecycle event) and the answer is 503 (or 409 when the previous run’s workflow is ' +
             'still closing after START_CONFLICT_WAIT_MS).',
           requestBody: { required: true, content: json(ref('CreateSync')) },
@@ -194,7 +201,7 @@ export function openApiDocument(): Record<string, unknown> {
             409: errorResponse(
               'CONFLICT: the source already has a schedule with this interval; `details.schedule_id`.',
             ),
-            503: unavailable,
+            503: scheduleUnavailable,
           },
         },
       },
@@ -209,7 +216,7 @@ export function openApiDocument(): Record<string, unknown> {
             400: invalid,
             404: notFound,
             409: errorResponse('CONFLICT: another schedule of the source has this interval.'),
-            503: unavailable,
+            503: scheduleUnavailable,
           },
         },
         delete: {
@@ -217,7 +224,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Delete a schedule and its Temporal schedule',
           description: 'Past runs keep their data; their schedule_id becomes null.',
           parameters: [scheduleId],
-          responses: { 204: { description: 'Deleted.' }, 400: invalid, 404: notFound, 503: unavailable },
+          responses: { 204: { description: 'Deleted.' }, 400: invalid, 404: notFound, 503: scheduleUnavailable },
         },
       },
       '/ingest/sources/{source_id}': {

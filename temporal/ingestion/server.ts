@@ -32,6 +32,7 @@ export function settingsOf(config: IngestionConfig): IngestionDeps['settings'] {
     startConflictWaitMs: config.START_CONFLICT_WAIT_MS,
     reconcileGraceMs: config.RECONCILE_GRACE_SECONDS * 1000,
     temporalCallTimeoutMs: config.TEMPORAL_CALL_TIMEOUT_MS,
+    temporalConnectTimeoutMs: config.TEMPORAL_CONNECT_TIMEOUT_MS,
   };
 }
 

@@ -197,7 +197,7 @@ describe('schema rules', () => {
     assert.deepEqual(run.rows[0], { issues_recorded: 1000, issues_dropped: 200 });
   });
 
-  it('finds vertices by file_id and sync_id, and edges by either end, through indexes', async () => {
+  it('finds File vertices by file_id and sync_id, vertices by id, edges by either end, symbol names, through indexes', async () => {
     for (const [label, expr] of [
       [
         '"File"',
@@ -207,21 +207,23 @@ describe('schema rules', () => {
         '"File"',
         `ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = '"x"'::ag_catalog.agtype`,
       ],
-      [
-        '"Symbol"',
-        `ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = '"x"'::ag_catalog.agtype`,
-      ],
       ['"File"', `id = '844424930131969'::ag_catalog.graphid`],
       ['"Symbol"', `id = '1125899906842625'::ag_catalog.graphid`],
       ['depends_on', `start_id = '844424930131969'::ag_catalog.graphid`],
       ['depends_on', `end_id = '844424930131969'::ag_catalog.graphid`],
       ['defines', `start_id = '844424930131969'::ag_catalog.graphid`],
       ['defines', `end_id = '1125899906842625'::ag_catalog.graphid`],
+      // Symbol names, once per file content (V20): exact and prefix (btree pattern ops), fuzzy (trigrams).
+      ['file_content_symbols', `lower(name) = 'readall'`],
+      ['file_content_symbols', `lower(name) LIKE 'read%'`],
+      ['file_content_symbols', `lower(name) LIKE '%read%'`],
+      ['file_content_symbols', `'readal' <% lower(name)`],
     ] as const) {
       const c = await db.pool.connect();
       try {
         await c.query('SET enable_seqscan = off');
-        const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT * FROM service.${label} WHERE ${expr}`);
+        const table = label === 'file_content_symbols' ? label : `service.${label}`;
+        const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT * FROM ${table} WHERE ${expr}`);
         const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
         assert.match(text, /Index (Only )?Scan|Bitmap Index Scan/, `${label} WHERE ${expr} uses an index:\n${text}`);
       } finally {

@@ -7,8 +7,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
@@ -18,39 +16,7 @@ import { createLogger } from '../../lib/log.ts';
 import { bundlerOptions } from '../../temporal/bundler.ts';
 import { testEnv } from '../support/env.ts';
 import { connectClient, connectWorker, uniqueTaskQueue } from '../support/temporal.ts';
-
-/** A TCP relay to PostgreSQL on a fixed port that can be taken down (refuses connections, cuts open ones). */
-class Relay {
-  #server: net.Server | undefined;
-  readonly #sockets = new Set<net.Socket>();
-  port = 0;
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async up(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.target.port, this.target.host);
-      this.#sockets.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const end = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', end).on('close', end);
-      upstream.on('error', end).on('close', end);
-    });
-    await new Promise<void>((r) => server.listen(this.port, '127.0.0.1', r));
-    this.port = (server.address() as AddressInfo).port;
-    this.#server = server;
-  }
-
-  async down(): Promise<void> {
-    for (const s of this.#sockets) s.destroy();
-    this.#sockets.clear();
-    const s = this.#server;
-    this.#server = undefined;
-    if (s) await new Promise<void>((r) => s.close(() => r()));
-  }
-}
+import { TcpRelay } from '../support/tcp-relay.ts';
 
 describe('reliability: activities outlast a database outage', () => {
   let client: Client;
@@ -77,7 +43,7 @@ describe('reliability: activities outlast a database outage', () => {
 
   it('a database down costs one attempt, and the retry succeeds', async () => {
     const target = new URL(testEnv.databaseUrl);
-    const relay = new Relay({ host: target.hostname, port: Number(target.port || 5432) });
+    const relay = new TcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
     await relay.up();
     const viaRelay = new URL(testEnv.databaseUrl);
     viaRelay.hostname = '127.0.0.1';

@@ -19,6 +19,7 @@ import { createSummaryService } from '../../graph-api/summary/service.ts';
 import { DEFAULT_BUDGET } from '../support/graph-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { closedPort } from '../support/upstream.ts';
+import { TcpRelay } from '../support/tcp-relay.ts';
 
 /** Log lines of the apps under test (5xx are logged at error: kept here, asserted, not printed). */
 const lines: Array<Record<string, unknown>> = [];
@@ -77,6 +78,30 @@ describe('reliability: dependencies fail, processes stay', () => {
       assert.equal((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1);
     } finally {
       await pool.end();
+    }
+  });
+
+  it('a client the pool gives up on while it connects (AGE set-up stalled past the acquire timeout): no crash', async () => {
+    // Found running the stack at load 12: the acquire timeout destroyed the socket of a client still in its AGE
+    // set-up; the client emitted 'error' before the pool had handed it out (no listener yet) and the ingestion
+    // component exited. The relay passes the connection handshake and stalls the set-up statement.
+    const target = new URL(db.url);
+    const relay = new TcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+    await relay.up();
+    relay.stallOn("LOAD 'age'");
+    const viaRelay = new URL(db.url);
+    viaRelay.hostname = '127.0.0.1';
+    viaRelay.port = String(relay.port);
+    const pool = createPool(viaRelay.toString(), { max: 1, acquireTimeoutMs: 300 });
+    try {
+      await assert.rejects(pool.query('SELECT 1'), /timeout/);
+      // The client's 'error' event comes after the rejection: give the event loop turns to deliver it.
+      await new Promise((r) => setTimeout(r, 300));
+      relay.stallOn(undefined);
+      assert.equal((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1);
+    } finally {
+      await pool.end();
+      await relay.down();
     }
   });
 

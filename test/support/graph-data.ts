@@ -80,6 +80,7 @@ export async function writeSyncFiles(
       imports_count: f.deps?.length ?? 0,
       exports: [],
       content_hash: createHash('sha256').update(texts[i]!).digest('hex'),
+      symbols: f.symbols ?? [],
     })),
   );
   if (issues.length > 0) throw new Error(`file records rejected: ${JSON.stringify(issues)}`);

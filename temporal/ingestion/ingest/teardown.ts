@@ -5,6 +5,7 @@
  * stay; the graph component deletes them. Idempotent: an unknown source or a second call does nothing more.
  */
 import type { IngestionDeps } from '../deps.ts';
+import { requireTemporal } from '../temporal-gate.ts';
 import { schedulesOfSource } from '../schedules/rows.ts';
 import { deleteTemporalSchedule } from '../schedules/temporal.ts';
 import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from '../syncs/rows.ts';
@@ -20,6 +21,7 @@ export interface TeardownResult {
 
 export async function teardownSource(deps: IngestionDeps, sourceId: string): Promise<TeardownResult> {
   const { pool, temporal, settings, log } = deps;
+  await requireTemporal(deps);
   const schedules = await schedulesOfSource(pool, sourceId);
   for (const s of schedules) await deleteTemporalSchedule(temporal, settings.scheduleIdPrefix, s.id);
   const workflow = await stopSourceWorkflow(temporal, sourceId, TEARDOWN_REASON, settings.stopTimeoutMs);

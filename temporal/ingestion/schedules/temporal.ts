@@ -12,6 +12,7 @@ import {
   CKG_TRIGGER,
   SCHEDULED_SYNC_WORKFLOW_TYPE,
 } from '../../../workflows/sync-contract.ts';
+import type { ScheduleRow } from '../../../lib/resources.ts';
 
 export interface ScheduledSyncArgs {
   scheduleId: number;
@@ -26,6 +27,23 @@ export interface TemporalScheduleSpec {
   enabled: boolean;
   taskQueue: string;
   prefix: string;
+}
+
+/** The Temporal schedule a schedules row stands for. */
+export function scheduleSpec(
+  settings: { taskQueue: string; scheduleIdPrefix: string },
+  row: Pick<ScheduleRow, 'id' | 'source_id' | 'interval_minutes' | 'enabled'>,
+  sourceName: string,
+): TemporalScheduleSpec {
+  return {
+    scheduleId: row.id,
+    sourceId: row.source_id,
+    sourceName,
+    intervalMinutes: row.interval_minutes,
+    enabled: row.enabled,
+    taskQueue: settings.taskQueue,
+    prefix: settings.scheduleIdPrefix,
+  };
 }
 
 export function temporalScheduleId(prefix: string, scheduleId: string): string {

@@ -8,6 +8,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
 import type { SyncRunRow } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
+import { requireTemporal } from '../temporal-gate.ts';
 import { ACTIVE_STATUSES, changeStatus, getSync } from './rows.ts';
 import { runningWorkflow, signalCancel } from './workflow.ts';
 
@@ -26,6 +27,7 @@ export async function cancelSync(deps: IngestionDeps, syncId: string, reason: st
     );
   }
 
+  await requireTemporal(deps);
   const running = await runningWorkflow(temporal, row.source_id);
   let signalled = false;
   if (running && running.syncId === syncId) {

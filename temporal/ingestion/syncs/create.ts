@@ -5,9 +5,10 @@
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { withTransaction, isUniqueViolation } from '../../../lib/db.ts';
-import { ConflictError, FailedPreconditionError, NotFoundError, UpstreamError } from '../../../lib/errors.ts';
+import { ConflictError, FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
 import type { SyncRunRow } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
+import { requireTemporal, temporalUnavailable } from '../temporal-gate.ts';
 import type { SyncStartInput } from '../../../workflows/sync-contract.ts';
 import { effectiveConfig, getSource, sourceName } from '../sources.ts';
 import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX } from './rows.ts';
@@ -22,6 +23,8 @@ export interface CreateSyncInput {
 }
 
 export async function createSync(deps: IngestionDeps, input: CreateSyncInput): Promise<SyncRunRow> {
+  // Temporal unreachable: 503 in a few seconds, and no run committed that could not start.
+  await requireTemporal(deps);
   try {
     return await createSyncOnce(deps, input);
   } catch (err) {
@@ -87,9 +90,7 @@ async function createSyncOnce(deps: IngestionDeps, input: CreateSyncInput): Prom
     await changeStatus(pool, { syncId: row.id, from: ['pending'], to: 'failed', error: message });
     log.warning('sync_start_failed', { sync_id: row.id, source_id: row.source_id, error: err });
     if (already) throw new ConflictError(message, { sync_id: row.id, source_id: row.source_id });
-    throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'the workflow service is unavailable; the sync was marked failed', {
-      cause: err,
-    });
+    throw temporalUnavailable(err, 'the sync was marked failed');
   }
   log.info('sync_created', { sync_id: row.id, source_id: row.source_id, triggered_by: row.triggered_by });
   return row;

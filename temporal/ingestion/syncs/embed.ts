@@ -12,6 +12,7 @@ import {
   type FillVectorsInput,
 } from '../../../workflows/fill-vectors-contract.ts';
 import type { IngestionDeps } from '../deps.ts';
+import { requireTemporal } from '../temporal-gate.ts';
 import { getSync } from './rows.ts';
 
 export interface EmbedAccepted {
@@ -36,6 +37,7 @@ export async function fillSyncVectors(deps: IngestionDeps, syncId: string): Prom
     [syncId],
   );
   const missing = m.rows[0] ?? { files: 0, chunks: 0 };
+  await requireTemporal(deps);
   const workflowId = fillVectorsWorkflowId(syncId);
   const input: FillVectorsInput = { syncId, sourceId: run.source_id };
   await deps.temporal.workflow.start(FILL_VECTORS_WORKFLOW_TYPE, {

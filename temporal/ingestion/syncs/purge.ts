@@ -8,6 +8,7 @@ import { withTransaction } from '../../../lib/db.ts';
 import { NotFoundError } from '../../../lib/errors.ts';
 import { writeEvent } from '../../../lib/events.ts';
 import type { IngestionDeps } from '../deps.ts';
+import { requireTemporal } from '../temporal-gate.ts';
 import { ACTIVE_STATUSES, deleteSync, getSync, writeLifecycleEvent } from './rows.ts';
 import { runningWorkflow, stopSourceWorkflow, type StopOutcome } from './workflow.ts';
 
@@ -18,6 +19,7 @@ export async function purgeSync(deps: IngestionDeps, syncId: string): Promise<vo
 
   let stopped: StopOutcome = 'not_running';
   if (ACTIVE_STATUSES.includes(row.status)) {
+    await requireTemporal(deps);
     const running = await runningWorkflow(temporal, row.source_id);
     if (running && running.syncId === syncId) {
       stopped = await stopSourceWorkflow(temporal, row.source_id, 'sync purged', settings.stopTimeoutMs);

@@ -18,6 +18,7 @@ import type { SyncRunRow } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from './rows.ts';
 import { syncIdOf } from './workflow.ts';
+import { repairStaleSchedules } from '../schedules/repair.ts';
 
 export const DEFAULT_RECONCILE_GRACE_MS = 30_000;
 /** A describe that does not answer in this long counts as "Temporal unavailable": nothing is decided. */
@@ -111,7 +112,10 @@ export interface Reconciler {
   stop(): Promise<void>;
 }
 
-/** Runs reconcileAll every `intervalMs` (0: never); a pass that fails is logged and the next one runs on time. */
+/**
+ * Runs reconcileAll, then the repair of stale schedule intents (schedules/repair.ts), every `intervalMs` (0: never); a
+ * pass that fails is logged and the next one runs on time.
+ */
 export function startReconciler(deps: IngestionDeps, intervalMs: number, graceMs: number): Reconciler {
   if (intervalMs <= 0) return { stop: () => Promise.resolve() };
   let current: Promise<unknown> = Promise.resolve();
@@ -121,10 +125,12 @@ export function startReconciler(deps: IngestionDeps, intervalMs: number, graceMs
     if (stopped || busy) return;
     busy = true;
     current = reconcileAll(deps, graceMs)
+      .then(async (ended) => {
+        const repaired = await repairStaleSchedules(deps);
+        if (ended > 0 || repaired > 0) deps.log.info('reconcile_pass', { ended, schedules_repaired: repaired });
+      })
       .then(
-        (ended) => {
-          if (ended > 0) deps.log.info('reconcile_pass', { ended });
-        },
+        () => undefined,
         (err: unknown) => deps.log.warning('reconcile_failed', { error: err }),
       )
       .finally(() => {

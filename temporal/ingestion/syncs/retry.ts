@@ -4,9 +4,10 @@
  * scratch. The partial unique index refuses the move when the source has another active run (409 CONFLICT).
  */
 import { withTransaction, isUniqueViolation } from '../../../lib/db.ts';
-import { FailedPreconditionError, NotFoundError, UpstreamError } from '../../../lib/errors.ts';
+import { FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
 import type { SyncRunRow, SyncStatus } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
+import { requireTemporal, temporalUnavailable } from '../temporal-gate.ts';
 import { getSource, sourceName } from '../sources.ts';
 import { activeSyncConflict } from './create.ts';
 import { changeStatus, getSync, ONE_ACTIVE_INDEX } from './rows.ts';
@@ -19,6 +20,7 @@ export async function retrySync(deps: IngestionDeps, syncId: string): Promise<Sy
   let name = '';
   let row: SyncRunRow;
   let sourceId = '';
+  await requireTemporal(deps);
   try {
     row = await withTransaction(pool, async (tx) => {
       const current = await getSync(tx, syncId, true);
@@ -60,9 +62,7 @@ export async function retrySync(deps: IngestionDeps, syncId: string): Promise<Sy
     const message = `could not start the retry: ${err instanceof Error ? err.message : String(err)}`;
     await changeStatus(pool, { syncId, from: ['pending'], to: 'failed', error: message });
     log.warning('sync_retry_failed', { sync_id: syncId, error: err });
-    throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'the workflow service is unavailable; the sync is failed again', {
-      cause: err,
-    });
+    throw temporalUnavailable(err, 'the sync is failed again');
   }
   log.info('sync_retried', { sync_id: syncId, source_id: row.source_id });
   return row;
