@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPool } from '../lib/db.ts';
-import { chunkSearchVector } from '../lib/search-terms.ts';
+import { chunkSearchVector } from '../lib/search-vector.ts';
 import { migrate } from '../schema/migrate.ts';
 import type { FileAnalysis } from '../activities/engine/types.ts';
 import { writeChunks, writeFileRecords, writeGraph } from '../activities/store/index.ts';

@@ -23,11 +23,7 @@ const TOKEN = /[A-Za-z0-9_$\u0080-\uffff]+/g;
 const PART = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|\p{Lo}+/gu;
 
 /** Lexemes longer than this are dropped (PostgreSQL caps a lexeme at 2 KB; such tokens are base64 or hex data). */
-const MAX_LEXEME = 60;
-/** Positions kept per lexeme: ts_rank counts occurrences; beyond a few the ranking does not change. */
-const MAX_POSITIONS = 8;
-/** tsvector positions are 1..16383. */
-const MAX_POSITION = 16383;
+export const MAX_LEXEME = 60;
 
 /** The lower-case sub-words of one identifier: `parseHTTPRequest_v2` → parse, http, request, v, 2. */
 export function splitIdentifier(identifier: string): string[] {
@@ -48,13 +44,29 @@ export function identifierLexemes(token: string): readonly string[] {
   let out = lexemeCache.get(token);
   if (out === undefined) {
     if (lexemeCache.size >= LEXEME_CACHE_SIZE) lexemeCache.clear();
-    out = computeLexemes(token);
+    out = tokenLexemes(token);
     lexemeCache.set(token, out);
   }
   return out;
 }
 
-function computeLexemes(token: string): string[] {
+/**
+ * Hexadecimal literals: only a long one (a magic constant such as 0xEDB88320, a mask) is a term, as a whole; a short
+ * one is a number like any other (tables of them fill whole files), and the runs inside any of them (`0`, `80`,
+ * `edb`) mean nothing on their own. They were 15 % of the Go standard library's lexemes (docs/decisions.md).
+ */
+const HEX_LITERAL = /^0[xX][0-9a-fA-F]+$/;
+const MIN_HEX_DIGITS = 6;
+
+export function isHexLiteral(token: string): boolean {
+  return HEX_LITERAL.test(token);
+}
+
+/** identifierLexemes without the cache (for callers that keep their own table: lib/search-vector.ts). */
+export function tokenLexemes(token: string): string[] {
+  if (isHexLiteral(token)) {
+    return token.length - 2 >= MIN_HEX_DIGITS && token.length <= MAX_LEXEME ? [token.toLowerCase()] : [];
+  }
   const parts = splitIdentifier(token);
   if (parts.length === 0) return [];
   const whole = parts.join('');
@@ -68,87 +80,6 @@ function computeLexemes(token: string): string[] {
 /** The identifier tokens of a text, in order. */
 export function tokens(text: string): string[] {
   return text.match(TOKEN) ?? [];
-}
-
-/**
- * Position weights of PostgreSQL's tsvector, as the low two bits of an encoded occurrence (position × 4 + weight), so
- * occurrences sort by position and the weight rides along: D (the body) counts least in ts_rank, A most.
- */
-const WEIGHT_D = 0;
-const WEIGHT_B = 1;
-const WEIGHT_A = 2;
-const WEIGHT_SUFFIX = ['', 'B', 'A'];
-
-/** Whether a UTF-16 code unit belongs to an identifier-like run: the character class of TOKEN, without a RegExp. */
-function isTokenUnit(c: number): boolean {
-  return c >= 0x80 || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
-}
-
-/** The first MAX_POSITIONS of two ascending lists of encoded occurrences, ascending. */
-function firstOfBoth(a: readonly number[], b: readonly number[]): number[] {
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (out.length < MAX_POSITIONS && (i < a.length || j < b.length)) {
-    if (j >= b.length || (i < a.length && a[i]! <= b[j]!)) out.push(a[i++]!);
-    else out.push(b[j++]!);
-  }
-  return out;
-}
-
-/**
- * A chunk's terms as a tsvector literal. Lexemes of the breadcrumb header (`# file:` and `# in:` lines: the path and
- * the enclosing constructs) get weight B, the chunk's own symbols weight A (added after the body), the body D.
- *
- * It runs for every chunk a sync writes (in the engine's parse threads), so it is written for speed: occurrences are
- * collected per distinct token with one map lookup each and expanded into lexemes once per distinct token (code
- * repeats its identifiers), positions stay numbers until the literal is printed.
- */
-export function chunkSearchVector(content: string, symbols: readonly string[]): string {
-  const byToken = new Map<string, number[]>();
-  let pos = 0;
-  const scan = (text: string, weight: number) => {
-    const n = text.length;
-    let i = 0;
-    while (i < n) {
-      if (!isTokenUnit(text.charCodeAt(i))) {
-        i++;
-        continue;
-      }
-      const start = i;
-      do i++;
-      while (i < n && isTokenUnit(text.charCodeAt(i)));
-      const token = text.slice(start, i);
-      if (pos < MAX_POSITION) pos++;
-      const list = byToken.get(token);
-      if (list === undefined) byToken.set(token, [pos * 4 + weight]);
-      else if (list.length < MAX_POSITIONS) list.push(pos * 4 + weight);
-    }
-  };
-  const { header, body } = splitBreadcrumb(content);
-  // The header's labels (`# file:`, `# in:`) are in every chunk: only the path and the constructs are terms.
-  if (header !== '') scan(header.replace(/^# (file|in): /gm, ''), WEIGHT_B);
-  scan(body, WEIGHT_D);
-  for (const s of symbols) scan(s, WEIGHT_A);
-
-  const byLexeme = new Map<string, number[]>();
-  for (const [token, occurrences] of byToken) {
-    for (const lexeme of identifierLexemes(token)) {
-      const have = byLexeme.get(lexeme);
-      // Lists may be shared between lexemes of one token: a merge makes a new one, never changes one in place.
-      byLexeme.set(lexeme, have === undefined ? occurrences : firstOfBoth(have, occurrences));
-    }
-  }
-  const parts: string[] = [];
-  for (const [lexeme, occurrences] of byLexeme) {
-    let entry = `'${lexeme}':`;
-    for (let k = 0; k < occurrences.length; k++) {
-      const o = occurrences[k]!;
-      entry += `${k === 0 ? '' : ','}${o >> 2}${WEIGHT_SUFFIX[o & 3]}`;
-    }
-    parts.push(entry);
-  }
-  return parts.join(' ');
 }
 
 /** The breadcrumb header (`# file: …`, `# in: …`, up to the first blank line) and the body after it. */

@@ -60,10 +60,11 @@ export interface ChunkInfo {
   chunk_type: ChunkType;
   symbols: string[];
   /**
-   * The chunk's identifier-aware search terms as a tsvector literal (lib/search-terms.ts), computed with the chunk in
-   * the engine's parse threads so the sync's writer only passes it on to content_chunks.search_terms.
+   * The chunk's identifier-aware search terms as a tsvector in PostgreSQL's binary form (lib/search-vector.ts),
+   * computed with the chunk in the engine's parse threads so the sync's writer only passes it on to
+   * content_chunks.search_terms (a binary parameter: PostgreSQL copies it rather than parsing text).
    */
-  search_terms: string;
+  search_terms: Uint8Array;
 }
 
 /** A resolved import: an edge depends_on from the analysed file to another file of the same tree. */

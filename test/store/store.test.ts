@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { chunkSearchVector } from '../../lib/search-terms.ts';
+import { chunkSearchVector, searchVectorText } from '../../lib/search-vector.ts';
 import type { FileAnalysis } from '../../activities/engine/types.ts';
 import {
   recordIssues,
@@ -187,6 +187,43 @@ describe('row and graph writers', () => {
       res.issues.map((i) => [i.code, i.file_path, i.context?.chunk_index]),
       [['chunk_row_rejected', 'gen/f0.ts', 1]],
     );
+  });
+
+  it('stores the binary search terms as PostgreSQL reads their text form (weights, positions, Unicode, caps)', async () => {
+    const sync = await insertSync(db.pool, sourceId, 'completed');
+    const long = Array.from({ length: 9000 }, (_, i) => `w${i % 50} 0x${i.toString(16)}`).join(' ');
+    const contents = [
+      '# file: src/ü/größe.ts\n# in: Größe\n\nconst straße = größeBerechnen(日本語, naïve_value);',
+      `# file: gen/long.go\n# in: gen\n\n${long}`,
+      'no breadcrumb: parseRequestBody(parse_request_body)',
+      '',
+    ];
+    const f = file('terms/t.ts');
+    const { ids } = await writeFileRecords(db.pool, { syncId: sync, sourceId }, [f]);
+    const chunks = contents.map((content, i) => ({
+      ...f.chunks[0]!,
+      chunk_index: i,
+      content,
+      search_terms: chunkSearchVector(content, i === 0 ? ['größeBerechnen'] : []),
+    }));
+    const res = await writeChunks(db.pool, sync, [{ fileId: ids.get('terms/t.ts')!, chunks }]);
+    assert.deepEqual(res, { written: 4, issues: [] });
+    const rows = await db.pool.query<{ stored: string }>(
+      'SELECT search_terms::text AS stored FROM content_chunks WHERE sync_id = $1 ORDER BY chunk_index',
+      [sync],
+    );
+    assert.equal(rows.rows.length, 4);
+    const parsed = await db.pool.query<{ t: string }>('SELECT unnest($1::tsvector[])::text AS t', [
+      chunks.map((c) => searchVectorText(c.search_terms)),
+    ]);
+    assert.deepEqual(
+      rows.rows.map((r) => r.stored),
+      parsed.rows.map((r) => r.t),
+    );
+    assert.match(rows.rows[0]!.stored, /'größeberechnen':\d+,\d+A/);
+    assert.match(rows.rows[0]!.stored, /'日本語':\d+/);
+    assert.match(rows.rows[1]!.stored, /'w0':\d+(,\d+){7} /);
+    assert.equal(rows.rows[3]!.stored, '');
   });
 
   it('backfills embeddings into files and chunks', async () => {

@@ -1,12 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  chunkSearchVector,
-  identifierLexemes,
-  queryTerms,
-  splitIdentifier,
-  toTsQuery,
-} from '../../lib/search-terms.ts';
+import { identifierLexemes, queryTerms, splitIdentifier, toTsQuery } from '../../lib/search-terms.ts';
+import { chunkSearchVector, searchVectorText } from '../../lib/search-vector.ts';
 import { compareFused, fuse } from '../../graph-api/search/fusion.ts';
 import { buildSnippet } from '../../graph-api/search/snippet.ts';
 
@@ -28,6 +23,21 @@ describe('search terms: identifier splitting', () => {
     assert.deepEqual(identifierLexemes('__'), []);
   });
 
+  it('a long hexadecimal literal is one term, a short one none; decimal numbers stay terms', () => {
+    assert.deepEqual(identifierLexemes('0xEDB88320'), ['0xedb88320']);
+    assert.deepEqual(identifierLexemes('0x10FFFF'), ['0x10ffff']);
+    assert.deepEqual(identifierLexemes('0x80'), []);
+    assert.deepEqual(identifierLexemes('0x7fff'), []);
+    assert.deepEqual(identifierLexemes('2024'), ['2024']);
+    const q = queryTerms('crc 0xEDB88320 ').lexemes;
+    assert.ok(q.includes('0xedb88320') && !q.includes('88320') && !q.includes('edb'), q.join(' '));
+    const v = searchVectorText(chunkSearchVector('t := [...]uint32{0x80, 0xEDB88320, 128}', []));
+    assert.deepEqual(
+      v.split(' ').map((e) => e.split(':')[0]),
+      ["'t'", "'uint32'", "'uint'", "'32'", "'0xedb88320'", "'128'"],
+    );
+  });
+
   it('all spellings of one identifier meet in the whole lexeme', () => {
     const wholes = ['parseRequestBody', 'parse_request_body', 'ParseRequestBody', 'PARSE_REQUEST_BODY'].map(
       (t) => identifierLexemes(t)[0],
@@ -39,7 +49,9 @@ describe('search terms: identifier splitting', () => {
 
 describe('search terms: chunk vectors', () => {
   it('weights symbols A, the breadcrumb path and constructs B, the body D; labels are not terms', () => {
-    const v = chunkSearchVector('# file: net/http/server.go\n# in: Server\n\nfunc serve() {}', ['serve']);
+    const v = searchVectorText(
+      chunkSearchVector('# file: net/http/server.go\n# in: Server\n\nfunc serve() {}', ['serve']),
+    );
     const entries = new Map(v.split(' ').map((e) => e.split(':') as [string, string]));
     assert.equal(entries.get("'net'"), '1B');
     assert.equal(entries.get("'server'"), '3B,5B');
@@ -49,7 +61,7 @@ describe('search terms: chunk vectors', () => {
   });
 
   it('keeps at most 8 positions per lexeme and no quote or backslash in a lexeme', () => {
-    const v = chunkSearchVector(`x ${'err '.repeat(50)} it's a\\b`, []);
+    const v = searchVectorText(chunkSearchVector(`x ${'err '.repeat(50)} it's a\\b`, []));
     assert.equal(/'err':([^ ]*)/.exec(v)![1]!.split(',').length, 8);
     for (const lexeme of v.match(/'[^']*'/g)!) assert.match(lexeme, /^'[\p{L}\p{N}]+'$/u);
   });
