@@ -132,9 +132,9 @@ describe('graph component: symbol search over shared contents', () => {
   });
 
   it("V20's backfill rebuilds the same rows from the Symbol vertices", async () => {
-    const rows = async () =>
+    const rows = async (db: Pick<typeof app.db.pool, 'query'>) =>
       (
-        await app.db.pool.query<{ r: string }>(
+        await db.query<{ r: string }>(
           `SELECT concat_ws(' ', k.content_id, k.name, k.kind, k.line) AS r
              FROM file_content_symbols k JOIN file_contents c ON c.id = k.content_id WHERE c.source_id = $1`,
           [src],
@@ -142,7 +142,7 @@ describe('graph component: symbol search over shared contents', () => {
       ).rows
         .map((x) => x.r)
         .sort();
-    const written = await rows();
+    const written = await rows(app.db.pool);
     assert.equal(written.length, 4);
     const sql = readFileSync(new URL('../../schema/migrations/V20__content_symbols.sql', import.meta.url), 'utf8');
     const backfill = sql.slice(sql.indexOf('WITH v AS ('), sql.indexOf(';', sql.indexOf('WITH v AS (')));
@@ -151,16 +151,7 @@ describe('graph component: symbol search over shared contents', () => {
       await client.query('BEGIN');
       await client.query(`DELETE FROM file_content_symbols`);
       await client.query(backfill);
-      const rebuilt = (
-        await client.query<{ r: string }>(
-          `SELECT concat_ws(' ', k.content_id, k.name, k.kind, k.line) AS r
-             FROM file_content_symbols k JOIN file_contents c ON c.id = k.content_id WHERE c.source_id = $1`,
-          [src],
-        )
-      ).rows
-        .map((x) => x.r)
-        .sort();
-      assert.deepEqual(rebuilt, written);
+      assert.deepEqual(await rows(client), written);
     } finally {
       await client.query('ROLLBACK');
       client.release();
