@@ -5,6 +5,7 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import { graphCounts, insertFile, insertGraph, insertSync } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp, type Reply } from '../support/graph-app.ts';
 import type { Page, SourceBody } from '../support/graph-api-types.ts';
+import { waitForLockWait } from '../support/db.ts';
 
 describe('graph component: sources', () => {
   let app: GraphTestApp;
@@ -269,14 +270,13 @@ describe('graph component: sources', () => {
       await writer.query(`SET LOCAL deadlock_timeout = '10s'`);
       await writer.query(`UPDATE sync_runs SET error = error WHERE id = $1`, [sync]);
       const del = app.send('DELETE', `/api/sources/${id}`);
-      for (let i = 0; ; i++) {
-        const waiting = await app.db.pool.query(
-          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM sources%'`,
-        );
-        if (waiting.rowCount) break;
-        assert.ok(i < 200, 'the delete never waited on the writer');
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await waitForLockWait(
+        app.db.pool,
+        "query LIKE 'DELETE FROM sources%'",
+        'the delete never waited on the writer',
+        5000,
+        25,
+      );
       await writer.query(`UPDATE sources SET name = name WHERE id = $1`, [id]);
       await writer.query('COMMIT');
       const res = await del;

@@ -11,16 +11,8 @@ import { copyReusedGraph, loadGraphLabels, writeReusedFileRecords } from '../../
 import { insertSource } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import { createSyncRow, writeSyncFiles } from '../support/graph-data.ts';
+import type { SymbolHit as Hit } from '../../graph-api/search/symbols.ts';
 
-interface Hit {
-  symbol_id: string;
-  name: string;
-  kind: string;
-  line: number;
-  file_id: string;
-  file_path: string;
-  sync_id: string;
-}
 interface Body {
   items: Hit[];
   next_cursor: string | null;

@@ -3,20 +3,8 @@ import assert from 'node:assert/strict';
 import { insertSource } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import { writeSyncFiles } from '../support/graph-data.ts';
+import type { SymbolHit as Hit } from '../../graph-api/search/symbols.ts';
 
-interface Hit {
-  symbol_id: string;
-  name: string;
-  kind: string;
-  line: number;
-  match: string;
-  score: number;
-  node_id: string;
-  file_id: string;
-  file_path: string;
-  language: string;
-  sync_id: string;
-}
 interface Body {
   items: Hit[];
   next_cursor: string | null;

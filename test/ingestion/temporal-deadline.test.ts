@@ -15,7 +15,7 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { createLogger } from '../../lib/log.ts';
 import { createApp } from '../../temporal/ingestion/app.ts';
-import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { createTestDatabase, waitForLockWait, type TestDatabase } from '../support/db.ts';
 import { testEnv } from '../support/env.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { TcpRelay } from '../support/tcp-relay.ts';
@@ -126,15 +126,7 @@ describe('ingestion: Temporal-backed writes when Temporal is unreachable', () =>
       await locker.query('BEGIN');
       await locker.query('SELECT 1 FROM sources WHERE id = $1 FOR UPDATE', [sourceId]);
       answer = postSync(viaRelay, sourceId);
-      const until = Date.now() + 20_000;
-      for (;;) {
-        const w = await db.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        if (w.rows[0]!.n > 0) break;
-        assert.ok(Date.now() < until, 'the request never reached the source lock');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitForLockWait(db.pool, 'true', 'the request never reached the source lock');
       relay.stall();
       await locker.query('COMMIT');
     } finally {

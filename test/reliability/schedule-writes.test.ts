@@ -22,7 +22,7 @@ import type { IngestionDeps, IngestionSettings } from '../../temporal/ingestion/
 import { repairStaleSchedules } from '../../temporal/ingestion/schedules/repair.ts';
 import { createTemporalSchedule, scheduleSpec } from '../../temporal/ingestion/schedules/temporal.ts';
 import { TEMPORAL_DOWN_MEMORY_MS } from '../../temporal/ingestion/temporal-gate.ts';
-import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { createTestDatabase, waitForLockWait, type TestDatabase } from '../support/db.ts';
 import { testEnv } from '../support/env.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { TcpRelay } from '../support/tcp-relay.ts';
@@ -211,16 +211,7 @@ describe('reliability: schedule writes hold no connection while they call Tempor
         () => (settled = true),
         () => (settled = true),
       );
-      const waiting = Date.now() + 20_000;
-      for (;;) {
-        const w = await db.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = 'ckg-test-one' AND wait_event_type = 'Lock'`,
-        );
-        if (w.rows[0]!.n > 0) break;
-        assert.ok(Date.now() < waiting, 'the PATCH never reached its row lock');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitForLockWait(db.pool, "application_name = 'ckg-test-one'", 'the PATCH never reached its row lock');
       relay.stall();
       await locker.query('COMMIT');
     } finally {

@@ -94,3 +94,26 @@ export async function dropDatabase(name: string): Promise<void> {
   if (process.env.KEEP_TEST_DB === '1') return;
   await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
+
+/**
+ * Waits until a session of the current database waits on a lock (`where`: an extra SQL condition on
+ * pg_stat_activity, e.g. its application_name or query); fails with `message` after `timeoutMs`.
+ */
+export async function waitForLockWait(
+  db: Pick<Pool, 'query'>,
+  where: string,
+  message: string,
+  timeoutMs = 20_000,
+  everyMs = 20,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const w = await db.query(
+      `SELECT 1 FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND (${where})`,
+    );
+    if ((w.rowCount ?? 0) > 0) return;
+    if (Date.now() >= until) throw new Error(message);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
