@@ -15,32 +15,22 @@
  *   …-wide    with toast_tuple_target 8160 (rows up to a page stay whole, uncompressed)
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { chunkSearchVector, searchVectorArray, searchVectorText } from '../lib/search-vector.ts';
+import { DEFAULT_CHUNKS_FILE, loadChunks } from './support/go-chunks.ts';
 
 const { values } = parseArgs({
   options: {
-    chunks: { type: 'string', default: join(tmpdir(), 'ckg-go-std-chunks.jsonl') },
+    chunks: { type: 'string', default: DEFAULT_CHUNKS_FILE },
     limit: { type: 'string', default: 'Infinity' },
     variants: { type: 'string', default: 'none,text,binary,none,text,binary' },
   },
 });
 
-interface Chunk {
-  content: string;
-  symbols: string[];
-}
+const chunks = await loadChunks(values.chunks, Number(values.limit));
 
-const chunks: Chunk[] = [];
-for await (const line of createInterface({ input: createReadStream(values.chunks) })) {
-  if (chunks.length >= Number(values.limit)) break;
-  if (line !== '') chunks.push(JSON.parse(line) as Chunk);
-}
 type Entry = [string, number[]];
 /** A tsvector literal of lib/search-terms.ts (quoted lexemes of letters and digits) as entries: lexeme, positions. */
 function entries(literal: string): Entry[] {

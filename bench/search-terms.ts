@@ -8,53 +8,18 @@
  * so a cache of tokens across chunks mostly misses); later rounds show a warm JIT. Prints CPU µs per chunk, the
  * vector's size, lexemes per chunk and how many of them start with a digit.
  */
-import { execFileSync } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createEngine } from '../activities/engine/index.ts';
 import { chunkSearchVector, searchVectorText } from '../lib/search-vector.ts';
+import { collectGoChunks, DEFAULT_CHUNKS_FILE, loadChunks } from './support/go-chunks.ts';
 
 const { values } = parseArgs({
   options: {
-    chunks: { type: 'string', default: join(tmpdir(), 'ckg-go-std-chunks.jsonl') },
+    chunks: { type: 'string', default: DEFAULT_CHUNKS_FILE },
     rounds: { type: 'string', default: '3' },
     limit: { type: 'string', default: 'Infinity' },
   },
 });
-
-interface Chunk {
-  content: string;
-  symbols: string[];
-}
-
-async function collect(file: string): Promise<void> {
-  const root = join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
-  const engine = createEngine({ threads: 2 });
-  const out = createWriteStream(`${file}.part`);
-  let n = 0;
-  for await (const a of engine.analyzeTree(root)) {
-    for (const c of a.chunks) {
-      out.write(`${JSON.stringify({ content: c.content, symbols: c.symbols })}\n`);
-      n++;
-    }
-  }
-  await engine.close();
-  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  renameSync(`${file}.part`, file);
-  console.log(`collected ${n} chunks of ${root} into ${file}`);
-}
-
-async function load(file: string, limit: number): Promise<Chunk[]> {
-  const chunks: Chunk[] = [];
-  for await (const line of createInterface({ input: createReadStream(file) })) {
-    if (chunks.length >= limit) break;
-    if (line !== '') chunks.push(JSON.parse(line) as Chunk);
-  }
-  return chunks;
-}
 
 function cpuMs(): number {
   const u = process.cpuUsage();
@@ -62,8 +27,8 @@ function cpuMs(): number {
 }
 
 const file = values.chunks;
-if (!existsSync(file)) await collect(file);
-const chunks = await load(file, Number(values.limit));
+if (!existsSync(file)) await collectGoChunks(file);
+const chunks = await loadChunks(file, Number(values.limit));
 const bytes = chunks.reduce((s, c) => s + c.content.length, 0);
 console.log(`${chunks.length} chunks, ${(bytes / chunks.length).toFixed(0)} characters on average`);
 
