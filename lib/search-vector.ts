@@ -7,9 +7,11 @@
  *   the tree once), so a thread-wide token cache mostly missed, and its large tables cost cache misses and garbage
  *   collection marking; a per-chunk table of small reused typed arrays stays in the CPU's cache;
  * - the tokens of a chunk are found by a character-class scan that hashes each token as it goes; an occurrence of a
- *   token already seen in the chunk costs a probe and a character comparison (no string); a new one is cut out once
- *   and split by a hand-written ASCII splitter (the Unicode expressions of lib/search-terms.ts only for tokens with
- *   non-ASCII characters), with the same result as lib/search-terms.ts tokenLexemes;
+ *   token already seen in the chunk costs a probe and a character comparison (no string); a new ASCII token is split
+ *   by a hand-written splitter straight into lower-case UTF-8 bytes in a per-chunk pool, and its lexemes are looked
+ *   up by their bytes: no string, array or Map entry per token or lexeme, so the collector has almost nothing to do
+ *   (the Unicode expressions of lib/search-terms.ts, with strings, only for tokens with non-ASCII characters and hex
+ *   literals), with the same result as lib/search-terms.ts tokenLexemes;
  * - each lexeme collects its occurrences in scan order, so its first MAX_POSITIONS positions need no merging;
  * - the result is tsvector's binary form, which PostgreSQL reads with a copy per lexeme (tsvectorrecv) instead of
  *   parsing a text literal character by character (tsvector_in).
@@ -33,142 +35,271 @@ const WEIGHT_D = 0;
 const ASCII_TOKEN = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ASCII_TOKEN[c] = /[A-Za-z0-9_$]/.test(String.fromCharCode(c)) ? 1 : 0;
 
-/** Whether a UTF-16 code unit belongs to an identifier-like run: any non-ASCII unit too (splitting keeps letters). */
-function isTokenUnit(c: number): boolean {
-  return c >= 128 || ASCII_TOKEN[c] === 1;
-}
-
 const isUpper = (c: number) => c >= 65 && c <= 90;
 const isLower = (c: number) => c >= 97 && c <= 122;
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
+/** FNV-1a step. */
+const mix = (h: number, c: number) => Math.imul(h ^ c, 0x01000193);
+const FNV_SEED = 0x811c9dc5;
+
 /**
- * lib/search-terms.ts tokenLexemes for an ASCII token, without regular expressions: sub-words are an acronym before
- * a capitalised word, a capitalised or lower-case word, an acronym, a digit run; the lexemes are the joined whole
- * and, when there are several sub-words, each of 2+ characters (digit runs of any length).
+ * Per-chunk scratch, reused from chunk to chunk (grown, never shrunk):
+ * - the chunk's distinct tokens: an open-addressing table on the scan's hash (a slot is in use when its stamp is the
+ *   chunk's); a token is known by where it first occurred (the content, or symbol k) and its length;
+ * - its lexemes: lower-case UTF-8 bytes in one pool, an open-addressing table on their hash, and per lexeme its
+ *   occurrences;
+ * - per token, the run of its lexemes' indexes in tokenLexemeList.
  */
-function asciiLexemes(token: string, out: string[]): void {
-  const n = token.length;
-  const parts: string[] = [];
-  let i = 0;
-  while (i < n) {
-    const c = token.charCodeAt(i);
+let slotStamp = new Int32Array(4096);
+let slotToken = new Int32Array(4096);
+let tokenSource = new Int32Array(2048);
+let tokenStart = new Int32Array(2048);
+let tokenLength = new Int32Array(2048);
+let tokenHash = new Int32Array(2048);
+let tokenFirst = new Int32Array(2048);
+let tokenCount = new Int32Array(2048);
+let tokens = 0;
+let tokenLexemeList = new Int32Array(4096);
+let listLength = 0;
+
+let lexSlotStamp = new Int32Array(8192);
+let lexSlot = new Int32Array(8192);
+let lexStart = new Int32Array(4096);
+let lexLength = new Int32Array(4096);
+let lexHash = new Int32Array(4096);
+let lexemeCount = new Uint8Array(4096);
+/** MAX_POSITIONS WordEntryPos values (weight << 14 | position) per lexeme, ascending positions. */
+let lexemeOccurrences = new Uint16Array(4096 * MAX_POSITIONS);
+let lexemes = 0;
+let pool = new Uint8Array(65536);
+let poolLength = 0;
+
+let stamp = 0;
+/** The chunk's symbols: a token's source k >= 0 is symbols[k], -1 the content. */
+let chunkContent = '';
+let chunkSymbols: readonly string[] = [];
+
+const powerOfTwoAtLeast = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(n, 16)));
+
+/** Sizes the tables for a chunk of `length` characters: at most length / 2 + 1 tokens, 3 lexemes per 2 characters. */
+function reserve(length: number): void {
+  const maxTokens = (length >> 1) + 2;
+  if (tokenSource.length < maxTokens) {
+    const n = powerOfTwoAtLeast(maxTokens);
+    tokenSource = new Int32Array(n);
+    tokenStart = new Int32Array(n);
+    tokenLength = new Int32Array(n);
+    tokenHash = new Int32Array(n);
+    tokenFirst = new Int32Array(n);
+    tokenCount = new Int32Array(n);
+  }
+  if (slotStamp.length < 2 * maxTokens) {
+    slotStamp = new Int32Array(powerOfTwoAtLeast(2 * maxTokens));
+    slotToken = new Int32Array(slotStamp.length);
+  }
+  const maxLexemes = length + (length >> 1) + 2;
+  if (lexStart.length < maxLexemes) {
+    const n = powerOfTwoAtLeast(maxLexemes);
+    lexStart = new Int32Array(n);
+    lexLength = new Int32Array(n);
+    lexHash = new Int32Array(n);
+    lexemeCount = new Uint8Array(n);
+    lexemeOccurrences = new Uint16Array(n * MAX_POSITIONS);
+    tokenLexemeList = new Int32Array(n);
+  }
+  if (lexSlotStamp.length < 2 * maxLexemes) {
+    lexSlotStamp = new Int32Array(powerOfTwoAtLeast(2 * maxLexemes));
+    lexSlot = new Int32Array(lexSlotStamp.length);
+  }
+}
+
+function ensurePool(bytes: number): void {
+  if (poolLength + bytes <= pool.length) return;
+  const grown = new Uint8Array(powerOfTwoAtLeast(poolLength + bytes));
+  grown.set(pool.subarray(0, poolLength));
+  pool = grown;
+}
+
+function sourceText(k: number): string {
+  return k < 0 ? chunkContent : chunkSymbols[k]!;
+}
+
+/**
+ * The index of the lexeme whose bytes are pool[at, at + length) (hash h); when new, it is added, its bytes taken
+ * from the pool where they are (`at` must then be at or below poolLength, and pool[at, at + length) ends the pool).
+ */
+function lexemeOf(at: number, length: number, h: number): number {
+  const mask = lexSlotStamp.length - 1;
+  let s = h & mask;
+  while (lexSlotStamp[s] === stamp) {
+    const l = lexSlot[s]!;
+    if (lexHash[l] === h && lexLength[l] === length) {
+      const from = lexStart[l]!;
+      let k = 0;
+      while (k < length && pool[from + k] === pool[at + k]) k++;
+      if (k === length) return l;
+    }
+    s = (s + 1) & mask;
+  }
+  const l = lexemes++;
+  if (at !== poolLength) pool.copyWithin(poolLength, at, at + length);
+  lexStart[l] = poolLength;
+  poolLength += length;
+  lexLength[l] = length;
+  lexHash[l] = h;
+  lexemeCount[l] = 0;
+  lexSlotStamp[s] = stamp;
+  lexSlot[s] = l;
+  return l;
+}
+
+function hashOf(at: number, length: number): number {
+  let h = FNV_SEED;
+  for (let k = at; k < at + length; k++) h = mix(h, pool[k]!);
+  return h;
+}
+
+/** Appends lexeme l to the current token's run (tokenFirst of the token being added) unless already there. */
+function pushLexeme(first: number, l: number): void {
+  for (let k = first; k < listLength; k++) if (tokenLexemeList[k] === l) return;
+  tokenLexemeList[listLength++] = l;
+}
+
+/** Sub-word ranges of the current ASCII token, as offsets into its lower-case whole in the pool. */
+let partOffset = new Int32Array(64);
+let partLength = new Int32Array(64);
+
+/**
+ * lib/search-terms.ts tokenLexemes for an ASCII token text[start, end), without strings: sub-words are an acronym
+ * before a capitalised word, a capitalised or lower-case word, an acronym, a digit run; the lexemes are the joined
+ * whole and, when there are several sub-words, each of 2+ characters (digit runs of any length). The whole is written
+ * lower-case at the pool's end; a sub-word is a range of it (kept in place when the whole is new, else moved down).
+ */
+function asciiLexemes(text: string, start: number, end: number, first: number): void {
+  ensurePool(end - start);
+  if (partOffset.length < end - start) {
+    partOffset = new Int32Array(powerOfTwoAtLeast(end - start));
+    partLength = new Int32Array(partOffset.length);
+  }
+  const base = poolLength;
+  let w = base;
+  let parts = 0;
+  let h = FNV_SEED;
+  let i = start;
+  while (i < end) {
+    const c = text.charCodeAt(i);
     let j = i + 1;
     if (isDigit(c)) {
-      while (j < n && isDigit(token.charCodeAt(j))) j++;
+      while (j < end && isDigit(text.charCodeAt(j))) j++;
     } else if (isLower(c)) {
-      while (j < n && isLower(token.charCodeAt(j))) j++;
+      while (j < end && isLower(text.charCodeAt(j))) j++;
     } else if (isUpper(c)) {
-      while (j < n && isUpper(token.charCodeAt(j))) j++;
-      if (j < n && isLower(token.charCodeAt(j))) {
+      while (j < end && isUpper(text.charCodeAt(j))) j++;
+      if (j < end && isLower(text.charCodeAt(j))) {
         if (j - i > 1) {
-          parts.push(token.slice(i, j - 1).toLowerCase());
-          i = j - 1;
+          partOffset[parts] = w - base;
+          partLength[parts++] = j - 1 - i;
+          for (; i < j - 1; i++) h = mix(h, (pool[w++] = text.charCodeAt(i) | 32));
         }
         j++;
-        while (j < n && isLower(token.charCodeAt(j))) j++;
+        while (j < end && isLower(text.charCodeAt(j))) j++;
       }
     } else {
       i = j; // `_` or `$`: a separator
       continue;
     }
-    parts.push(token.slice(i, j).toLowerCase());
-    i = j;
+    partOffset[parts] = w - base;
+    partLength[parts++] = j - i;
+    for (; i < j; i++) h = mix(h, (pool[w++] = text.charCodeAt(i) | 32));
   }
-  if (parts.length === 0) return;
-  const whole = parts.length === 1 ? parts[0]! : parts.join('');
-  if (whole.length <= MAX_LEXEME) out.push(whole);
-  if (parts.length === 1) return;
-  for (const p of parts) {
-    if ((p.length > 1 || isDigit(p.charCodeAt(0))) && p !== whole && !out.includes(p) && p.length <= MAX_LEXEME)
-      out.push(p);
-  }
-}
-
-/** The lexemes of one token into `out`. */
-function lexemesOf(token: string, out: string[]): void {
-  for (let k = 0; k < token.length; k++) {
-    if (token.charCodeAt(k) >= 128) {
-      for (const l of tokenLexemes(token)) out.push(l);
-      return;
+  if (parts === 0) return;
+  const whole = w - base;
+  if (whole <= MAX_LEXEME) pushLexeme(first, lexemeOf(base, whole, h));
+  if (parts === 1) return;
+  // The whole, when new, now ends the pool and holds its sub-words; when not, they are moved down one by one (each
+  // to at most its own offset, so the next ones stay intact).
+  const kept = poolLength !== base;
+  for (let p = 0; p < parts; p++) {
+    const length = partLength[p]!;
+    const at = base + partOffset[p]!;
+    if ((length > 1 || isDigit(pool[at]!)) && length <= MAX_LEXEME) {
+      if (kept) {
+        const l = lexemeOfRange(at, length);
+        pushLexeme(first, l);
+      } else pushLexeme(first, lexemeOf(at, length, hashOf(at, length)));
     }
   }
-  if (token.length > 2 && token.charCodeAt(0) === 48 && (token.charCodeAt(1) | 32) === 120 && isHexLiteral(token)) {
-    for (const l of tokenLexemes(token)) out.push(l); // lib/search-terms.ts's rule for hexadecimal literals
-    return;
-  }
-  asciiLexemes(token, out);
 }
 
-/**
- * Per-chunk scratch, reused: the chunk's distinct tokens (open addressing on the scan's hash; a slot is in use when
- * its stamp is the chunk's) and its lexemes (a Map from text to index, cleared per chunk) with their occurrences.
- */
-let slotStamp = new Int32Array(4096);
-let slotToken = new Int32Array(4096);
-const tokenText: string[] = [];
-const tokenHash: number[] = [];
-/** Per token: the index of its first lexeme in tokenLexemeList, and how many. */
-const tokenFirst: number[] = [];
-const tokenCount: number[] = [];
-const tokenLexemeList: number[] = [];
-const lexemeIndex = new Map<string, number>();
-const lexemeText: string[] = [];
-let lexemeCount = new Uint8Array(1024);
-/** MAX_POSITIONS WordEntryPos values (weight << 14 | position) per lexeme, ascending positions. */
-let lexemeOccurrences = new Uint16Array(1024 * MAX_POSITIONS);
-let stamp = 0;
-const split: string[] = [];
+/** lexemeOf for bytes inside an already-added lexeme: a new one shares them (no copy). */
+function lexemeOfRange(at: number, length: number): number {
+  const h = hashOf(at, length);
+  const mask = lexSlotStamp.length - 1;
+  let s = h & mask;
+  while (lexSlotStamp[s] === stamp) {
+    const l = lexSlot[s]!;
+    if (lexHash[l] === h && lexLength[l] === length) {
+      const from = lexStart[l]!;
+      let k = 0;
+      while (k < length && pool[from + k] === pool[at + k]) k++;
+      if (k === length) return l;
+    }
+    s = (s + 1) & mask;
+  }
+  const l = lexemes++;
+  lexStart[l] = at;
+  lexLength[l] = length;
+  lexHash[l] = h;
+  lexemeCount[l] = 0;
+  lexSlotStamp[s] = stamp;
+  lexSlot[s] = l;
+  return l;
+}
 
-function reserve(tokens: number): void {
-  let size = slotStamp.length;
-  while (size < tokens * 2) size *= 2;
-  if (size !== slotStamp.length) {
-    slotStamp = new Int32Array(size);
-    slotToken = new Int32Array(size);
+const encoder = new TextEncoder();
+
+/** Lexemes of a token that needs lib/search-terms.ts's rules (non-ASCII characters, hexadecimal literals). */
+function stringLexemes(token: string, first: number): void {
+  for (const lexeme of tokenLexemes(token)) {
+    ensurePool(3 * lexeme.length);
+    const { written } = encoder.encodeInto(lexeme, pool.subarray(poolLength));
+    pushLexeme(first, lexemeOf(poolLength, written, hashOf(poolLength, written)));
   }
 }
 
-function addLexeme(text: string): number {
-  const k = lexemeText.length;
-  if (k === lexemeCount.length) {
-    const count = new Uint8Array(k * 2);
-    count.set(lexemeCount);
-    lexemeCount = count;
-    const occurrences = new Uint16Array(k * 2 * MAX_POSITIONS);
-    occurrences.set(lexemeOccurrences);
-    lexemeOccurrences = occurrences;
-  }
-  lexemeText.push(text);
-  lexemeCount[k] = 0;
-  lexemeIndex.set(text, k);
-  return k;
-}
-
-function sameToken(token: string, text: string, start: number, end: number): boolean {
-  if (token.length !== end - start) return false;
-  for (let k = 0; k < token.length; k++) if (token.charCodeAt(k) !== text.charCodeAt(start + k)) return false;
+function sameToken(t: number, text: string, start: number, length: number): boolean {
+  if (tokenLength[t] !== length) return false;
+  const other = sourceText(tokenSource[t]!);
+  const from = tokenStart[t]!;
+  for (let k = 0; k < length; k++) if (other.charCodeAt(from + k) !== text.charCodeAt(start + k)) return false;
   return true;
 }
 
-/** The chunk's token index of text[start, end) (hash h), adding the token and its lexemes when new. */
-function tokenOf(text: string, start: number, end: number, h: number): number {
+/** The chunk's token index of text[start, end) (source k, hash h), adding the token and its lexemes when new. */
+function tokenOf(text: string, source: number, start: number, end: number, h: number, ascii: boolean): number {
   const mask = slotStamp.length - 1;
   let s = h & mask;
   while (slotStamp[s] === stamp) {
     const t = slotToken[s]!;
-    if (tokenHash[t] === h && sameToken(tokenText[t]!, text, start, end)) return t;
+    if (tokenHash[t] === h && sameToken(t, text, start, end - start)) return t;
     s = (s + 1) & mask;
   }
-  const t = tokenText.length;
-  const token = text.slice(start, end);
-  tokenText.push(token);
-  tokenHash.push(h);
-  tokenFirst.push(tokenLexemeList.length);
-  split.length = 0;
-  lexemesOf(token, split);
-  for (const l of split) tokenLexemeList.push(lexemeIndex.get(l) ?? addLexeme(l));
-  tokenCount.push(split.length);
+  const t = tokens++;
+  tokenSource[t] = source;
+  tokenStart[t] = start;
+  tokenLength[t] = end - start;
+  tokenHash[t] = h;
+  const first = listLength;
+  tokenFirst[t] = first;
+  if (!ascii) stringLexemes(text.slice(start, end), first);
+  else if (end - start > 2 && text.charCodeAt(start) === 48 && (text.charCodeAt(start + 1) | 32) === 120) {
+    const token = text.slice(start, end);
+    if (isHexLiteral(token))
+      stringLexemes(token, first); // lib/search-terms.ts's rule for hexadecimal literals
+    else asciiLexemes(text, start, end, first);
+  } else asciiLexemes(text, start, end, first);
+  tokenCount[t] = listLength - first;
   slotStamp[s] = stamp;
   slotToken[s] = t;
   return t;
@@ -176,23 +307,25 @@ function tokenOf(text: string, start: number, end: number, h: number): number {
 
 let position = 0;
 
-function scan(text: string, from: number, to: number, weight: number): void {
+function scan(text: string, source: number, from: number, to: number, weight: number): void {
   let i = from;
   while (i < to) {
     let c = text.charCodeAt(i);
-    if (!isTokenUnit(c)) {
+    if (c < 128 && ASCII_TOKEN[c] === 0) {
       i++;
       continue;
     }
     const start = i;
-    let h = 0x811c9dc5;
+    let h = FNV_SEED;
+    let ascii = true;
     do {
-      h = Math.imul(h ^ c, 0x01000193);
+      if (c >= 128) ascii = false;
+      h = mix(h, c);
       i++;
-    } while (i < to && isTokenUnit((c = text.charCodeAt(i))));
+    } while (i < to && ((c = text.charCodeAt(i)) >= 128 || ASCII_TOKEN[c] === 1));
     if (position < MAX_POSITION) position++;
     const entry = weight | position;
-    const t = tokenOf(text, start, i, h);
+    const t = tokenOf(text, source, start, i, h, ascii);
     const first = tokenFirst[t]!;
     const end = first + tokenCount[t]!;
     for (let k = first; k < end; k++) {
@@ -223,37 +356,24 @@ function scanHeader(content: string, end: number): void {
     let from = line;
     if (content.startsWith('# file: ', line)) from += 8;
     else if (content.startsWith('# in: ', line)) from += 6;
-    scan(content, from, next, WEIGHT_B);
+    scan(content, -1, from, next, WEIGHT_B);
     line = next + 1;
   }
 }
 
-const encoder = new TextEncoder();
-
 /** tsvectorsend's form: lexeme count, then per lexeme its NUL-terminated UTF-8, position count and positions. */
 function encode(): Uint8Array {
-  const n = lexemeText.length;
   let size = 4;
   let kept = 0;
   let bytes = 0;
-  const utf8: Array<Uint8Array | null> = [];
-  for (let l = 0; l < n; l++) {
-    if (lexemeCount[l] === 0) {
-      utf8.push(null);
-      continue;
-    }
-    const text = lexemeText[l]!;
-    let ascii = true;
-    for (let k = 0; k < text.length && ascii; k++) ascii = text.charCodeAt(k) < 128;
-    const encoded = ascii ? null : encoder.encode(text);
-    const length = encoded === null ? text.length : encoded.length;
+  for (let l = 0; l < lexemes; l++) {
+    if (lexemeCount[l] === 0) continue;
+    const length = lexLength[l]!;
     if (bytes + length > MAX_LEXEME_BYTES) {
       lexemeCount[l] = 0;
-      utf8.push(null);
       continue;
     }
     bytes += length;
-    utf8.push(encoded);
     size += length + 3 + 2 * lexemeCount[l]!;
     kept++;
   }
@@ -263,17 +383,12 @@ function encode(): Uint8Array {
   out[2] = (kept >>> 8) & 255;
   out[3] = kept & 255;
   let o = 4;
-  for (let l = 0; l < n; l++) {
+  for (let l = 0; l < lexemes; l++) {
     const count = lexemeCount[l]!;
     if (count === 0) continue;
-    const encoded = utf8[l];
-    if (encoded === null || encoded === undefined) {
-      const text = lexemeText[l]!;
-      for (let k = 0; k < text.length; k++) out[o++] = text.charCodeAt(k);
-    } else {
-      out.set(encoded, o);
-      o += encoded.length;
-    }
+    const from = lexStart[l]!;
+    const to = from + lexLength[l]!;
+    for (let k = from; k < to; k++) out[o++] = pool[k]!;
     out[o++] = 0;
     out[o++] = 0;
     out[o++] = count;
@@ -293,18 +408,16 @@ function encode(): Uint8Array {
  */
 export function chunkSearchVector(content: string, symbols: readonly string[]): Uint8Array {
   stamp = (stamp + 1) | 0 || 1;
-  tokenText.length = 0;
-  tokenHash.length = 0;
-  tokenFirst.length = 0;
-  tokenCount.length = 0;
-  tokenLexemeList.length = 0;
-  lexemeIndex.clear();
-  lexemeText.length = 0;
+  tokens = 0;
+  listLength = 0;
+  lexemes = 0;
+  poolLength = 0;
   position = 0;
+  chunkContent = content;
+  chunkSymbols = symbols;
   let length = content.length;
   for (const s of symbols) length += s.length + 1;
-  // A token and its separator take 2+ characters: at most length / 2 + 1 distinct tokens.
-  reserve((length >> 1) + 2);
+  reserve(length);
   let bodyStart = 0;
   if (content.startsWith('# file: ')) {
     const end = content.indexOf('\n\n');
@@ -312,9 +425,12 @@ export function chunkSearchVector(content: string, symbols: readonly string[]): 
     scanHeader(content, headerEnd);
     bodyStart = end < 0 ? content.length : end + 2;
   }
-  scan(content, bodyStart, content.length, WEIGHT_D);
-  for (const s of symbols) scan(s, 0, s.length, WEIGHT_A);
-  return encode();
+  scan(content, -1, bodyStart, content.length, WEIGHT_D);
+  for (let k = 0; k < symbols.length; k++) scan(symbols[k]!, k, 0, symbols[k]!.length, WEIGHT_A);
+  const out = encode();
+  chunkContent = '';
+  chunkSymbols = [];
+  return out;
 }
 
 const WEIGHT_LETTER = ['', 'C', 'B', 'A'];

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { identifierLexemes, queryTerms, splitIdentifier, toTsQuery } from '../../lib/search-terms.ts';
+import { identifierLexemes, queryTerms, splitIdentifier, tokens, toTsQuery } from '../../lib/search-terms.ts';
 import { chunkSearchVector, searchVectorText } from '../../lib/search-vector.ts';
 import { compareFused, fuse } from '../../graph-api/search/fusion.ts';
 import { buildSnippet } from '../../graph-api/search/snippet.ts';
@@ -58,6 +58,25 @@ describe('search terms: chunk vectors', () => {
     assert.equal(entries.get("'func'"), '6');
     assert.equal(entries.get("'serve'"), '7,8A');
     assert.ok(!entries.has("'file'") && !entries.has("'in'"), v);
+  });
+
+  it('holds exactly the lexemes of its tokens, in first-seen order, in chunks of any size and script', () => {
+    // The vector builder splits ASCII tokens without strings; lib/search-terms.ts is the reference. Spellings of one
+    // whole in turn (a known whole with a known and a new sub-word: readall, read, readAll), repeated sub-words,
+    // non-ASCII and hex tokens, and a chunk large enough to outgrow every per-chunk table.
+    const text =
+      'Σ readall read readAll parseRequest PARSE_REQUEST_BODY parse_request fooBarFoo a1b2c3 x$y__z HTMLParser ' +
+      'naïveParser ÜberCase 0xEDB88320 0x80 0x 日本語テキスト İstanbul ' +
+      Array.from({ length: 12_000 }, (_, i) => `ident${i.toString(36)}Part_${i % 97}`).join(' ');
+    for (const content of [text.slice(0, 200), text]) {
+      const expected = new Set<string>();
+      for (const t of [...tokens(content), 'ÉtéFoo']) for (const l of identifierLexemes(t)) expected.add(l);
+      const got = searchVectorText(chunkSearchVector(content, ['ÉtéFoo'])).match(/'[^']*'/g)!;
+      assert.deepEqual(
+        got.map((l) => l.slice(1, -1)),
+        [...expected],
+      );
+    }
   });
 
   it('keeps at most 8 positions per lexeme and no quote or backslash in a lexeme', () => {
