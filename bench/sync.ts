@@ -50,6 +50,18 @@ function peakRssMb(pid: number): number {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/** A workflow's result. On a busy machine the history long-poll can end in DEADLINE_EXCEEDED: poll again. */
+async function resultOf<T>(handle: { result(): Promise<T> }): Promise<T> {
+  for (;;) {
+    try {
+      return await handle.result();
+    } catch (err) {
+      const cause = (err as { cause?: { code?: number } }).cause;
+      if (cause?.code !== 4) throw err; // gRPC DEADLINE_EXCEEDED
+    }
+  }
+}
+
 const TICKS_PER_SECOND = 100;
 
 /** utime + stime of a process (all its threads, ended ones included), or of one thread of process `of`, in seconds. */
@@ -224,7 +236,7 @@ async function main() {
           taskQueue,
         }),
       );
-      const result = await handle.result();
+      const result = await resultOf(handle);
       const wall = Date.now() - started;
       const workerCpu = cpuOfPid(worker.child.pid!) - workerCpu0;
       const threads = threadBreakdown(worker.child.pid!, threads0);
