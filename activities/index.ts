@@ -8,7 +8,6 @@ import { createBeginSync } from './sync/begin-sync.ts';
 import { createCloneRepository } from './sync/clone-repository.ts';
 import { createParseBatch } from './sync/parse-batch.ts';
 import { createWriteBatch } from './sync/write-batch.ts';
-import { createWriteReusedSymbols } from './sync/write-reused-symbols.ts';
 import { createReleaseWorkspace } from './sync/release-workspace.ts';
 import { createResolveDependencies } from './sync/resolve-dependencies.ts';
 import { createEmbedFiles } from './sync/embed-files.ts';
@@ -32,7 +31,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createCloneRepository(deps),
     ...createParseBatch(deps),
     ...createWriteBatch(deps),
-    ...createWriteReusedSymbols(deps),
     ...createReleaseWorkspace(deps),
     ...createResolveDependencies(deps),
     ...createEmbedFiles(deps),

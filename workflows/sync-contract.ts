@@ -32,15 +32,6 @@ export const progressQuery = defineQuery<SyncProgress>('progress');
 export const BATCH_FILES = 500;
 
 /**
- * The Symbol vertices and defines edges of an incremental sync's reused files are written by this many
- * writeReusedSymbols steps at once (one per database core a sync may use; issue 12), one step below
- * REUSED_SYMBOLS_PER_PART files; their patch id marks the histories that run them.
- */
-export const REUSED_SYMBOL_PARTS = 2;
-export const REUSED_SYMBOLS_PER_PART = 1000;
-export const REUSED_SYMBOLS_PATCH = 'reused-symbols-in-parts';
-
-/**
  * Custom search attributes (Keyword; registered on the dev server by scripts/stack/temporal.sh and in compose by the
  * temporal-setup service), so the UI lists "failed syncs of acme/*":
  * `CkgSourceOwner = 'acme' AND CkgSyncStatus = 'failed'`.

@@ -77,24 +77,6 @@ export interface CloneResult {
 
 export interface BatchInput extends SyncIds {
   batch: number;
-  /**
-   * Leave the Symbol vertices and defines edges of reused files to writeReusedSymbols (issue 12), which the workflow
-   * runs in parallel parts after the batches. Absent in the inputs of workflows started before that step existed:
-   * their writeBatch writes them itself.
-   */
-  deferReusedSymbols?: boolean;
-}
-
-/** One of the parallel parts of writeReusedSymbols: the reused files whose position in the sync's list ≡ part. */
-export interface ReusedSymbolsInput extends SyncIds {
-  part: number;
-  parts: number;
-}
-
-export interface ReusedSymbolsResult {
-  files: number;
-  symbolVertices: number;
-  definesEdges: number;
 }
 
 export interface ParseBatchResult {
@@ -112,8 +94,6 @@ export interface WriteBatchResult {
   symbolVertices: number;
   definesEdges: number;
   issues: number;
-  /** Reused files whose symbols are left to writeReusedSymbols (BatchInput.deferReusedSymbols). */
-  deferredSymbolFiles?: number;
 }
 
 export interface ResolveResult {

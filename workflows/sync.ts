@@ -21,7 +21,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
-  patched,
   proxyActivities,
   setHandler,
   TimeoutFailure,
@@ -33,9 +32,6 @@ import {
   BATCH_FILES,
   CKG_SYNC_ID,
   CKG_SYNC_STATUS,
-  REUSED_SYMBOL_PARTS,
-  REUSED_SYMBOLS_PATCH,
-  REUSED_SYMBOLS_PER_PART,
   cancelSignal,
   progressQuery,
   retrySignal,
@@ -44,7 +40,6 @@ import type {
   BeginSyncResult,
   CloneResult,
   PhaseDurations,
-  ReusedSymbolsResult,
   SyncActivitySettings,
   SyncIds,
   SyncProgress,
@@ -115,7 +110,7 @@ function stepOptions(s: SyncActivitySettings): ActivityOptions {
   };
 }
 
-function emptyTotals(): Omit<WriteBatchResult, 'issues' | 'deferredSymbolFiles'> {
+function emptyTotals(): Omit<WriteBatchResult, 'issues'> {
   return { files: 0, binaryFiles: 0, chunks: 0, symbols: 0, fileVertices: 0, symbolVertices: 0, definesEdges: 0 };
 }
 
@@ -158,9 +153,6 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     const written = new Set<number>();
     let commitSha: string | null = null;
     let clones = 0;
-    // Histories from before writeReusedSymbols existed write reused files' symbols in their write batches.
-    const deferSymbols = patched(REUSED_SYMBOLS_PATCH);
-    let deferredSymbolFiles = 0;
 
     // Clone, then parse and write every batch; clone again (same commit) when the worker holding the clone is lost.
     for (;;) {
@@ -205,11 +197,10 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
           if (failed.error) throw failed.error;
           const batch = b;
           writing = onHost(clone, `write batch ${batch + 1}/${n}: file records, chunks, vertices, edges`)
-            .writeBatch({ ...ids, batch, ...(deferSymbols ? { deferReusedSymbols: true } : {}) })
+            .writeBatch({ ...ids, batch })
             .then(
               (r) => {
                 for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
-                deferredSymbolFiles += r.deferredSymbolFiles ?? 0;
                 written.add(batch);
                 setPhase('parsing', totals.files, clone.files);
               },
@@ -225,42 +216,20 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       if (failed.error) throw failed.error;
     }
 
-    // The reused files' symbols, in parts at once, beside the steps that follow (none of them reads symbols).
-    const parts = Math.min(REUSED_SYMBOL_PARTS, Math.ceil(deferredSymbolFiles / REUSED_SYMBOLS_PER_PART));
-    const symbolParts: Array<Promise<ReusedSymbolsResult>> = [];
-    for (let part = 0; part < parts; part++) {
-      symbolParts.push(
-        step(
-          `write the symbols of ${count(deferredSymbolFiles)} reused files${parts > 1 ? `, part ${part + 1}/${parts}` : ''}`,
-        ).writeReusedSymbols({ ...ids, part, parts }),
-      );
-    }
-    let resolved: Awaited<ReturnType<SyncActivities['resolveDependencies']>>;
-    let files: Awaited<ReturnType<SyncActivities['embedFiles']>>;
-    let chunks: Awaited<ReturnType<SyncActivities['embedChunks']>>;
-    try {
-      let t = Date.now();
-      setPhase('graphing', 0, totals.fileVertices);
-      resolved = await step('resolve imports into depends_on edges').resolveDependencies(ids);
-      durations.graphing = Date.now() - t;
+    let t = Date.now();
+    setPhase('graphing', 0, totals.fileVertices);
+    const resolved = await step('resolve imports into depends_on edges').resolveDependencies(ids);
+    durations.graphing = Date.now() - t;
 
-      const embed = { ...ids, embeddings: begin.embeddings };
-      t = Date.now();
-      setPhase('embedding_summaries', 0, totals.files);
-      files = await step(`embed ${count(totals.files)} files`).embedFiles(embed);
-      if (!files.skipped) durations.embedding_summaries = Date.now() - t;
-      t = Date.now();
-      setPhase('embedding_chunks', 0, totals.chunks);
-      chunks = await step(`embed ${count(totals.chunks)} chunks`).embedChunks(embed);
-      if (!chunks.skipped) durations.embedding_chunks = Date.now() - t;
-    } finally {
-      // Never leave a write running behind a failure.
-      await Promise.allSettled(symbolParts);
-    }
-    for (const r of await Promise.all(symbolParts)) {
-      totals.symbolVertices += r.symbolVertices;
-      totals.definesEdges += r.definesEdges;
-    }
+    const embed = { ...ids, embeddings: begin.embeddings };
+    t = Date.now();
+    setPhase('embedding_summaries', 0, totals.files);
+    const files = await step(`embed ${count(totals.files)} files`).embedFiles(embed);
+    if (!files.skipped) durations.embedding_summaries = Date.now() - t;
+    t = Date.now();
+    setPhase('embedding_chunks', 0, totals.chunks);
+    const chunks = await step(`embed ${count(totals.chunks)} chunks`).embedChunks(embed);
+    if (!chunks.skipped) durations.embedding_chunks = Date.now() - t;
 
     return {
       commit_sha: commitSha ?? '',

@@ -17,4 +17,4 @@ export {
 export { setFileEmbeddings, setChunkEmbeddings, type EmbeddingPair } from './embeddings.ts';
 export { recordIssues } from './issues.ts';
 export { writeReusedFileRecords, dropSummaries, type ReusedRow } from './reused.ts';
-export { writeReusedGraph, writeReusedSymbols, type ReusedGraphResult, type ReusedVertex } from './reused-graph.ts';
+export { writeReusedGraph, type ReusedGraphResult } from './reused-graph.ts';

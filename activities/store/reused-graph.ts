@@ -19,16 +19,11 @@ import type { Queryable } from '../../lib/db.ts';
 import { WRITE_BATCH } from './batch.ts';
 import { GRAPH_NAME, type GraphLabels } from './graph.ts';
 
-/** A reused file's new File vertex, its file record id and its content: what its Symbol vertices are written from. */
-export type ReusedVertex = [vertex: string, fileId: string, contentId: string];
-
 export interface ReusedGraphResult {
   /** file_path → graph id of its new File vertex. */
   vertexByPath: Map<string, string>;
   symbolVertices: number;
   definesEdges: number;
-  /** With `deferSymbols`: the files whose Symbol vertices and defines edges are still to write (writeReusedSymbols). */
-  deferred: ReusedVertex[];
 }
 
 /** `to_json(x)::text`: a JSON string literal (quotes and escapes), which agtype's parser reads as a string. */
@@ -73,65 +68,39 @@ const WRITE_SYMBOLS = `
     FROM s`;
 
 /**
- * Writes the File vertices of reused files (`files`: path → this sync's file record id, whose row points at the
- * reused content) and, unless `deferSymbols`, their Symbol vertices and defines edges (else returned in `deferred`).
+ * Writes the File and Symbol vertices and defines edges of reused files (`files`: path → this sync's file record
+ * id, whose row points at the reused content).
  */
 export async function writeReusedGraph(
   db: Queryable,
   ctx: { syncId: string; sourceId: string },
   files: ReadonlyMap<string, string>,
   labels: GraphLabels,
-  opts: { deferSymbols?: boolean } = {},
 ): Promise<ReusedGraphResult> {
   const ids = [...files.values()];
   const vertexByPath = new Map<string, string>();
-  const deferred: ReusedVertex[] = [];
   let definesEdges = 0;
+  const defines = JSON.stringify({ sync_id: ctx.syncId, source_id: ctx.sourceId });
   for (let i = 0; i < ids.length; i += WRITE_BATCH) {
     const written = await db.query<{ vertex: string; file_path: string; file_id: string; content_id: string }>(
       WRITE_FILES,
       [ctx.syncId, ctx.sourceId, labels.File.id, labels.File.seq, ids.slice(i, i + WRITE_BATCH)],
     );
-    const vertices: ReusedVertex[] = written.rows.map((r) => [r.vertex, r.file_id, r.content_id]);
+    if (written.rows.length === 0) continue;
     for (const r of written.rows) vertexByPath.set(r.file_path, r.vertex);
-    if (opts.deferSymbols) deferred.push(...vertices);
-    else definesEdges += await insertSymbols(db, ctx, vertices, labels);
+    const res = await db.query(WRITE_SYMBOLS, [
+      ctx.syncId,
+      ctx.sourceId,
+      labels.Symbol.id,
+      labels.Symbol.seq,
+      written.rows.map((r) => r.vertex),
+      written.rows.map((r) => r.file_id),
+      written.rows.map((r) => r.content_id),
+      labels.defines.id,
+      labels.defines.seq,
+      defines,
+    ]);
+    definesEdges += res.rowCount ?? 0;
   }
-  return { vertexByPath, symbolVertices: definesEdges, definesEdges, deferred };
-}
-
-/** Writes the Symbol vertices and defines edges of reused files whose File vertices exist (500 files a statement). */
-export async function writeReusedSymbols(
-  db: Queryable,
-  ctx: { syncId: string; sourceId: string },
-  files: readonly ReusedVertex[],
-  labels: GraphLabels,
-): Promise<{ symbolVertices: number; definesEdges: number }> {
-  let definesEdges = 0;
-  for (let i = 0; i < files.length; i += WRITE_BATCH) {
-    definesEdges += await insertSymbols(db, ctx, files.slice(i, i + WRITE_BATCH), labels);
-  }
-  return { symbolVertices: definesEdges, definesEdges };
-}
-
-async function insertSymbols(
-  db: Queryable,
-  ctx: { syncId: string; sourceId: string },
-  files: readonly ReusedVertex[],
-  labels: GraphLabels,
-): Promise<number> {
-  if (files.length === 0) return 0;
-  const res = await db.query(WRITE_SYMBOLS, [
-    ctx.syncId,
-    ctx.sourceId,
-    labels.Symbol.id,
-    labels.Symbol.seq,
-    files.map((f) => f[0]),
-    files.map((f) => f[1]),
-    files.map((f) => f[2]),
-    labels.defines.id,
-    labels.defines.seq,
-    JSON.stringify({ sync_id: ctx.syncId, source_id: ctx.sourceId }),
-  ]);
-  return res.rowCount ?? 0;
+  return { vertexByPath, symbolVertices: definesEdges, definesEdges };
 }

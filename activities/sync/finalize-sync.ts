@@ -56,11 +56,9 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
           WHERE id = $1`,
         [syncId, JSON.stringify(stats)],
       );
-      // The file embedding texts were for embedFiles only, the reused vertices for writeReusedSymbols only; the rest
-      // of the ledger stays with the run.
+      // The file embedding texts were for embedFiles only; the rest of the ledger stays with the run.
       await tx.query(
-        `UPDATE sync_steps SET handoff = handoff - 'embed_inputs' - 'reused_vertices'
-          WHERE sync_id = $1 AND handoff ?| array['embed_inputs', 'reused_vertices']`,
+        `UPDATE sync_steps SET handoff = handoff - 'embed_inputs' WHERE sync_id = $1 AND handoff ? 'embed_inputs'`,
         [syncId],
       );
       const src = await tx.query<{ last_synced_at: Date }>(

@@ -2,8 +2,7 @@
  * writeBatch: writes one parsed batch (up to 500 files) in one transaction: its file records, chunks, File and
  * Symbol vertices and defines edges (statements of at most 500 rows), its issues (batch 0 also carries the walk's
  * tree-level issues), and its row in the step ledger with what later steps need (File vertex ids, resolved imports,
- * file embedding texts, and the reused files whose symbols writeReusedSymbols writes). Runs on the worker that holds
- * the parsed batch in memory (its host queue).
+ * file embedding texts). Runs on the worker that holds the parsed batch in memory (its host queue).
  *
  * Idempotent: a batch whose ledger row exists returns the recorded counts, so a retry, a resumed sync or an
  * operator's Reset never writes a batch twice; a batch is all there or not at all.
@@ -88,7 +87,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           if (embeddingsOn && f.embedding_text) embedInputs.push([fileId, f.embedding_text]);
         }
         let reusedChunks = 0;
-        let copied: ReusedGraphResult = { vertexByPath: new Map(), symbolVertices: 0, definesEdges: 0, deferred: [] };
+        let copied: ReusedGraphResult = { vertexByPath: new Map(), symbolVertices: 0, definesEdges: 0 };
         if (ws.reuse) {
           const r = reusedGraph(ws.reuse, reused, carried.ids);
           for (const d of r.depending)
@@ -97,13 +96,8 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           binaryFiles += r.binaryFiles;
           symbols += r.symbols;
           reusedChunks = r.chunks;
-          // Their File and Symbol vertices and defines edges: written inside the database from the stored rows; the
-          // symbols later, in parallel parts (writeReusedSymbols), when the workflow says so.
-          if (carried.ids.size > 0) {
-            copied = await writeReusedGraph(tx, { syncId, sourceId }, carried.ids, labels, {
-              deferSymbols: input.deferReusedSymbols === true,
-            });
-          }
+          // Their File and Symbol vertices and defines edges: written inside the database from the stored rows.
+          if (carried.ids.size > 0) copied = await writeReusedGraph(tx, { syncId, sourceId }, carried.ids, labels);
         }
         hb.check();
         const c = await writeChunks(tx, syncId, items);
@@ -119,7 +113,6 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           symbolVertices: g.symbolVertices + copied.symbolVertices,
           definesEdges: g.definesEdges + copied.definesEdges,
           issues: issues.length,
-          ...(copied.deferred.length > 0 ? { deferredSymbolFiles: copied.deferred.length } : {}),
         };
         hb.check();
         // Last: the issue cap's trigger locks the run's row until the commit.
@@ -128,7 +121,6 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           files: [...g.vertexByPath, ...copied.vertexByPath],
           dependencies,
           embed_inputs: embedInputs,
-          ...(copied.deferred.length > 0 ? { reused_vertices: copied.deferred } : {}),
         });
         return result;
       });
