@@ -9,7 +9,7 @@
  *
  * Properties are built as agtype text with their keys in agtype's own order (by length, then bytes), which the
  * agtype parser takes without sorting: building them from the previous sync's vertices (agtype → jsonb → agtype)
- * cost 989 ms for CPython's 72,067 symbols, this 0.6 s (docs/benchmarks.md, "Reused graph from stored rows").
+ * cost 989 ms for CPython's 72,067 symbols, this ~0.6-0.8 s (docs/decisions.md, "Incremental syncs").
  *
  * Statements cover 500 files each (their File vertices, then their Symbol vertices and defines edges). There is no
  * per-row fallback: the rows come from rows written once already, so a failure is not a row's fault (the batch's
