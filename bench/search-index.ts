@@ -7,10 +7,12 @@
  * the sync's writer does, once per variant, and reads the backend's CPU time from /proc (the database must run on
  * this machine). Variants:
  *   none      no search terms (the row and its other indexes only)
+ *   v7        no search terms, and V7's GIN over to_tsvector('simple', content) (the index before issue 13)
  *   text      the terms as a tsvector literal inside the JSON payload, cast by PostgreSQL (tsvector_in)
  *   text-nogin  the same without the GIN index
  *   binary    the terms as a binary tsvector[] parameter (tsvectorrecv), the rest in the JSON payload
  *   …-nonum   any of these without the lexemes that start with a digit
+ *   …-common  without the lexemes found in 10 % or more of the chunks (the 133 most common on the Go tree)
  *   …-nogin   without the GIN index
  *   …-wide    with toast_tuple_target 8160 (rows up to a page stay whole, uncompressed)
  */
@@ -85,7 +87,7 @@ const cpu = () => {
 };
 
 const TABLE = 'bench_search_index_chunks';
-async function createTable(gin: boolean) {
+async function createTable(gin: boolean, v7: boolean) {
   await client.query(`DROP TABLE IF EXISTS ${TABLE}`);
   await client.query(`CREATE TABLE ${TABLE} (
     id uuid PRIMARY KEY DEFAULT gen_random_uuid(), content_id uuid NOT NULL, chunk_index integer NOT NULL,
@@ -95,13 +97,21 @@ async function createTable(gin: boolean) {
     UNIQUE (content_id, chunk_index))`);
   await client.query(`ALTER TABLE ${TABLE} ALTER COLUMN search_terms SET STORAGE MAIN`);
   if (gin) await client.query(`CREATE INDEX ${TABLE}_terms ON ${TABLE} USING gin (search_terms)`);
+  if (v7) await client.query(`CREATE INDEX ${TABLE}_fts ON ${TABLE} USING gin (to_tsvector('simple', content))`);
 }
+
+/** The lexemes found in at least 10 % of the chunks. */
+const common = (() => {
+  const df = new Map<string, number>();
+  for (const v of vectors) for (const [l] of v) df.set(l, (df.get(l) ?? 0) + 1);
+  return new Set([...df].filter(([, n]) => n >= chunks.length / 10).map(([l]) => l));
+})();
 
 const COLUMNS = `r.content_id, 0, r.content, 1, 1, 10, 'go', 'function', r.symbols`;
 const RECORD = `r(content_id uuid, content text, symbols text[], search_terms text)`;
 
 async function run(variant: string): Promise<{ cpu: number; bytes: number }> {
-  await createTable(!variant.includes('-nogin'));
+  await createTable(!variant.includes('-nogin') && variant !== 'v7', variant === 'v7');
   if (variant.includes('-wide')) await client.query(`ALTER TABLE ${TABLE} SET (toast_tuple_target = 8160)`);
   const c0 = cpu();
   let bytes = 0;
@@ -109,7 +119,8 @@ async function run(variant: string): Promise<{ cpu: number; bytes: number }> {
     const batch = chunks.slice(i, i + 500);
     const vs = vectors
       .slice(i, i + 500)
-      .map((v) => (variant.endsWith('-nonum') ? v.filter(([l]) => !/^[0-9]/.test(l)) : v));
+      .map((v) => (variant.endsWith('-nonum') ? v.filter(([l]) => !/^[0-9]/.test(l)) : v))
+      .map((v) => (variant.endsWith('-common') ? v.filter(([l]) => !common.has(l)) : v));
     const rows = batch.map((c, k) => ({
       content_id: randomUUID(),
       content: c.content,
@@ -119,7 +130,8 @@ async function run(variant: string): Promise<{ cpu: number; bytes: number }> {
     const json = JSON.stringify(rows);
     bytes += json.length;
     if (variant.startsWith('binary')) {
-      const bin = !variant.includes('-nonum') ? searchVectorArray(binaries.slice(i, i + 500)) : tsvectorArray(vs);
+      const filtered = variant.includes('-nonum') || variant.includes('-common');
+      const bin = !filtered ? searchVectorArray(binaries.slice(i, i + 500)) : tsvectorArray(vs);
       bytes += bin.length;
       await client.query(
         `INSERT INTO ${TABLE} (content_id, chunk_index, content, start_line, end_line, token_count, language,
