@@ -51,28 +51,31 @@ const FNV_SEED = 0x811c9dc5;
  *   occurrences;
  * - per token, the run of its lexemes' indexes in tokenLexemeList.
  */
-let slotStamp = new Int32Array(4096);
-let slotToken = new Int32Array(4096);
-let tokenSource = new Int32Array(2048);
-let tokenStart = new Int32Array(2048);
-let tokenLength = new Int32Array(2048);
-let tokenHash = new Int32Array(2048);
-let tokenFirst = new Int32Array(2048);
-let tokenCount = new Int32Array(2048);
+/** Entries the tables start with; after a chunk that grew them past LARGE they start over (no 100 MB kept). */
+const INITIAL = 4096;
+const LARGE = 1 << 16;
+let slotStamp = new Int32Array(2 * INITIAL);
+let slotToken = new Int32Array(2 * INITIAL);
+let tokenSource = new Int32Array(INITIAL);
+let tokenStart = new Int32Array(INITIAL);
+let tokenLength = new Int32Array(INITIAL);
+let tokenHash = new Int32Array(INITIAL);
+let tokenFirst = new Int32Array(INITIAL);
+let tokenCount = new Int32Array(INITIAL);
 let tokens = 0;
-let tokenLexemeList = new Int32Array(4096);
+let tokenLexemeList = new Int32Array(INITIAL);
 let listLength = 0;
 
-let lexSlotStamp = new Int32Array(8192);
-let lexSlot = new Int32Array(8192);
-let lexStart = new Int32Array(4096);
-let lexLength = new Int32Array(4096);
-let lexHash = new Int32Array(4096);
-let lexemeCount = new Uint8Array(4096);
+let lexSlotStamp = new Int32Array(2 * INITIAL);
+let lexSlot = new Int32Array(2 * INITIAL);
+let lexStart = new Int32Array(INITIAL);
+let lexLength = new Int32Array(INITIAL);
+let lexHash = new Int32Array(INITIAL);
+let lexemeCount = new Uint8Array(INITIAL);
 /** MAX_POSITIONS WordEntryPos values (weight << 14 | position) per lexeme, ascending positions. */
-let lexemeOccurrences = new Uint16Array(4096 * MAX_POSITIONS);
+let lexemeOccurrences = new Uint16Array(INITIAL * MAX_POSITIONS);
 let lexemes = 0;
-let pool = new Uint8Array(65536);
+let pool = new Uint8Array(16 * INITIAL);
 let poolLength = 0;
 
 let stamp = 0;
@@ -82,35 +85,86 @@ let chunkSymbols: readonly string[] = [];
 
 const powerOfTwoAtLeast = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(n, 16)));
 
-/** Sizes the tables for a chunk of `length` characters: at most length / 2 + 1 tokens, 3 lexemes per 2 characters. */
-function reserve(length: number): void {
-  const maxTokens = (length >> 1) + 2;
-  if (tokenSource.length < maxTokens) {
-    const n = powerOfTwoAtLeast(maxTokens);
-    tokenSource = new Int32Array(n);
-    tokenStart = new Int32Array(n);
-    tokenLength = new Int32Array(n);
-    tokenHash = new Int32Array(n);
-    tokenFirst = new Int32Array(n);
-    tokenCount = new Int32Array(n);
+function grown<T extends Int32Array | Uint8Array | Uint16Array>(a: T, size: number): T {
+  const out = new (a.constructor as new (n: number) => T)(size);
+  out.set(a);
+  return out;
+}
+
+/** Room for one more token: the arrays double, the table is rebuilt at twice the tokens' capacity. */
+function ensureToken(): void {
+  if (tokens === tokenSource.length) {
+    const n = 2 * tokens;
+    tokenSource = grown(tokenSource, n);
+    tokenStart = grown(tokenStart, n);
+    tokenLength = grown(tokenLength, n);
+    tokenHash = grown(tokenHash, n);
+    tokenFirst = grown(tokenFirst, n);
+    tokenCount = grown(tokenCount, n);
   }
-  if (slotStamp.length < 2 * maxTokens) {
-    slotStamp = new Int32Array(powerOfTwoAtLeast(2 * maxTokens));
-    slotToken = new Int32Array(slotStamp.length);
+  if (2 * (tokens + 1) <= slotStamp.length) return;
+  slotStamp = new Int32Array(2 * slotStamp.length);
+  slotToken = new Int32Array(slotStamp.length);
+  const mask = slotStamp.length - 1;
+  for (let t = 0; t < tokens; t++) {
+    let s = tokenHash[t]! & mask;
+    while (slotStamp[s] === stamp) s = (s + 1) & mask;
+    slotStamp[s] = stamp;
+    slotToken[s] = t;
   }
-  const maxLexemes = length + (length >> 1) + 2;
-  if (lexStart.length < maxLexemes) {
-    const n = powerOfTwoAtLeast(maxLexemes);
-    lexStart = new Int32Array(n);
-    lexLength = new Int32Array(n);
-    lexHash = new Int32Array(n);
-    lexemeCount = new Uint8Array(n);
-    lexemeOccurrences = new Uint16Array(n * MAX_POSITIONS);
-    tokenLexemeList = new Int32Array(n);
+}
+
+/** Room for one more lexeme, as ensureToken. */
+function ensureLexeme(): void {
+  if (lexemes === lexStart.length) {
+    const n = 2 * lexemes;
+    lexStart = grown(lexStart, n);
+    lexLength = grown(lexLength, n);
+    lexHash = grown(lexHash, n);
+    lexemeCount = grown(lexemeCount, n);
+    lexemeOccurrences = grown(lexemeOccurrences, n * MAX_POSITIONS);
   }
-  if (lexSlotStamp.length < 2 * maxLexemes) {
-    lexSlotStamp = new Int32Array(powerOfTwoAtLeast(2 * maxLexemes));
-    lexSlot = new Int32Array(lexSlotStamp.length);
+  if (2 * (lexemes + 1) <= lexSlotStamp.length) return;
+  lexSlotStamp = new Int32Array(2 * lexSlotStamp.length);
+  lexSlot = new Int32Array(lexSlotStamp.length);
+  const mask = lexSlotStamp.length - 1;
+  for (let l = 0; l < lexemes; l++) {
+    let s = lexHash[l]! & mask;
+    while (lexSlotStamp[s] === stamp) s = (s + 1) & mask;
+    lexSlotStamp[s] = stamp;
+    lexSlot[s] = l;
+  }
+}
+
+function ensureList(entries: number): void {
+  if (listLength + entries > tokenLexemeList.length)
+    tokenLexemeList = grown(tokenLexemeList, powerOfTwoAtLeast(listLength + entries));
+}
+
+/** After a chunk that grew the tables past LARGE entries: back to the initial sizes. */
+function shrink(): void {
+  if (tokenSource.length > LARGE || lexStart.length > LARGE || tokenLexemeList.length > LARGE) {
+    slotStamp = new Int32Array(2 * INITIAL);
+    slotToken = new Int32Array(2 * INITIAL);
+    tokenSource = new Int32Array(INITIAL);
+    tokenStart = new Int32Array(INITIAL);
+    tokenLength = new Int32Array(INITIAL);
+    tokenHash = new Int32Array(INITIAL);
+    tokenFirst = new Int32Array(INITIAL);
+    tokenCount = new Int32Array(INITIAL);
+    tokenLexemeList = new Int32Array(INITIAL);
+    lexSlotStamp = new Int32Array(2 * INITIAL);
+    lexSlot = new Int32Array(2 * INITIAL);
+    lexStart = new Int32Array(INITIAL);
+    lexLength = new Int32Array(INITIAL);
+    lexHash = new Int32Array(INITIAL);
+    lexemeCount = new Uint8Array(INITIAL);
+    lexemeOccurrences = new Uint16Array(INITIAL * MAX_POSITIONS);
+  }
+  if (pool.length > 16 * LARGE) pool = new Uint8Array(16 * INITIAL);
+  if (partOffset.length > LARGE) {
+    partOffset = new Int32Array(64);
+    partLength = new Int32Array(64);
   }
 }
 
@@ -130,6 +184,7 @@ function sourceText(k: number): string {
  * from the pool where they are (`at` must then be at or below poolLength, and pool[at, at + length) ends the pool).
  */
 function lexemeOf(at: number, length: number, h: number): number {
+  ensureLexeme();
   const mask = lexSlotStamp.length - 1;
   let s = h & mask;
   while (lexSlotStamp[s] === stamp) {
@@ -235,6 +290,7 @@ function asciiLexemes(text: string, start: number, end: number, first: number): 
 /** lexemeOf for bytes inside an already-added lexeme: a new one shares them (no copy). */
 function lexemeOfRange(at: number, length: number): number {
   const h = hashOf(at, length);
+  ensureLexeme();
   const mask = lexSlotStamp.length - 1;
   let s = h & mask;
   while (lexSlotStamp[s] === stamp) {
@@ -278,6 +334,7 @@ function sameToken(t: number, text: string, start: number, length: number): bool
 
 /** The chunk's token index of text[start, end) (source k, hash h), adding the token and its lexemes when new. */
 function tokenOf(text: string, source: number, start: number, end: number, h: number, ascii: boolean): number {
+  ensureToken();
   const mask = slotStamp.length - 1;
   let s = h & mask;
   while (slotStamp[s] === stamp) {
@@ -292,6 +349,7 @@ function tokenOf(text: string, source: number, start: number, end: number, h: nu
   tokenHash[t] = h;
   const first = listLength;
   tokenFirst[t] = first;
+  ensureList(end - start + 1);
   if (!ascii) stringLexemes(text.slice(start, end), first);
   else if (end - start > 2 && text.charCodeAt(start) === 48 && (text.charCodeAt(start + 1) | 32) === 120) {
     const token = text.slice(start, end);
@@ -415,9 +473,6 @@ export function chunkSearchVector(content: string, symbols: readonly string[]): 
   position = 0;
   chunkContent = content;
   chunkSymbols = symbols;
-  let length = content.length;
-  for (const s of symbols) length += s.length + 1;
-  reserve(length);
   let bodyStart = 0;
   if (content.startsWith('# file: ')) {
     const end = content.indexOf('\n\n');
@@ -430,6 +485,7 @@ export function chunkSearchVector(content: string, symbols: readonly string[]): 
   const out = encode();
   chunkContent = '';
   chunkSymbols = [];
+  shrink();
   return out;
 }
 
