@@ -3,7 +3,8 @@
  *
  * Rows go straight into AGE's label tables (INSERT ... SELECT from unnest, ids from the label's own sequence), which
  * is ~25x faster than Cypher CREATE with MATCH (see docs/decisions.md, "Graph storage"). Cypher reads see them as
- * usual. This relies on AGE 1.5's storage layout (label table = (id graphid, [start_id, end_id,] properties
+ * usual. The arrays travel as binary text[] parameters (lib/pg-binary.ts): the properties are JSON, whose quotes an
+ * array literal would escape in Node and unescape in PostgreSQL. This relies on AGE 1.5's storage layout (label table = (id graphid, [start_id, end_id,] properties
  * agtype)); the stack pins AGE 1.5 and test/store checks the layout through Cypher.
  *
  * Idempotent: the sync's existing graph rows are deleted first, so a retried activity leaves what a clean run leaves.
@@ -14,6 +15,7 @@
  */
 import type { Queryable } from '../../lib/db.ts';
 import type { Dependency, EngineIssue, SymbolInfo } from '../engine/types.ts';
+import { textArray } from '../../lib/pg-binary.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 
 export const GRAPH_NAME = 'service';
@@ -69,7 +71,7 @@ async function insertVertices(db: Queryable, table: string, label: Label, props:
        INSERT INTO ${GRAPH_NAME}.${table} (id, properties) SELECT id, p::ag_catalog.agtype FROM src
      )
      SELECT id::text AS id FROM src ORDER BY n`,
-    [label.id, label.seq, props],
+    [label.id, label.seq, textArray(props)],
   );
   return res.rows.map((r) => r.id);
 }
@@ -85,7 +87,13 @@ async function insertEdges(
      SELECT ag_catalog._graphid($1::int, nextval($2::regclass)), u.s::ag_catalog.graphid, u.t::ag_catalog.graphid,
             u.p::ag_catalog.agtype
        FROM unnest($3::text[], $4::text[], $5::text[]) AS u(s, t, p)`,
-    [label.id, label.seq, edges.map((e) => e.s), edges.map((e) => e.t), edges.map((e) => e.p)],
+    [
+      label.id,
+      label.seq,
+      textArray(edges.map((e) => e.s)),
+      textArray(edges.map((e) => e.t)),
+      textArray(edges.map((e) => e.p)),
+    ],
   );
   return res.rowCount ?? 0;
 }
@@ -139,6 +147,7 @@ export async function writeFileGraph(
   const vertexByPath = new Map<string, string>(fileOutcome.results);
 
   // Symbol vertices.
+  const definesProps = JSON.stringify({ sync_id: syncId, source_id: sourceId });
   const symbolRows: { file: GraphFile; symbol: SymbolInfo; fileVertex: string }[] = [];
   for (const file of files) {
     const fileVertex = vertexByPath.get(file.file_path);
@@ -160,11 +169,7 @@ export async function writeFileGraph(
         }),
       );
       const ids = await insertVertices(db, '"Symbol"', L.Symbol, props);
-      return batch.map((row, i) => ({
-        s: row.fileVertex,
-        t: ids[i]!,
-        p: JSON.stringify({ sync_id: syncId, source_id: sourceId }),
-      }));
+      return batch.map((row, i) => ({ s: row.fileVertex, t: ids[i]!, p: definesProps }));
     },
     ({ file, symbol }, err) => ({
       level: 'error',

@@ -226,6 +226,34 @@ describe('row and graph writers', () => {
     assert.equal(rows.rows[3]!.stored, '');
   });
 
+  it('stores chunk content byte for byte (sent as a binary text[]), compressed with lz4 when large', async () => {
+    const sync = await insertSync(db.pool, sourceId, 'completed');
+    const big = Array.from({ length: 400 }, (_, i) => `\tfmt.Printf("%d\\n", x${i}) // "quoted" {braces} ,;\r\n`);
+    const contents = [
+      'quotes " \' backslashes \\ \\\\ \\n tabs \t\t and CRLF\r\n{"json": [1, 2]} NULL \\N',
+      'Unicode: größe 日本語 naïve — emoji 🦫 𝔘 (astral) and U+2028 \u2028 U+FEFF \ufeff',
+      big.join(''),
+      '',
+    ];
+    const f = file('content/c.go');
+    const { ids } = await writeFileRecords(db.pool, { syncId: sync, sourceId }, [f]);
+    const chunks = contents.map((content, i) => ({ ...f.chunks[0]!, chunk_index: i, content }));
+    const res = await writeChunks(db.pool, sync, [{ fileId: ids.get('content/c.go')!, chunks }]);
+    assert.deepEqual(res, { written: 4, issues: [] });
+    const rows = await db.pool.query<{ content: string; method: string | null; symbols: string[] }>(
+      `SELECT content, pg_column_compression(content) AS method, symbols
+         FROM content_chunks WHERE sync_id = $1 ORDER BY chunk_index`,
+      [sync],
+    );
+    assert.deepEqual(
+      rows.rows.map((r) => r.content),
+      contents,
+    );
+    assert.deepEqual(rows.rows[0]!.symbols, f.chunks[0]!.symbols, 'the small columns still come from the JSON rows');
+    assert.equal(rows.rows[2]!.method, 'lz4', 'a large chunk is compressed with lz4 (V22)');
+    assert.equal(rows.rows[0]!.method, null, 'a small one is stored as it is');
+  });
+
   it('backfills embeddings into files and chunks', async () => {
     const { ids } = await writeFileRecords(db.pool, { syncId, sourceId }, files);
     const fileId = ids.get('src/a.ts')!;
