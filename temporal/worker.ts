@@ -4,7 +4,7 @@
  * ready dependencies (tests run it in-process); `startWorker` builds them from the configuration and runs it.
  */
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities, Workspaces, type ActivityDeps } from '../activities/index.ts';
 import { createEngine } from '../activities/engine/index.ts';
 import { createPool } from '../lib/db.ts';
@@ -104,7 +104,31 @@ export interface RunningWorker {
   shutdown(): Promise<void>;
 }
 
+/**
+ * The Temporal SDK's own log (its TypeScript side and its core: worker state, bundling, failed activities, workflow
+ * task failures) as lines of this process's JSON log, warnings and errors only; by default the SDK prints plain
+ * text to the console. A process that installed a runtime before (tests) keeps it.
+ */
+function installSdkLogging(log: Logger): void {
+  const sdk = log.child({ source: 'temporal_sdk' });
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('WARN', (entry) => {
+        const fields = { ...entry.meta, message: entry.message };
+        if (entry.level === 'ERROR') sdk.error('temporal_sdk_log', fields);
+        else sdk.warning('temporal_sdk_log', fields);
+      }),
+      telemetryOptions: {
+        logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} },
+      },
+    });
+  } catch {
+    // Installed already: that runtime's logger stays.
+  }
+}
+
 export async function startWorker(config: WorkerConfig, log: Logger): Promise<RunningWorker> {
+  installSdkLogging(log);
   const pool = createPool(config.DATABASE_URL, {
     max: config.DATABASE_POOL_SIZE,
     applicationName: 'ckg-worker',

@@ -4,11 +4,12 @@ import type { DiscoveredFile, EngineIssue } from './types.ts';
 
 export type { DiscoveredFile };
 
+/**
+ * A repository-relative include path, without a leading `./` or `/` and trailing slashes. A backslash is part of a
+ * name (git paths separate with `/` only; a file may be called `a\b.py`), so it is kept as it is.
+ */
 function normaliseInclude(p: string): string {
-  return p
-    .replace(/\\/g, '/')
-    .replace(/^\.?\/+/, '')
-    .replace(/\/+$/, '');
+  return p.replace(/^\.?\/+/, '').replace(/\/+$/, '');
 }
 
 /** A file name whose bytes are not all UTF-8: the valid characters as they are, every other byte (and `%`) as %XX. */

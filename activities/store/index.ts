@@ -16,5 +16,5 @@ export {
 } from './graph.ts';
 export { setFileEmbeddings, setChunkEmbeddings, type EmbeddingPair } from './embeddings.ts';
 export { recordIssues } from './issues.ts';
-export { writeReusedFileRecords, dropSummaries, storedGraphFiles, type ReusedRow } from './reused.ts';
-export { copyReusedGraph, type GraphCopyResult } from './graph-copy.ts';
+export { writeReusedFileRecords, dropSummaries, type ReusedRow } from './reused.ts';
+export { writeReusedGraph, type ReusedGraphResult } from './reused-graph.ts';

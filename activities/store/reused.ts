@@ -1,12 +1,10 @@
 /**
  * File records of reused files: one narrow sync_files row each, pointing at the content an earlier sync analysed
  * (schema V12). No chunk rows, no full-text index entries, no vectors are written. Idempotent by (sync_id, file_path).
- * Their graph is copied from the previous sync's (graph-copy.ts), or written from the stored analysis
- * (storedGraphFiles) where that graph lacks a file.
+ * Their graph is written from the stored rows (reused-graph.ts).
  */
 import type { Queryable } from '../../lib/db.ts';
-import type { EngineIssue, SymbolInfo } from '../engine/types.ts';
-import type { GraphFile } from './graph.ts';
+import type { EngineIssue } from '../engine/types.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 import type { FileWriteContext, FileWriteResult } from './files.ts';
 
@@ -68,35 +66,4 @@ export async function dropSummaries(db: Queryable, syncId: string, paths: readon
     [syncId, paths],
   );
   return res.rowCount ?? 0;
-}
-
-/** The graph input of reused files of a sync from their stored analysis (name, type, domain, symbols). */
-export async function storedGraphFiles(
-  db: Queryable,
-  syncId: string,
-  paths: readonly string[],
-): Promise<Array<Omit<GraphFile, 'dependencies'>>> {
-  if (paths.length === 0) return [];
-  const r = await db.query<{
-    id: string;
-    file_path: string;
-    name: string;
-    type: string;
-    domain: string;
-    symbols: SymbolInfo[];
-  }>(
-    `SELECT s.id, s.file_path, c.name, c.type, c.domain, c.symbols
-       FROM sync_files s JOIN file_contents c ON c.id = s.content_id
-      WHERE s.sync_id = $1 AND s.file_path = ANY($2::text[])
-      ORDER BY s.file_path`,
-    [syncId, paths],
-  );
-  return r.rows.map((x) => ({
-    fileId: x.id,
-    file_path: x.file_path,
-    name: x.name,
-    type: x.type,
-    domain: x.domain,
-    symbols: x.symbols,
-  }));
 }

@@ -5,8 +5,8 @@
  *                     `reuse`), so a sync resumed on another worker compares with the same sync and cuts the same
  *                     batches;
  *   parseBatch      → reuseOptions: unchanged files are not analysed, only their imports resolved again;
- *   writeBatch      → reusedRows / reusedGraph: one sync_files row per reused file, its graph copied from the
- *                     previous sync's inside the database (store/graph-copy.ts);
+ *   writeBatch      → reusedRows / reusedGraph: one sync_files row per reused file, its graph written inside the
+ *                     database from the stored rows (store/reused-graph.ts);
  *   resolveDependencies → carrySummaries: summaries of files whose neighbourhood changed are dropped;
  *   finalizeSync    → incrementalStats: reused / changed / added / removed, from the rows.
  */

@@ -25,7 +25,7 @@ export interface PreviousFile extends ReusableFile {
   type: string;
   domain: string;
   binary: boolean;
-  /** How many symbols the file has (its vertices are copied from the previous sync's graph: graph-copy.ts). */
+  /** How many symbols the file has (its vertices are written from the stored rows: reused-graph.ts). */
   symbols: number;
   issues: EngineIssue[];
   chunks: number;

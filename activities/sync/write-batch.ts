@@ -11,17 +11,16 @@ import { withTransaction } from '../../lib/db.ts';
 import type { BatchInput, WriteBatchResult } from '../../workflows/sync-types.ts';
 import type { EngineIssue } from '../engine/types.ts';
 import {
-  copyReusedGraph,
   loadGraphLabels,
-  storedGraphFiles,
   recordIssues,
   writeChunks,
   writeFileGraph,
   writeFileRecords,
   writeReusedFileRecords,
+  writeReusedGraph,
   type FileChunks,
-  type GraphCopyResult,
   type GraphFile,
+  type ReusedGraphResult,
 } from '../store/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { startHeartbeat } from './heartbeat.ts';
@@ -88,7 +87,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           if (embeddingsOn && f.embedding_text) embedInputs.push([fileId, f.embedding_text]);
         }
         let reusedChunks = 0;
-        let copied: GraphCopyResult = { vertexByPath: new Map(), symbolVertices: 0, definesEdges: 0, missing: [] };
+        let copied: ReusedGraphResult = { vertexByPath: new Map(), symbolVertices: 0, definesEdges: 0 };
         if (ws.reuse) {
           const r = reusedGraph(ws.reuse, reused, carried.ids);
           for (const d of r.depending)
@@ -97,18 +96,8 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           binaryFiles += r.binaryFiles;
           symbols += r.symbols;
           reusedChunks = r.chunks;
-          // Their File and Symbol vertices and defines edges: copied from the previous sync's graph.
-          const previousSyncId = ws.reuse.plan.previousSyncId;
-          if (previousSyncId && carried.ids.size > 0) {
-            copied = await copyReusedGraph(tx, { syncId, sourceId, previousSyncId }, carried.ids, labels);
-          }
-          // A file the previous sync's graph lacks (a vertex it could not write): from its stored symbols.
-          if (copied.missing.length > 0) {
-            const deps = new Map(r.depending.map((d) => [d.file_path, d.dependencies]));
-            for (const f of await storedGraphFiles(tx, syncId, copied.missing)) {
-              graphFiles.push({ ...f, dependencies: deps.get(f.file_path) ?? [] });
-            }
-          }
+          // Their File and Symbol vertices and defines edges: written inside the database from the stored rows.
+          if (carried.ids.size > 0) copied = await writeReusedGraph(tx, { syncId, sourceId }, carried.ids, labels);
         }
         hb.check();
         const c = await writeChunks(tx, syncId, items);

@@ -127,13 +127,21 @@ export function createSummaryService(o: SummaryServiceOptions): SummaryService {
     const holder = `${host}:${process.pid}:${randomUUID()}`;
     const deadline = Date.now() + leaseMs;
     let pause = POLL_MIN_MS;
+    // Not forced: any description is good. Forced: only one written after this request read the record.
+    const usable = (c: Cached) =>
+      c.description !== null && (!req.force || (c.description_generated_at?.getTime() ?? null) !== seen);
     for (;;) {
       // Another process may have finished a summary of this file meanwhile.
       const now = await readCached(file.id);
-      const fresh = now.description_generated_at?.getTime() ?? null;
-      // Not forced: any description is good. Forced: only one written after this request read the record.
-      if (now.description !== null && (!req.force || fresh !== seen)) return cached(req, now);
-      if (await claim(file.id, holder)) break;
+      if (usable(now)) return cached(req, now);
+      if (await claim(file.id, holder)) {
+        // The holder before may have written its summary and released the lease between the read above and the
+        // claim: read again now that nobody else can write one (else the model is called twice for one file).
+        const after = await readCached(file.id);
+        if (!usable(after)) break;
+        await release(file.id, holder);
+        return cached(req, after);
+      }
       if (Date.now() > deadline) {
         // A lease that outlives its own expiry cannot happen (claim takes expired ones over); this bounds the loop.
         throw new Error(`the summary lease of file ${file.id} was not released within ${leaseMs} ms`);

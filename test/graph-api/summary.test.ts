@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger } from '../../lib/log.ts';
+import { testLogger } from '../support/log.ts';
 import { createDenseClient } from '../../graph-api/summary/dense-client.ts';
 import { createSummaryService } from '../../graph-api/summary/service.ts';
 import { chunksOf, findFile } from '../../graph-api/graph/node-queries.ts';
@@ -294,7 +294,7 @@ describe('graph component: summaries (rules 3 and 4)', () => {
 
       // A second service (as in another process) on the same database: the advisory lock serialises them.
       app.models.resetStats();
-      const log = createLogger('graph-api', { level: 'error' });
+      const log = testLogger('graph-api');
       const other = createSummaryService({
         pool: app.db.pool,
         log,

@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { copyReusedGraph, loadGraphLabels, writeReusedFileRecords } from '../../activities/store/index.ts';
+import { loadGraphLabels, writeReusedFileRecords, writeReusedGraph } from '../../activities/store/index.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import { createSyncRow, writeSyncFiles } from '../support/graph-data.ts';
@@ -89,9 +89,9 @@ describe('graph component: symbol search over shared contents', () => {
         description_generated_at: null,
       },
     ]);
-    const copy = await copyReusedGraph(
+    const copy = await writeReusedGraph(
       app.db.pool,
-      { syncId: second, sourceId: src, previousSyncId: first },
+      { syncId: second, sourceId: src },
       reused.ids,
       await loadGraphLabels(app.db.pool),
     );

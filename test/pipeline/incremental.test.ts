@@ -22,6 +22,9 @@ const FILES: Record<string, string> = {
   'py/pkg/b.py': 'def fb():\n    return 2\n\n\nclass Bee:\n    def buzz(self):\n        return fb()\n',
   'docs/readme.md': '# Demo\n\nA small tree.\n\n## Usage\n\nRun it.\n',
   'notes/stable.txt': 'This file never changes.\n',
+  // A reused file's vertices are written from stored rows as agtype text: names that need escaping must survive.
+  'py/odd/na\u00efve "quoted" \\ name.py':
+    'def caf\u00e9():\n    return "\\\\"\n\n\nclass \u00dcn\u00efcode:\n    pass\n',
 };
 
 function git(dir: string, ...args: string[]): void {
@@ -164,8 +167,8 @@ describe('incremental syncs equal full syncs of the same commit', () => {
   });
 
   it('commit 3 again (no change): nothing is analysed or embedded, everything is equal', async () => {
-    // The previous sync's graph lacks one file (as if its vertex could not be written): its graph cannot be copied
-    // and is written from the stored analysis instead.
+    // The previous sync's graph lacks one file (as if its vertex could not be written): a reused file's graph is
+    // written from the stored rows, not from the previous sync's graph, so it is there all the same.
     const removed = await h.db.pool.query(
       `WITH f AS (
          SELECT id FROM service."File"

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPool } from '../../lib/db.ts';
-import { createLogger } from '../../lib/log.ts';
+import { testLogger } from '../support/log.ts';
 import { UnavailableError } from '../../lib/errors.ts';
 import { createDenseClient } from '../../graph-api/summary/dense-client.ts';
 import { createSummaryService } from '../../graph-api/summary/service.ts';
@@ -41,7 +41,7 @@ describe('reliability: summaries never exhaust or deadlock a pool', () => {
     try {
       const service = createSummaryService({
         pool,
-        log: createLogger('graph-api', { level: 'error' }),
+        log: testLogger('graph-api'),
         budget: DEFAULT_BUDGET,
         limits: { concurrency: 6, queue: 100, queueTimeoutMs: 30_000 },
         dense: createDenseClient({
@@ -105,7 +105,7 @@ describe('reliability: summaries never exhaust or deadlock a pool', () => {
     );
     const service = createSummaryService({
       pool: app.db.pool,
-      log: createLogger('graph-api', { level: 'error' }),
+      log: testLogger('graph-api'),
       budget: DEFAULT_BUDGET,
       dense: createDenseClient({
         url: app.models.chatUrl,

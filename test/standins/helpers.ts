@@ -2,6 +2,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { testLogger } from '../support/log.ts';
+
+/** The stand-ins' own log lines (faults changed, requests) stay out of the suite's output. */
+export const quietLog = testLogger('standin');
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { startIdp, type Idp } from '../../standins/idp/server.ts';
-import { runEntry } from './helpers.ts';
+import { quietLog, runEntry } from './helpers.ts';
 
 const SECRET = 'gw-secret-for-tests';
 const REDIRECT = 'http://localhost:5173/callback';
@@ -105,12 +105,15 @@ function authUrl(idp: Idp, params: Record<string, string>): string {
 describe('idp stand-in', () => {
   let idp: Idp;
   before(async () => {
-    idp = await startIdp({
-      stateDir: stateDir(),
-      realm: 'test-realm',
-      gatewayClientSecret: SECRET,
-      frontendRedirectUris: ['http://localhost:5173/*'],
-    });
+    idp = await startIdp(
+      {
+        stateDir: stateDir(),
+        realm: 'test-realm',
+        gatewayClientSecret: SECRET,
+        frontendRedirectUris: ['http://localhost:5173/*'],
+      },
+      quietLog,
+    );
   });
   after(() => idp.close());
 
@@ -351,7 +354,10 @@ describe('idp stand-in', () => {
 
 describe('idp stand-in: lifetimes, keys and commands', () => {
   it('honours a short token lifetime: the token expires', async () => {
-    const idp = await startIdp({ stateDir: stateDir(), gatewayClientSecret: SECRET, accessTokenTtlSeconds: 1 });
+    const idp = await startIdp(
+      { stateDir: stateDir(), gatewayClientSecret: SECRET, accessTokenTtlSeconds: 1 },
+      quietLog,
+    );
     try {
       const token = String((await clientCredentials(idp)).body.access_token);
       const claims = await verify(idp, token);
@@ -365,12 +371,12 @@ describe('idp stand-in: lifetimes, keys and commands', () => {
 
   it('keeps its signing keys in the state folder across restarts', async () => {
     const dir = stateDir();
-    const first = await startIdp({ stateDir: dir, gatewayClientSecret: SECRET });
+    const first = await startIdp({ stateDir: dir, gatewayClientSecret: SECRET }, quietLog);
     const token = String((await clientCredentials(first)).body.access_token);
     const kid = first.kids()[0];
     await first.close();
     assert.equal(statSync(join(dir, 'keys.json')).mode & 0o777, 0o600);
-    const second = await startIdp({ stateDir: dir, gatewayClientSecret: SECRET });
+    const second = await startIdp({ stateDir: dir, gatewayClientSecret: SECRET }, quietLog);
     try {
       assert.deepEqual(await publishedKids(second), [kid]);
       const jwks = createRemoteJWKSet(new URL(second.jwksUrl));
@@ -382,7 +388,7 @@ describe('idp stand-in: lifetimes, keys and commands', () => {
 
   it('rotation: the running server publishes the new key, old tokens validate for the grace period, then not', async () => {
     const dir = stateDir();
-    const idp = await startIdp({ stateDir: dir, gatewayClientSecret: SECRET });
+    const idp = await startIdp({ stateDir: dir, gatewayClientSecret: SECRET }, quietLog);
     try {
       const oldToken = String((await clientCredentials(idp)).body.access_token);
       const [oldKid] = await publishedKids(idp);
@@ -420,7 +426,7 @@ describe('idp stand-in: lifetimes, keys and commands', () => {
 
   it('prints a person token at the terminal that the running server’s JWKS validates', async () => {
     const dir = stateDir();
-    const idp = await startIdp({ stateDir: dir, gatewayClientSecret: SECRET, realm: 'cli-realm' });
+    const idp = await startIdp({ stateDir: dir, gatewayClientSecret: SECRET, realm: 'cli-realm' }, quietLog);
     try {
       const proc = runEntry('standins/idp/cli.ts', { IDP_STATE_DIR: dir, KEYCLOAK_REALM: 'cli-realm' }, [
         'token',

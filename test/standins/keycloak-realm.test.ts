@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startIdp } from '../../standins/idp/server.ts';
-import { repoRoot } from './helpers.ts';
+import { quietLog, repoRoot } from './helpers.ts';
 import { startKeycloak, type RunningKeycloak } from './keycloak-dist.ts';
 
 const REALM = 'ckg-test';
@@ -101,7 +101,7 @@ describe('Keycloak realm file (real Keycloak)', { timeout: 420_000 }, () => {
 
   it('issues the same kind of token as the stand-in: header fields and the claims the gateway reads', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'idp-parity-'));
-    const idp = await startIdp({ stateDir: dir, realm: REALM, gatewayClientSecret: SECRET });
+    const idp = await startIdp({ stateDir: dir, realm: REALM, gatewayClientSecret: SECRET }, quietLog);
     try {
       const real = String(
         (await clientCredentials(`${issuer}/protocol/openid-connect/token`, SECRET)).body.access_token,

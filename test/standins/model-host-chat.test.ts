@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModelHost, type ModelHost } from '../../standins/model-host/server.ts';
 import { STANDIN_MARK } from '../../standins/model-host/chat.ts';
-import { postJson } from './helpers.ts';
+import { postJson, quietLog } from './helpers.ts';
 
 interface ChatBody {
   id: string;
@@ -24,7 +24,7 @@ const SYSTEM = 'You summarise source files.';
 
 let host: ModelHost;
 before(async () => {
-  host = await startModelHost({ chatContextTokens: WINDOW });
+  host = await startModelHost({ chatContextTokens: WINDOW }, quietLog);
 });
 after(() => host.close());
 

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModelHost, type ModelHost } from '../../standins/model-host/server.ts';
-import { dot, norm, postJson } from './helpers.ts';
+import { dot, norm, postJson, quietLog } from './helpers.ts';
 
 interface EmbeddingsBody {
   object: string;
@@ -17,7 +17,7 @@ interface ErrorBody {
 let host: ModelHost;
 
 before(async () => {
-  host = await startModelHost({ embeddingContextTokens: 1000 });
+  host = await startModelHost({ embeddingContextTokens: 1000 }, quietLog);
 });
 after(() => host.close());
 
@@ -169,7 +169,7 @@ describe('model host: embeddings', () => {
   });
 
   it('honours a configured dimension', async () => {
-    const small = await startModelHost({ dim: 64 });
+    const small = await startModelHost({ dim: 64 }, quietLog);
     try {
       const res = await postJson(small.embeddingUrl, { model: 'm', input: 'search_query: hello world' });
       const body = res.body as EmbeddingsBody;
@@ -186,7 +186,7 @@ describe('model host: embeddings', () => {
     const text = CORPUS['src/config.ts'] ?? '';
     const [a] = await embed(text);
     const [b] = await embed([text, 'search_document: other']);
-    const other = await startModelHost();
+    const other = await startModelHost({}, quietLog);
     try {
       const res = await postJson(other.embeddingUrl, { model: 'embeddings', input: text });
       assert.deepEqual((res.body as EmbeddingsBody).data[0]?.embedding, a);

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startModelHost, type ModelHostStats } from '../../standins/model-host/server.ts';
-import { postJson, runEntry } from './helpers.ts';
+import { postJson, runEntry, quietLog } from './helpers.ts';
 
 const EMBED = { model: 'embeddings', input: 'search_query: x' };
 const CHAT = {
@@ -12,7 +12,7 @@ const CHAT = {
 
 describe('model host: bearer check', () => {
   it('requires the LLM_API_KEY bearer on both model endpoints when a key is set; /health stays open', async () => {
-    const host = await startModelHost({ apiKey: 'k-123' });
+    const host = await startModelHost({ apiKey: 'k-123' }, quietLog);
     try {
       for (const [url, body] of [
         [host.embeddingUrl, EMBED],
@@ -37,7 +37,7 @@ describe('model host: bearer check', () => {
   });
 
   it('sends no challenge when no key is set', async () => {
-    const host = await startModelHost({ apiKey: '' });
+    const host = await startModelHost({ apiKey: '' }, quietLog);
     try {
       assert.equal((await postJson(host.embeddingUrl, EMBED)).status, 200);
       assert.equal((await postJson(host.embeddingUrl, EMBED, { authorization: 'Bearer anything' })).status, 200);
@@ -49,7 +49,7 @@ describe('model host: bearer check', () => {
 
 describe('model host: fault knobs and counters', () => {
   it('fails every request with an OpenAI-style 503 at failure rate 1, and none at 0', async () => {
-    const host = await startModelHost({ faults: { latencyMs: 0, failureRate: 1, failureMode: 'status' } });
+    const host = await startModelHost({ faults: { latencyMs: 0, failureRate: 1, failureMode: 'status' } }, quietLog);
     try {
       const res = await postJson(host.embeddingUrl, EMBED);
       assert.equal(res.status, 503);
@@ -67,10 +67,10 @@ describe('model host: fault knobs and counters', () => {
 
   it('fails about the configured share of requests, in a pattern that repeats for a seed', async () => {
     const pattern = async () => {
-      const host = await startModelHost({
-        failureSeed: 7,
-        faults: { latencyMs: 0, failureRate: 0.3, failureMode: 'status' },
-      });
+      const host = await startModelHost(
+        { failureSeed: 7, faults: { latencyMs: 0, failureRate: 0.3, failureMode: 'status' } },
+        quietLog,
+      );
       try {
         const out: number[] = [];
         for (let i = 0; i < 60; i++) out.push((await postJson(host.embeddingUrl, EMBED)).status);
@@ -86,7 +86,7 @@ describe('model host: fault knobs and counters', () => {
   });
 
   it('drops the connection without a response in reset mode', async () => {
-    const host = await startModelHost({ faults: { latencyMs: 0, failureRate: 1, failureMode: 'reset' } });
+    const host = await startModelHost({ faults: { latencyMs: 0, failureRate: 1, failureMode: 'reset' } }, quietLog);
     try {
       await assert.rejects(postJson(host.chatUrl, CHAT), TypeError);
       assert.equal(host.stats().chat.injectedFailures, 1);
@@ -96,7 +96,7 @@ describe('model host: fault knobs and counters', () => {
   });
 
   it('adds the configured latency, changeable over HTTP at run time', async () => {
-    const host = await startModelHost();
+    const host = await startModelHost({}, quietLog);
     try {
       const put = await fetch(`${host.chatOrigin}/_standin/faults`, {
         method: 'PUT',
@@ -120,7 +120,7 @@ describe('model host: fault knobs and counters', () => {
   });
 
   it('exposes its counters and request log over HTTP and resets them', async () => {
-    const host = await startModelHost();
+    const host = await startModelHost({}, quietLog);
     try {
       await postJson(host.embeddingUrl, { model: 'embeddings', input: ['search_document: a', 'b'] });
       await postJson(host.chatUrl, { model: 'dense', messages: [] });
@@ -144,10 +144,10 @@ describe('model host: fault knobs and counters', () => {
   });
 
   it('serves both APIs from one listener when both ports are the same', async () => {
-    const probe = await startModelHost();
+    const probe = await startModelHost({}, quietLog);
     const port = Number(new URL(probe.embeddingOrigin).port);
     await probe.close();
-    const host = await startModelHost({ embeddingPort: port, chatPort: port });
+    const host = await startModelHost({ embeddingPort: port, chatPort: port }, quietLog);
     try {
       assert.equal(host.embeddingOrigin, host.chatOrigin);
       assert.equal((await postJson(host.embeddingUrl, EMBED)).status, 200);

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { listen } from '../../lib/http.ts';
-import { createLogger } from '../../lib/log.ts';
+import { testLogger } from './log.ts';
 import { createGraphApp } from '../../graph-api/app.ts';
 import { createIngestionClient } from '../../graph-api/ingestion-client.ts';
 import { createDenseClient } from '../../graph-api/summary/dense-client.ts';
@@ -65,11 +65,11 @@ export async function startGraphTestApp(opts: GraphTestAppOptions = {}): Promise
   const db = opts.db ?? (await createTestDatabase());
   const models = await startModelHost(
     { ...opts.modelHost, ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }) },
-    createLogger('model-host', { level: 'error' }),
+    testLogger('model-host'),
   );
   const ingestion =
     opts.ingestionUrl === undefined ? await startIngestionComponent(db.url, opts.ingestionEnv) : undefined;
-  const log = createLogger('graph-api', { level: 'error' });
+  const log = testLogger('graph-api');
   const app = createGraphApp({
     pool: db.pool,
     log,

@@ -14,7 +14,7 @@ import type { Engine } from '../../activities/engine/types.ts';
 import type { Queryable } from '../../lib/db.ts';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { writeEvent } from '../../lib/events.ts';
-import { createLogger } from '../../lib/log.ts';
+import { testLogger } from './log.ts';
 import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../workflows/sync-contract.ts';
 import { createWorker, type SyncWorker } from '../../temporal/worker.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
@@ -24,7 +24,7 @@ import { startObservedModelHost, type ObservedModelHost } from './observed-model
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal.ts';
 import { testEnv } from './env.ts';
 
-export const quietLog = createLogger('worker-test', { level: 'error' });
+export const quietLog = testLogger('worker-test');
 
 export interface Harness {
   db: TestDatabase;

@@ -1,7 +1,7 @@
 /** A connection to the real Temporal server the stack started, and task queues unique per test. */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime } from '@temporalio/worker';
 import { testEnv } from './env.ts';
 
 export function uniqueTaskQueue(prefix = 'test'): string {
@@ -20,7 +20,13 @@ export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    // The core's own log (e.g. the nondeterminism a replay test provokes on purpose) goes to the same ERROR logger.
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: {
+        logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }), forward: {} },
+      },
+    });
   } catch {
     // Another part of this process already made the runtime.
   }
