@@ -105,7 +105,7 @@ function extract(
   plugin: LanguagePlugin,
   lang: LoadedLanguage,
   tree: Parser.Tree,
-  src: { path: string; lines: string[] },
+  src: { path: string; lines: string[]; text: string },
 ): CodeAnalysis & { defs: Map<string, ChunkDef> } {
   const rawDefs = new Map<string, RawDef>();
   const imports: ImportRef[] = [];
@@ -113,7 +113,7 @@ function extract(
   let sawExportCapture = false;
   const readImport = (views: CaptureView[]): ImportRef[] =>
     plugin.readImport ? plugin.readImport(views) : defaultReadImport(views);
-  for (const match of queryMatches(lang, tree.rootNode)) {
+  for (const match of queryMatches(lang, tree.rootNode, src.text)) {
     let defCap: Parser.QueryCapture | undefined;
     let nameCap: Parser.QueryCapture | undefined;
     let isImport = false;
@@ -380,7 +380,7 @@ async function analyzeCode(
       },
     );
   }
-  const found = extract(plugin, lang, tree, src);
+  const found = extract(plugin, lang, tree, { path: src.path, lines: src.lines, text });
   const planned = chunkAst(src, cursorWalker(tree.walk()), found.defs, rootLabel, CHUNK_BUDGET_TOKENS);
   return { planned, symbols: found.symbols, exports: found.exports, imports: found.imports };
 }

@@ -11,6 +11,8 @@ export interface LoadedLanguage {
    * a node type as common as a call (then the query walks the tree itself).
    */
   roots: string[] | null;
+  /** The plugin's `queryPrune`, for queryMatches; null without one (or when roots is null). */
+  prune: { types: Set<string>; roots: Set<string>; word: string } | null;
 }
 
 /**
@@ -59,7 +61,12 @@ export function loadLanguage(plugin: LanguagePlugin, path: string): Promise<Load
       const roots = patternRoots(source);
       // Patterns rooted at call nodes would make one query run per call: slower than one walk (measured on JS/TS).
       const frequent = roots?.some((r) => FREQUENT_NODE_TYPES.has(r)) ?? true;
-      return { parser, query, roots: frequent ? null : roots };
+      const usable = frequent ? null : roots;
+      const prune =
+        usable && plugin.queryPrune
+          ? { types: new Set(plugin.queryPrune.types), roots: new Set(usable), word: plugin.queryPrune.word }
+          : null;
+      return { parser, query, roots: usable, prune };
     })();
     cache.set(key, hit);
   }
@@ -69,14 +76,47 @@ export function loadLanguage(plugin: LanguagePlugin, path: string): Promise<Load
 /**
  * The query's matches over the whole tree. When every pattern starts at a known node type, the nodes of those
  * types are found first (a plain native walk) and the query runs on each of them at start depth 0 only: the same
- * matches, in document order, for about half the cost of the query cursor walking every node itself.
+ * matches, in document order, for about half the cost of the query cursor walking every node itself. `text` is the
+ * parsed text (for the language's `queryPrune` rule).
  */
-export function queryMatches(lang: LoadedLanguage, root: Parser.SyntaxNode): Parser.QueryMatch[] {
+export function queryMatches(lang: LoadedLanguage, root: Parser.SyntaxNode, text: string): Parser.QueryMatch[] {
   if (lang.roots === null) return lang.query.matches(root);
   const out: Parser.QueryMatch[] = [];
-  for (const node of root.descendantsOfType(lang.roots)) {
+  for (const node of rootNodes(lang, lang.roots, root, text)) {
     for (const m of lang.query.matches(node, { maxStartDepth: 0 })) out.push(m);
   }
+  return out;
+}
+
+/**
+ * The nodes of the query's root types, in document order. With a `queryPrune` rule, a top-level node the rule
+ * covers is not walked when its text holds the rule's word nowhere after its first character (it is itself a root
+ * when its type is one): most of a Go file is function bodies without a nested type declaration. A tree with a
+ * syntax error anywhere is walked whole. The top level is read through a cursor, and each walked node is one native
+ * call (which converts the type names each time, so leaves such as comments are not walked but only looked at).
+ */
+function rootNodes(lang: LoadedLanguage, roots: string[], root: Parser.SyntaxNode, text: string): Parser.SyntaxNode[] {
+  const prune = lang.prune;
+  if (prune === null || root.hasError) return root.descendantsOfType(roots);
+  const out: Parser.SyntaxNode[] = [];
+  if (prune.roots.has(root.type)) out.push(root);
+  const { word } = prune;
+  let next = text.indexOf(word);
+  const cursor = root.walk();
+  if (!cursor.gotoFirstChild()) return out;
+  do {
+    const type = cursor.nodeType;
+    const start = cursor.startIndex;
+    while (next !== -1 && next <= start) next = text.indexOf(word, next + 1);
+    if (prune.types.has(type) && (next === -1 || next + word.length > cursor.endIndex)) {
+      if (prune.roots.has(type)) out.push(cursor.currentNode);
+    } else if (!cursor.gotoFirstChild()) {
+      if (prune.roots.has(type)) out.push(cursor.currentNode);
+    } else {
+      cursor.gotoParent();
+      for (const node of cursor.currentNode.descendantsOfType(roots)) out.push(node);
+    }
+  } while (cursor.gotoNextSibling());
   return out;
 }
 

@@ -62,5 +62,13 @@ export const go: LanguagePlugin = {
   queryFile: 'go.scm',
   grammar: () => Promise.resolve(requireGrammar('tree-sitter-go')),
   isExported: (def) => /^\p{Lu}/u.test(def.name),
+  // tree-sitter-go: function and method declarations exist only at the top level, import specs only inside an import
+  // declaration; a type declaration is a statement, so any block (a function body, a function literal in a var or
+  // const initialiser) may hold one, and it starts with the keyword `type`. Checked over the whole Go standard
+  // library: the same analyses as walking every node (docs/engine.md).
+  queryPrune: {
+    types: ['function_declaration', 'method_declaration', 'var_declaration', 'const_declaration', 'type_declaration'],
+    word: 'type',
+  },
   resolve,
 };

@@ -52,6 +52,14 @@ export interface LanguagePlugin {
    * place). Must keep the order of the imports it keeps.
    */
   finishImports?(imports: ImportRef[], lines: readonly string[]): ImportRef[];
+  /**
+   * Lets the query skip the walk of large top-level nodes (see parse.ts `queryMatches`): a top-level node of one of
+   * `types`, free of syntax errors, can hold a node the query starts at (other than itself) only where `word` occurs
+   * in its text after its first character. Go: only a type declaration can sit inside a function, method, var, const
+   * or type declaration, and it starts with the keyword `type`. A wrong rule here loses definitions silently, so a
+   * language sets it only with an argument from its grammar and a check of the output over a large corpus.
+   */
+  queryPrune?: { types: readonly string[]; word: string };
   /** Whether a definition is visible outside its file; used when the query has no `@export.name` captures. */
   isExported?(def: DefinitionView): boolean;
   /**
