@@ -116,6 +116,8 @@ function installSdkLogging(log: Logger): void {
       logger: new DefaultLogger('WARN', (entry) => {
         const fields = { ...entry.meta, message: entry.message };
         if (entry.level === 'ERROR') sdk.error('temporal_sdk_log', fields);
+        // The host queue's worker runs activities only, by design: the SDK's warning about it is not one here.
+        else if (entry.message.startsWith('No workflows registered')) sdk.debug('temporal_sdk_log', fields);
         else sdk.warning('temporal_sdk_log', fields);
       }),
       telemetryOptions: {
