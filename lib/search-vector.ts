@@ -180,10 +180,10 @@ function sourceText(k: number): string {
 }
 
 /**
- * The index of the lexeme whose bytes are pool[at, at + length) (hash h); when new, it is added, its bytes taken
- * from the pool where they are (`at` must then be at or below poolLength, and pool[at, at + length) ends the pool).
+ * The index of the lexeme whose bytes are pool[at, at + length) (hash h), or -1 - the free slot it would take. Calls
+ * ensureLexeme first, so that slot stays valid for addLexeme.
  */
-function lexemeOf(at: number, length: number, h: number): number {
+function findLexeme(at: number, length: number, h: number): number {
   ensureLexeme();
   const mask = lexSlotStamp.length - 1;
   let s = h & mask;
@@ -197,15 +197,31 @@ function lexemeOf(at: number, length: number, h: number): number {
     }
     s = (s + 1) & mask;
   }
+  return -1 - s;
+}
+
+/** A new lexeme of `length` bytes at pool[start], hash h, in the free slot findLexeme gave. */
+function addLexeme(slot: number, start: number, length: number, h: number): number {
   const l = lexemes++;
-  if (at !== poolLength) pool.copyWithin(poolLength, at, at + length);
-  lexStart[l] = poolLength;
-  poolLength += length;
+  lexStart[l] = start;
   lexLength[l] = length;
   lexHash[l] = h;
   lexemeCount[l] = 0;
-  lexSlotStamp[s] = stamp;
-  lexSlot[s] = l;
+  lexSlotStamp[slot] = stamp;
+  lexSlot[slot] = l;
+  return l;
+}
+
+/**
+ * The index of the lexeme whose bytes are pool[at, at + length) (hash h); when new, it is added, its bytes taken
+ * from the pool where they are (`at` must then be at or below poolLength, and pool[at, at + length) ends the pool).
+ */
+function lexemeOf(at: number, length: number, h: number): number {
+  const found = findLexeme(at, length, h);
+  if (found >= 0) return found;
+  if (at !== poolLength) pool.copyWithin(poolLength, at, at + length);
+  const l = addLexeme(-1 - found, poolLength, length, h);
+  poolLength += length;
   return l;
 }
 
@@ -290,27 +306,8 @@ function asciiLexemes(text: string, start: number, end: number, first: number): 
 /** lexemeOf for bytes inside an already-added lexeme: a new one shares them (no copy). */
 function lexemeOfRange(at: number, length: number): number {
   const h = hashOf(at, length);
-  ensureLexeme();
-  const mask = lexSlotStamp.length - 1;
-  let s = h & mask;
-  while (lexSlotStamp[s] === stamp) {
-    const l = lexSlot[s]!;
-    if (lexHash[l] === h && lexLength[l] === length) {
-      const from = lexStart[l]!;
-      let k = 0;
-      while (k < length && pool[from + k] === pool[at + k]) k++;
-      if (k === length) return l;
-    }
-    s = (s + 1) & mask;
-  }
-  const l = lexemes++;
-  lexStart[l] = at;
-  lexLength[l] = length;
-  lexHash[l] = h;
-  lexemeCount[l] = 0;
-  lexSlotStamp[s] = stamp;
-  lexSlot[s] = l;
-  return l;
+  const found = findLexeme(at, length, h);
+  return found >= 0 ? found : addLexeme(-1 - found, at, length, h);
 }
 
 const encoder = new TextEncoder();
