@@ -189,35 +189,42 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       }
     }
 
+    /** Parses batch b on the worker holding the clone. */
+    function parse(clone: CloneResult, b: number): Promise<unknown> {
+      const first = (clone.bounds ? clone.bounds[b]! : b * BATCH_FILES) + 1;
+      const last = clone.bounds ? clone.bounds[b + 1]! : Math.min(clone.files, (b + 1) * BATCH_FILES);
+      return onHost(
+        clone,
+        `parse ${count(clone.files)} files, batch ${b + 1}/${clone.batches} (files ${count(first)}-${count(last)})`,
+      ).parseBatch({ ...ids, batch: b });
+    }
+
+    /** Writes the parsed batch and adds what it wrote to the totals. */
+    async function write(clone: CloneResult, batch: number): Promise<void> {
+      const r = await onHost(
+        clone,
+        `write batch ${batch + 1}/${clone.batches}: file records, chunks, vertices, edges`,
+      ).writeBatch({ ...ids, batch });
+      for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
+      written.add(batch);
+      setPhase('parsing', totals.files, clone.files);
+    }
+
+    const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
     async function batches(clone: CloneResult): Promise<void> {
       if (patched(PARSE_AHEAD_PATCH)) return batchesAhead(clone);
-      const n = clone.batches;
       let writing: Promise<void> | null = null;
       const failed: { error: Error | null } = { error: null };
       try {
-        for (let b = 0; b < n; b++) {
+        for (let b = 0; b < clone.batches; b++) {
           if (written.has(b)) continue;
-          const first = (clone.bounds ? clone.bounds[b]! : b * BATCH_FILES) + 1;
-          const last = clone.bounds ? clone.bounds[b + 1]! : Math.min(clone.files, (b + 1) * BATCH_FILES);
-          await onHost(
-            clone,
-            `parse ${count(clone.files)} files, batch ${b + 1}/${n} (files ${count(first)}-${count(last)})`,
-          ).parseBatch({ ...ids, batch: b });
+          await parse(clone, b);
           if (writing) await writing;
           if (failed.error) throw failed.error;
-          const batch = b;
-          writing = onHost(clone, `write batch ${batch + 1}/${n}: file records, chunks, vertices, edges`)
-            .writeBatch({ ...ids, batch })
-            .then(
-              (r) => {
-                for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
-                written.add(batch);
-                setPhase('parsing', totals.files, clone.files);
-              },
-              (err: unknown) => {
-                failed.error = err instanceof Error ? err : new Error(String(err));
-              },
-            );
+          writing = write(clone, b).catch((err: unknown) => {
+            failed.error = asError(err);
+          });
         }
       } finally {
         // Never leave a write running behind a failure.
@@ -233,7 +240,6 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
      * at a time, in batch order. A failed step stops the loop; a running write is always awaited.
      */
     async function batchesAhead(clone: CloneResult): Promise<void> {
-      const n = clone.batches;
       const failed: { error: Error | null } = { error: null };
       const check = (): void => {
         if (failed.error) throw failed.error;
@@ -248,15 +254,9 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         const run = async (): Promise<void> => {
           try {
             if (failed.error) return;
-            const r = await onHost(
-              clone,
-              `write batch ${batch + 1}/${n}: file records, chunks, vertices, edges`,
-            ).writeBatch({ ...ids, batch });
-            for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
-            written.add(batch);
-            setPhase('parsing', totals.files, clone.files);
+            await write(clone, batch);
           } catch (err) {
-            failed.error = err instanceof Error ? err : new Error(String(err));
+            failed.error = asError(err);
           } finally {
             queued--;
           }
@@ -266,17 +266,12 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         writes.push(lastWrite);
       };
       try {
-        for (let b = 0; b < n; b++) {
+        for (let b = 0; b < clone.batches; b++) {
           if (written.has(b)) continue;
           const behind = writes[writes.length - 1 - PARSE_AHEAD];
           if (behind) await behind;
           check();
-          const first = (clone.bounds ? clone.bounds[b]! : b * BATCH_FILES) + 1;
-          const last = clone.bounds ? clone.bounds[b + 1]! : Math.min(clone.files, (b + 1) * BATCH_FILES);
-          await onHost(
-            clone,
-            `parse ${count(clone.files)} files, batch ${b + 1}/${n} (files ${count(first)}-${count(last)})`,
-          ).parseBatch({ ...ids, batch: b });
+          await parse(clone, b);
           check();
           enqueueWrite(b);
         }
