@@ -80,6 +80,10 @@ function failureMessage(err: unknown): string {
   return String(e);
 }
 
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 /** The worker holding the clone is gone (or restarted): its steps cannot run; clone again elsewhere. */
 function hostLost(err: unknown): boolean {
   if (!(err instanceof ActivityFailure)) return false;
@@ -209,8 +213,6 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       written.add(batch);
       setPhase('parsing', totals.files, clone.files);
     }
-
-    const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
     async function batches(clone: CloneResult): Promise<void> {
       if (patched(PARSE_AHEAD_PATCH)) return batchesAhead(clone);
