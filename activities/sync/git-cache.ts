@@ -116,9 +116,9 @@ export async function updateCachedCheckout(
     if (unrepresentable(names, Buffer.byteLength(dir) + 1).length > 0) return null;
     await run(['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', '-f', '--detach', commitSha]);
   }
-  return { commitSha, commitAt, unchanged: await unchangedFiles() };
+  return { commitSha, commitAt, unchanged: await unchangedFiles(commitSha) };
 
-  async function unchangedFiles(): Promise<Set<string> | null> {
+  async function unchangedFiles(commitSha: string): Promise<Set<string> | null> {
     if (!req.previousCommit || !/^[0-9a-f]{40,64}$/.test(req.previousCommit)) return null;
     let changed = new Set<string>();
     try {
