@@ -4,7 +4,7 @@ import type Parser from 'tree-sitter';
 import type { ChunkInfo, ChunkType, EngineIssue, FileAnalysis, SymbolInfo, SymbolKind } from './types.ts';
 import type { CaptureView, DefinitionView, ImportRef, LanguagePlugin } from './languages/plugin.ts';
 import type { ChunkDef } from './chunk/ast.ts';
-import { chunkAst, cursorWalker, defKey } from './chunk/ast.ts';
+import { chunkAst, cursorWalker, defKey, rowStarts } from './chunk/ast.ts';
 import { lineSource, materialize } from './chunk/plan.ts';
 import type { PlannedChunk } from './chunk/plan.ts';
 import { chunkLines, chunkMarkdown, chunkText } from './chunk/prose.ts';
@@ -381,6 +381,12 @@ async function analyzeCode(
     );
   }
   const found = extract(plugin, lang, tree, { path: src.path, lines: src.lines, text });
-  const planned = chunkAst(src, cursorWalker(tree.walk()), found.defs, rootLabel, CHUNK_BUDGET_TOKENS);
+  const planned = chunkAst(
+    src,
+    cursorWalker(tree.walk(), rowStarts(src.lines)),
+    found.defs,
+    rootLabel,
+    CHUNK_BUDGET_TOKENS,
+  );
   return { planned, symbols: found.symbols, exports: found.exports, imports: found.imports };
 }
