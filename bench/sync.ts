@@ -6,7 +6,9 @@
  * embedding client's overhead over the stand-in's own time.
  *
  * CPU time is printed beside wall time (the machine is shared, so wall time moves with the load): the worker
- * process's (all threads) and the database backends' serving the bench database (connections open at the end).
+ * process's (all threads, and the git processes it ran: the clone's fetch and checkout), the database backends'
+ * serving the bench database (sampled while the sync runs), and the database server's background processes' (WAL
+ * writer, checkpointer, background writer, autovacuum: the whole server's, so other databases' work counts too).
  *
  *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/sync.ts [--no-embeddings] [--src DIR] [--runs N]
  *
@@ -64,12 +66,16 @@ async function resultOf<T>(handle: { result(): Promise<T> }): Promise<T> {
 
 const TICKS_PER_SECOND = 100;
 
-/** utime + stime of a process (all its threads, ended ones included), or of one thread of process `of`, in seconds. */
-function cpuOfPid(pid: number, of?: number): number {
+/**
+ * utime + stime of a process (all its threads, ended ones included), or of one thread of process `of`, in seconds;
+ * `children`: with the CPU of the child processes it waited for (the worker's git commands).
+ */
+function cpuOfPid(pid: number, of?: number, children = false): number {
   try {
     const stat = readFileSync(of === undefined ? `/proc/${pid}/stat` : `/proc/${of}/task/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+    const own = Number(f[11]) + Number(f[12]);
+    return (children ? own + Number(f[13]) + Number(f[14]) : own) / TICKS_PER_SECOND;
   } catch {
     return 0; // the process ended
   }
@@ -94,23 +100,29 @@ function threadBreakdown(pid: number, before: Map<number, number>): string {
   return `main thread ${main.toFixed(1)} s; other threads ${others.map(([, c]) => c.toFixed(1)).join(', ')} s`;
 }
 
-/** CPU seconds used so far by each backend serving the database, keyed by pid. */
-async function backendCpu(pool: Pool, dbName: string): Promise<Map<number, number>> {
-  const res = await pool.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
-    [dbName],
-  );
+/**
+ * CPU seconds used so far by each backend serving the database (`background`: by each of the server's background
+ * processes instead), keyed by pid.
+ */
+async function backendCpu(pool: Pool, dbName: string, background = false): Promise<Map<number, number>> {
+  const res = background
+    ? await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE backend_type <> 'client backend'`)
+    : await pool.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+        [dbName],
+      );
   return new Map(res.rows.map((r) => [r.pid, cpuOfPid(r.pid)]));
 }
 
 /**
- * Samples the backends every 500 ms while a sync runs: the pool closes idle connections, so a backend seen only in
- * the middle of the run still counts (up to its last sample).
+ * Samples the backends every 500 ms while a sync runs: the pool closes idle connections (and autovacuum workers
+ * come and go), so a process seen only in the middle of the run still counts (up to its last sample).
  */
-function sampleBackendCpu(pool: Pool, dbName: string, before: Map<number, number>): () => Promise<number> {
+async function sampleBackendCpu(pool: Pool, dbName: string, background = false): Promise<() => Promise<number>> {
+  const before = await backendCpu(pool, dbName, background);
   const last = new Map<number, number>();
   const sample = async () => {
-    for (const [pid, cpu] of await backendCpu(pool, dbName)) last.set(pid, cpu);
+    for (const [pid, cpu] of await backendCpu(pool, dbName, background)) last.set(pid, cpu);
   };
   const timer = setInterval(() => void sample().catch(() => {}), 500);
   return async () => {
@@ -210,7 +222,14 @@ async function main() {
     const runs: Array<[string, boolean]> = [];
     for (let i = 0; i < repeat; i++) runs.push([`without embeddings${repeat > 1 ? ` #${i + 1}` : ''}`, false]);
     if (withEmbeddings) runs.push(['with the model-host stand-in', true]);
-    const summary: Array<{ wall: number; parsing: number; graphing: number; workerCpu: number; dbCpu: number }> = [];
+    const summary: Array<{
+      wall: number;
+      parsing: number;
+      graphing: number;
+      workerCpu: number;
+      dbCpu: number;
+      bgCpu: number;
+    }> = [];
     for (const [n, [label, embeddings]] of runs.entries()) {
       const sourceId = await insertSource(db.pool, {
         url: repo,
@@ -221,9 +240,10 @@ async function main() {
       const syncId = await insertPendingSync(db.pool, sourceId);
       const before = standin.stats().embeddings;
       const load0 = loadavg()[0]!;
-      const workerCpu0 = cpuOfPid(worker.child.pid!);
+      const workerCpu0 = cpuOfPid(worker.child.pid!, undefined, true);
       const threads0 = threadCpu(worker.child.pid!);
-      const dbCpuDone = sampleBackendCpu(db.pool, db.name, await backendCpu(db.pool, db.name));
+      const dbCpuDone = await sampleBackendCpu(db.pool, db.name);
+      const bgCpuDone = await sampleBackendCpu(db.pool, db.name, true);
       const started = Date.now();
       const handle = await client.workflow.start<typeof syncWorkflow>(
         SYNC_WORKFLOW_TYPE,
@@ -238,9 +258,10 @@ async function main() {
       );
       const result = await resultOf(handle);
       const wall = Date.now() - started;
-      const workerCpu = cpuOfPid(worker.child.pid!) - workerCpu0;
+      const workerCpu = cpuOfPid(worker.child.pid!, undefined, true) - workerCpu0;
       const threads = threadBreakdown(worker.child.pid!, threads0);
       const dbCpu = await dbCpuDone();
+      const bgCpu = await bgCpuDone();
       if (result.status !== 'completed') throw new Error(`sync ${result.status}: ${result.error ?? ''}`);
       const stats = (await db.pool.query<{ stats: SyncStats }>(`SELECT stats FROM sync_runs WHERE id = $1`, [syncId]))
         .rows[0]!.stats;
@@ -251,10 +272,12 @@ async function main() {
       const vertices = counts.file_vertices + counts.symbol_vertices;
       console.log(`\n== sync ${label}: ${(wall / 1000).toFixed(1)} s wall (workflow start → result)`);
       console.log(
-        `  CPU: worker ${workerCpu.toFixed(1)} s, database backends ${dbCpu.toFixed(1)} s; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+        `  CPU: worker (with git) ${workerCpu.toFixed(1)} s, database backends ${dbCpu.toFixed(1)} s, database background ${bgCpu.toFixed(1)} s; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
       );
       console.log(`  worker CPU by thread: ${threads}`);
-      if (!embeddings) summary.push({ wall, parsing: d.parsing ?? 0, graphing: d.graphing ?? 0, workerCpu, dbCpu });
+      if (!embeddings) {
+        summary.push({ wall, parsing: d.parsing ?? 0, graphing: d.graphing ?? 0, workerCpu, dbCpu, bgCpu });
+      }
       for (const phase of [
         'cloning',
         'parsing',
@@ -336,7 +359,7 @@ async function main() {
     if (summary.length > 1) {
       const m = (k: keyof (typeof summary)[number]) => median(summary.map((x) => x[k]));
       console.log(
-        `\n== medians of ${summary.length} syncs without embeddings: wall ${(m('wall') / 1000).toFixed(1)} s, parsing ${(m('parsing') / 1000).toFixed(1)} s, graphing ${(m('graphing') / 1000).toFixed(1)} s, worker CPU ${m('workerCpu').toFixed(1)} s, database CPU ${m('dbCpu').toFixed(1)} s`,
+        `\n== medians of ${summary.length} syncs without embeddings: wall ${(m('wall') / 1000).toFixed(1)} s, parsing ${(m('parsing') / 1000).toFixed(1)} s, graphing ${(m('graphing') / 1000).toFixed(1)} s, worker CPU (with git) ${m('workerCpu').toFixed(1)} s, database CPU ${m('dbCpu').toFixed(1)} s (+ background ${m('bgCpu').toFixed(1)} s)`,
       );
     }
   } finally {

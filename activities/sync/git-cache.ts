@@ -9,10 +9,15 @@
  *   git diff-tree <previous> <new>    the paths whose bytes may differ from the commit the previous sync read: every
  *                                     other regular file is known unchanged without reading or hashing it.
  *
+ * A sync of the commit the clone already has checked out (a re-sync without a new commit) runs three git commands
+ * instead of six: no checkout (nothing to rewrite), no diff-tree when the previous sync read the same commit (nothing
+ * changed), no update of `refs/ckg/synced` when it already names the commit. Each spawn of git costs the worker's
+ * main thread ~15 ms of CPU and the sync ~20 ms.
+ *
  * Same environment, options and rules as the fresh checkout (git-checkout.ts). When the new commit holds a path the
  * file system cannot hold, the caller falls back to the fresh checkout (which leaves such files out).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CloneError, fetchUrl, git, gitBytes, gitEnv, unrepresentable, type CloneRequest } from './git-checkout.ts';
@@ -58,6 +63,19 @@ function parseTree(listing: Buffer): { entries: TreeEntry[]; names: Buffer } {
   return { entries, names: Buffer.concat(names) };
 }
 
+/**
+ * The commit a ref of the clone names, read from its file (`HEAD` detached after a checkout, or a loose ref); null when
+ * the file is missing (a packed ref, a fresh clone) or names no commit: the caller then asks git.
+ */
+function refCommit(dir: string, ref: string): string | null {
+  try {
+    const text = readFileSync(join(dir, '.git', ref), 'utf8').trim();
+    return /^[0-9a-f]{40,64}$/.test(text) ? text : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Paths named by `git diff-tree -r -z --raw --no-renames` output (":m m o o S\0path\0" per entry). */
 export function changedPaths(raw: Buffer): Set<string> {
   const parts = raw.toString('utf8').split('\0');
@@ -87,22 +105,28 @@ export async function updateCachedCheckout(
     await run(['init', '-q', dir]);
   }
   await run(['-C', dir, 'fetch', '-q', '--depth', '1', '--no-tags', url, req.ref]);
-  await run(['-C', dir, 'update-ref', SYNCED_REF, 'FETCH_HEAD']);
-  const { entries, names } = parseTree(await bytes(['-C', dir, 'ls-tree', '-r', '-z', '--full-tree', 'FETCH_HEAD']));
-  if (unrepresentable(names, Buffer.byteLength(dir) + 1).length > 0) return null;
-  await run(['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', '-f', '--detach', 'FETCH_HEAD']);
   const out = await run(['-C', dir, 'log', '-1', '--format=%H%x00%cI', 'FETCH_HEAD']);
   const [commitSha, commitAt] = out.trim().split('\0');
   if (!commitSha || !commitAt) throw new CloneError('clone_failed', 'git log returned no commit');
-  return { commitSha, commitAt, unchanged: await unchangedFiles() };
+  if (refCommit(dir, 'refs/ckg/synced') !== commitSha) await run(['-C', dir, 'update-ref', SYNCED_REF, commitSha]);
+  const { entries, names } = parseTree(await bytes(['-C', dir, 'ls-tree', '-r', '-z', '--full-tree', commitSha]));
+  // HEAD names the commit only once a checkout of it finished, and a clone whose update did not finish is started
+  // afresh (Workspaces: `reset`): its files are in place, nothing to rewrite.
+  if (refCommit(dir, 'HEAD') !== commitSha) {
+    if (unrepresentable(names, Buffer.byteLength(dir) + 1).length > 0) return null;
+    await run(['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', '-f', '--detach', commitSha]);
+  }
+  return { commitSha, commitAt, unchanged: await unchangedFiles(commitSha) };
 
-  async function unchangedFiles(): Promise<Set<string> | null> {
+  async function unchangedFiles(commitSha: string): Promise<Set<string> | null> {
     if (!req.previousCommit || !/^[0-9a-f]{40,64}$/.test(req.previousCommit)) return null;
-    let changed: Set<string>;
+    let changed = new Set<string>();
     try {
-      changed = changedPaths(
-        await bytes(['-C', dir, 'diff-tree', '-r', '-z', '--raw', '--no-renames', req.previousCommit, 'FETCH_HEAD']),
-      );
+      if (req.previousCommit !== commitSha) {
+        changed = changedPaths(
+          await bytes(['-C', dir, 'diff-tree', '-r', '-z', '--raw', '--no-renames', req.previousCommit, commitSha]),
+        );
+      }
     } catch {
       return null; // the cache does not hold the previous commit
     }

@@ -74,6 +74,22 @@ describe('the kept clone of a source', () => {
     assert.equal(next.unchanged.size, 40 - 2 + 1);
   });
 
+  it('the same commit again: every regular file is known unchanged and the checkout is whole', async () => {
+    const again = await update(repo.head);
+    assert.ok(again?.unchanged);
+    assert.equal(again.commitSha, repo.head);
+    // README.md, src/target.ts, pkg/f0..f39 without f1, pkg/new.ts; never the symlink.
+    assert.equal(again.unchanged.size, 42);
+    assert.ok(!again.unchanged.has('src/link.ts'));
+    assert.equal(readFileSync(join(dir, 'pkg/f0.ts'), 'utf8'), 'export const v0 = 100;\n');
+    assert.equal(readFileSync(join(dir, 'src/link.ts'), 'utf8'), 'changed\n');
+    assert.equal(existsSync(join(dir, 'pkg/f1.ts')), false);
+    // A sync that read an older commit than the clone holds: git names what changed since then.
+    const older = execFileSync('git', ['-C', repo.dir, 'rev-parse', 'HEAD~1'], { encoding: 'utf8' }).trim();
+    const since = await update(older);
+    assert.equal(since?.unchanged?.size, 40 - 2 + 1);
+  });
+
   it('nothing is known unchanged when a .gitattributes changed or the previous commit is not in the clone', async () => {
     const previous = repo.head;
     addCommit(repo, { '.gitattributes': '*.md diff=markdown\n' });
