@@ -4,7 +4,7 @@ import type Parser from 'tree-sitter';
 import type { ChunkInfo, ChunkType, EngineIssue, FileAnalysis, SymbolInfo, SymbolKind } from './types.ts';
 import type { CaptureView, DefinitionView, ImportRef, LanguagePlugin } from './languages/plugin.ts';
 import type { ChunkDef } from './chunk/ast.ts';
-import { chunkAst, cursorWalker, defKey } from './chunk/ast.ts';
+import { chunkAst, cursorWalker, defKey, rowOf, rowStarts } from './chunk/ast.ts';
 import { lineSource, materialize } from './chunk/plan.ts';
 import type { PlannedChunk } from './chunk/plan.ts';
 import { chunkLines, chunkMarkdown, chunkText } from './chunk/prose.ts';
@@ -105,7 +105,7 @@ function extract(
   plugin: LanguagePlugin,
   lang: LoadedLanguage,
   tree: Parser.Tree,
-  src: { path: string; lines: string[]; text: string },
+  src: { path: string; lines: string[]; text: string; starts: Int32Array },
 ): CodeAnalysis & { defs: Map<string, ChunkDef> } {
   const rawDefs = new Map<string, RawDef>();
   const imports: ImportRef[] = [];
@@ -127,17 +127,22 @@ function extract(
       }
     }
     if (defCap && nameCap) {
+      // Each property of a node is a native call (a position also allocates): read each once, rows from offsets.
       const node = defCap.node;
-      const key = defKey(node);
+      const startIndex = node.startIndex;
+      const nodeType = node.type;
+      const key = defKey({ startIndex, type: nodeType });
       if (!rawDefs.has(key)) {
+        const nameNode = nameCap.node;
+        const nameStart = nameNode.startIndex;
         rawDefs.set(key, {
-          name: nameCap.node.text.replace(/\s+/g, ' '),
+          name: src.text.slice(nameStart, nameNode.endIndex).replace(/\s+/g, ' '),
           chunkType: defCap.name.slice('definition.'.length) as ChunkType,
-          nodeType: node.type,
-          startIndex: node.startIndex,
+          nodeType,
+          startIndex,
           endIndex: node.endIndex,
-          row: node.startPosition.row,
-          nameRow: nameCap.node.startPosition.row,
+          row: rowOf(src.starts, startIndex),
+          nameRow: rowOf(src.starts, nameStart),
         });
       }
     } else if (isImport) {
@@ -380,7 +385,8 @@ async function analyzeCode(
       },
     );
   }
-  const found = extract(plugin, lang, tree, { path: src.path, lines: src.lines, text });
-  const planned = chunkAst(src, cursorWalker(tree.walk()), found.defs, rootLabel, CHUNK_BUDGET_TOKENS);
+  const starts = rowStarts(src.lines);
+  const found = extract(plugin, lang, tree, { path: src.path, lines: src.lines, text, starts });
+  const planned = chunkAst(src, cursorWalker(tree.walk(), starts), found.defs, rootLabel, CHUNK_BUDGET_TOKENS);
   return { planned, symbols: found.symbols, exports: found.exports, imports: found.imports };
 }

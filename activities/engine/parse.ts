@@ -88,10 +88,36 @@ export function queryMatches(lang: LoadedLanguage, root: Parser.SyntaxNode, text
   return out;
 }
 
+/** An identifier character for nextWord: ASCII letters, digits, `_`, and anything beyond ASCII. */
+function identifierChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c >= 128;
+}
+
+/**
+ * The next offset at or after `from` where `word` occurs as a whole word (no identifier character just before or
+ * after it), or -1. A keyword is always a whole word in code without syntax errors, so only these occurrences can
+ * start a pruned node's nested root; occurrences inside identifiers (Go: `types`, `rtype`, `_type`, `typeName`) are
+ * skipped, and with them the walks of most of the function bodies that a plain search would have opened (the Go
+ * compiler, runtime and reflection code is full of such names). Characters above ASCII count as identifier
+ * characters: in valid code a keyword sits between ASCII white space or punctuation (Go allows no other), and a tree
+ * with a syntax error is walked whole.
+ */
+export function nextWord(text: string, word: string, from: number): number {
+  for (let at = text.indexOf(word, from); at !== -1; at = text.indexOf(word, at + 1)) {
+    const end = at + word.length;
+    if (
+      (at === 0 || !identifierChar(text.charCodeAt(at - 1))) &&
+      (end >= text.length || !identifierChar(text.charCodeAt(end)))
+    )
+      return at;
+  }
+  return -1;
+}
+
 /**
  * The nodes of the query's root types, in document order. With a `queryPrune` rule, a top-level node the rule
- * covers is not walked when its text holds the rule's word nowhere after its first character (it is itself a root
- * when its type is one): most of a Go file is function bodies without a nested type declaration. A tree with a
+ * covers is not walked when its text holds the rule's word (as a whole word, see nextWord) nowhere after its first
+ * character (it is itself a root when its type is one): most of a Go file is function bodies without a nested type declaration. A tree with a
  * syntax error anywhere is walked whole. The top level is read through a cursor, and each walked node is one native
  * call (which converts the type names each time, so leaves such as comments are not walked but only looked at).
  */
@@ -101,13 +127,13 @@ function rootNodes(lang: LoadedLanguage, roots: string[], root: Parser.SyntaxNod
   const out: Parser.SyntaxNode[] = [];
   if (prune.roots.has(root.type)) out.push(root);
   const { word } = prune;
-  let next = text.indexOf(word);
+  let next = nextWord(text, word, 0);
   const cursor = root.walk();
   if (!cursor.gotoFirstChild()) return out;
   do {
     const type = cursor.nodeType;
     const start = cursor.startIndex;
-    while (next !== -1 && next <= start) next = text.indexOf(word, next + 1);
+    while (next !== -1 && next <= start) next = nextWord(text, word, next + 1);
     if (prune.types.has(type) && (next === -1 || next + word.length > cursor.endIndex)) {
       if (prune.roots.has(type)) out.push(cursor.currentNode);
     } else if (!cursor.gotoFirstChild()) {

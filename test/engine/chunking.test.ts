@@ -10,6 +10,11 @@ import {
 import { lineSource, lineGreedy, materialize } from '../../activities/engine/chunk/plan.ts';
 import { chunkMarkdown, chunkText } from '../../activities/engine/chunk/prose.ts';
 import { splitLines, countLines } from '../../activities/engine/text.ts';
+import type Parser from 'tree-sitter';
+import { cursorWalker, rowOf, rowStarts } from '../../activities/engine/chunk/ast.ts';
+import type { AstWalker } from '../../activities/engine/chunk/ast.ts';
+import { loadLanguage, parseText } from '../../activities/engine/parse.ts';
+import { pluginById } from '../../activities/engine/languages/registry.ts';
 
 describe('token estimate', () => {
   test('is words x 1.3 rounded up', () => {
@@ -140,5 +145,66 @@ describe('line-greedy and prose chunkers', () => {
       ],
     );
     assert.equal(countLines(text), 6);
+  });
+});
+
+describe('AST walker rows', () => {
+  /** Every node's rows as tree-sitter reports them, in the walker's order (children of each node it enters). */
+  function positions(cursor: Parser.TreeCursor): string[] {
+    const out: string[] = [];
+    const visit = (): void => {
+      if (!cursor.gotoFirstChild()) return;
+      do {
+        const s = cursor.startPosition;
+        const e = cursor.endPosition;
+        out.push(
+          `${cursor.nodeType}@${cursor.startIndex}:${s.row}-${e.column === 0 && e.row > s.row ? e.row - 1 : e.row}`,
+        );
+        visit();
+      } while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+    };
+    visit();
+    return out;
+  }
+
+  function walked(walker: AstWalker): string[] {
+    const out: string[] = [];
+    for (const n of walker.children()) {
+      out.push(`${n.type}@${n.startIndex}:${n.startRow}-${n.endRow}`);
+      walker.enter(n.index);
+      out.push(...walked(walker));
+      walker.leave();
+    }
+    return out;
+  }
+
+  test('come from offsets and agree with tree-sitter’s positions (CRLF, no final break, astral characters)', async () => {
+    const lang = await loadLanguage(pluginById('python')!, 'x.py');
+    for (const text of [
+      'def f():\r\n    return "é𝄞"\r\n\r\nclass C:\n    x = 1\n',
+      'x = 1\n\n\ny = """a\nb\n"""',
+      '# only a comment',
+      '\n\n\ndef g(): pass\n\n',
+    ]) {
+      const tree = parseText(lang, text);
+      assert.ok(tree);
+      const lines = splitLines(text);
+      const got = walked(cursorWalker(tree.walk(), rowStarts(lines)));
+      assert.deepEqual(got, positions(tree.walk()), JSON.stringify(text));
+      assert.ok(got.length > 0);
+    }
+  });
+
+  test('rowOf is the number of line breaks before an offset', () => {
+    const starts = rowStarts(splitLines('ab\ncd\n'));
+    assert.deepEqual([...starts], [0, 3, 6]);
+    assert.deepEqual(
+      [0, 2, 3, 5, 6].map((x) => rowOf(starts, x)),
+      [0, 0, 1, 1, 2],
+    );
+    assert.deepEqual([...rowStarts(splitLines('ab\ncd'))], [0, 3]);
+    assert.equal(rowOf(rowStarts(splitLines('ab\ncd')), 5), 1);
+    assert.deepEqual([...rowStarts([])], [0]);
   });
 });

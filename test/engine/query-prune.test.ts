@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Parser from 'tree-sitter';
 import { pluginById } from '../../activities/engine/languages/registry.ts';
-import { loadLanguage, parseText, queryMatches } from '../../activities/engine/parse.ts';
+import { loadLanguage, nextWord, parseText, queryMatches } from '../../activities/engine/parse.ts';
 import type { LoadedLanguage } from '../../activities/engine/parse.ts';
 import { corpora, listCorpus } from './corpora.ts';
 
@@ -47,6 +47,28 @@ describe('pruned query walk (Go)', () => {
     assert.deepEqual(got, matchesOf(full, text));
     // function F, local, method M, deeper, inVar, A, B, function G, and two imports.
     assert.equal(got.length, 10);
+  });
+
+  it('takes the word only as a whole word: a name containing it neither hides nor stands in for a declaration', async () => {
+    assert.equal(nextWord('types rtype _type typeName type2', 'type', 0), -1);
+    assert.equal(nextWord('x types;type T int', 'type', 0), 8);
+    assert.equal(nextWord('{type(', 'type', 0), 1);
+    assert.equal(nextWord('type', 'type', 0), 0);
+    assert.equal(nextWord('étype typeé', 'type', 0), -1);
+    assert.equal(nextWord('a type b type', 'type', 3), 9);
+    const { pruned, full } = await goLanguages();
+    const text = [
+      'package p',
+      'func F(types []string) { var rtype, _type, typeName int; _ = types }',
+      'func G(types []string) {type local struct{}; _ = types }',
+      'func H() { x := 1;type(semi interface{}) }',
+      'func I() { _ = "type" } // the word in a string or comment is walked, harmlessly',
+      '',
+    ].join('\n');
+    const got = matchesOf(pruned, text);
+    assert.deepEqual(got, matchesOf(full, text));
+    // F, G, local, H, semi, I.
+    assert.equal(got.length, 6);
   });
 
   it('walks a declaration with a syntax error whole', async () => {

@@ -29,29 +29,70 @@ export interface AstWalker {
 /** The part of a tree-sitter TreeCursor the walker uses. */
 interface Cursor {
   readonly nodeType: string;
+  readonly nodeTypeId: number;
   readonly startIndex: number;
-  readonly startPosition: { row: number; column: number };
-  readonly endPosition: { row: number; column: number };
+  readonly endIndex: number;
   gotoFirstChild(): boolean;
   gotoNextSibling(): boolean;
   gotoParent(): boolean;
 }
 
-/** An AstWalker over a tree-sitter cursor positioned at the node to chunk (the root). */
-export function cursorWalker(cursor: Cursor): AstWalker {
+/**
+ * Where each row of a text starts (UTF-16 offsets, as tree-sitter's indices for a string input): row r spans
+ * [starts[r], starts[r + 1]). The offset just after a final '\n' starts a row of its own (tree-sitter puts an
+ * index there at that row's column 0).
+ */
+export function rowStarts(lines: readonly string[]): Int32Array {
+  const n = lines.length;
+  const endsWithBreak = n > 0 && lines[n - 1]!.endsWith('\n');
+  const starts = new Int32Array(endsWithBreak ? n + 1 : Math.max(n, 1));
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    starts[i] = at;
+    at += lines[i]!.length;
+  }
+  if (endsWithBreak) starts[n] = at;
+  return starts;
+}
+
+/** The row of offset x (the number of '\n' before it), searching rows from `from` on. */
+export function rowOf(starts: Int32Array, x: number, from = 0): number {
+  let lo = from;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (starts[mid]! <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * An AstWalker over a tree-sitter cursor positioned at the node to chunk (the root). Rows come from the node's
+ * offsets and the text's row starts, and type names from a per-walker table by type id: a position or a type name
+ * read from the cursor is a native call that allocates an object or a string for every child (measured: a few
+ * per cent of a parse thread's time on the Go standard library).
+ */
+export function cursorWalker(cursor: Cursor, starts: Int32Array): AstWalker {
+  const typeNames: string[] = [];
   return {
     children() {
       const out: AstNode[] = [];
       if (!cursor.gotoFirstChild()) return out;
       let index = 0;
+      let row = 0;
       do {
-        const start = cursor.startPosition;
-        const end = cursor.endPosition;
+        const id = cursor.nodeTypeId;
+        const type = (typeNames[id] ??= cursor.nodeType);
+        const startIndex = cursor.startIndex;
+        const endIndex = cursor.endIndex;
+        const startRow = (row = rowOf(starts, startIndex, row));
+        const end = rowOf(starts, endIndex, startRow);
         out.push({
-          type: cursor.nodeType,
-          startIndex: cursor.startIndex,
-          startRow: start.row,
-          endRow: end.column === 0 && end.row > start.row ? end.row - 1 : end.row,
+          type,
+          startIndex,
+          startRow,
+          endRow: starts[end] === endIndex && end > startRow ? end - 1 : end,
           index: index++,
         });
       } while (cursor.gotoNextSibling());
