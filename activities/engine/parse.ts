@@ -117,9 +117,10 @@ export function nextWord(text: string, word: string, from: number): number {
 /**
  * The nodes of the query's root types, in document order. With a `queryPrune` rule, a top-level node the rule
  * covers is not walked when its text holds the rule's word (as a whole word, see nextWord) nowhere after its first
- * character (it is itself a root when its type is one): most of a Go file is function bodies without a nested type declaration. A tree with a
- * syntax error anywhere is walked whole. The top level is read through a cursor, and each walked node is one native
- * call (which converts the type names each time, so leaves such as comments are not walked but only looked at).
+ * character (it is itself a root when its type is one): most of a Go file is function bodies without a nested type
+ * declaration. A tree with a syntax error anywhere is walked whole. The top level is read through a cursor, and each
+ * walked node is one native call (which converts the type names each time, so leaves such as comments are not
+ * walked but only looked at).
  */
 function rootNodes(lang: LoadedLanguage, roots: string[], root: Parser.SyntaxNode, text: string): Parser.SyntaxNode[] {
   const prune = lang.prune;

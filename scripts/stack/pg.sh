@@ -142,7 +142,11 @@ pg_up() {
   [[ $mode == trixie ]] && pg_mount_trixie
   local seen
   seen=$(pg_seen_dir)
-  if pg_ready && [[ -f $PG_STATE/data/postmaster.pid ]]; then
+  # Ours is running when its postmaster lives; on a loaded machine its first answer may take longer than psql's
+  # connect timeout, so it gets 30 s before the port is said to be someone else's.
+  local pid=
+  [[ -f $PG_STATE/data/postmaster.pid ]] && pid=$(head -1 "$PG_STATE/data/postmaster.pid")
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && wait_for postgres 30 pg_ready; then
     say "postgres: already running on 127.0.0.1:$PG_PORT ($mode)"
   else
     if port_in_use "$PG_PORT"; then
