@@ -10,7 +10,11 @@ import { representative, shortest } from '../resolve/common.ts';
  * folder (at least two segments, or one when it is the whole name) resolves to that folder's representative file;
  * a type name resolves to its `.cs` file.
  */
-const GRAMMAR: string = 'tree-sitter-c-sharp';
+/**
+ * The binding's file itself: the package's `main` ("bindings/node") has no extension, which Node's ES module
+ * resolver still completes but warns about (DEP0151) in every process that loads the grammar.
+ */
+const GRAMMAR: string = 'tree-sitter-c-sharp/bindings/node/index.js';
 
 function resolve(ref: ImportRef, _from: string, repo: RepoIndex): string[] {
   const parts = ref.spec
