@@ -166,6 +166,7 @@ export function buildProvider(o: ProviderOptions): Provider {
           } else if (token.clientId) {
             Object.assign(p, serviceAccountClaims(o.realm, token.clientId));
           }
+          return parts;
         },
       },
     },
