@@ -166,7 +166,6 @@ export function buildProvider(o: ProviderOptions): Provider {
           } else if (token.clientId) {
             Object.assign(p, serviceAccountClaims(o.realm, token.clientId));
           }
-          return parts;
         },
       },
     },
