@@ -73,6 +73,11 @@ export interface CloneResult {
   batches: number;
   /** Where each batch starts among the files, and the number of files last (absent: every BATCH_FILES files). */
   bounds?: number[];
+  /**
+   * How many batch writes may run at once (absent: one). Two for a tree of mostly unchanged files, whose writes are
+   * the database's work alone (activities/sync/workspace.ts batchPlan).
+   */
+  writeConcurrency?: number;
 }
 
 export interface BatchInput extends SyncIds {

@@ -3,7 +3,8 @@
  * `retry` signal hands it) as one activity per step (docs/pipeline.md has each step's queue, timeouts and retries):
  *
  *   beginSync → cloneRepository → for each batch of 500 files: parseBatch, writeBatch (the parse runs up to two
- *   batches ahead: parses i+1 and i+2 overlap the write of batch i) → releaseWorkspace → resolveDependencies →
+ *   batches ahead: parses i+1 and i+2 overlap the write of batch i; the writes of a tree of mostly unchanged files
+ *   run two at a time) → releaseWorkspace beside resolveDependencies →
  *   embedFiles → embedChunks → finalizeSync (or endSync on failure and cancellation)
  *
  * cloneRepository runs on any worker and answers that worker's own task queue; parseBatch, writeBatch and
@@ -106,6 +107,11 @@ const PARSE_AHEAD = 2;
 /** Workflows started before the look-ahead of two batches replay the old loop of one (`batches` below). */
 const PARSE_AHEAD_PATCH = 'parse-two-batches-ahead';
 
+/** Workflows started before the clone's release ran beside the resolve replay the release awaited first. */
+const RELEASE_BESIDE_RESOLVE_PATCH = 'release-beside-resolve';
+/** Workflows started before the writes of a light tree could run together replay one write at a time. */
+const CONCURRENT_WRITES_PATCH = 'light-tree-writes-together';
+
 const NOT_RETRIED = ['CloneFailed', 'SyncNotRunning', 'WorkspaceLost'];
 
 /** The options of the long steps: heartbeating, cancellable, retried up to the worker's setting. */
@@ -164,6 +170,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     const durations: PhaseDurations = {};
     const totals = emptyTotals();
     const written = new Set<number>();
+    let releasing: Promise<void> = Promise.resolve();
     let commitSha: string | null = null;
     let clones = 0;
 
@@ -183,9 +190,15 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         await batches(clone);
         durations.parsing = (durations.parsing ?? 0) + (Date.now() - t);
         // Best effort: a worker that is gone took its clone with it.
-        await onHost(clone, 'release the clone')
+        const release = onHost(clone, 'release the clone')
           .releaseWorkspace(ids)
-          .catch(() => undefined);
+          .then(
+            () => undefined,
+            () => undefined,
+          );
+        // The release runs beside the resolve (it touches only the worker's own files); older histories awaited it.
+        if (patched(RELEASE_BESIDE_RESOLVE_PATCH)) releasing = release;
+        else await release;
         break;
       } catch (err) {
         durations.parsing = (durations.parsing ?? 0) + (Date.now() - t);
@@ -215,7 +228,13 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     }
 
     async function batches(clone: CloneResult): Promise<void> {
-      if (patched(PARSE_AHEAD_PATCH)) return batchesAhead(clone);
+      if (patched(PARSE_AHEAD_PATCH)) {
+        const k = clone.writeConcurrency ?? 1;
+        // A history written before writes could run together (or by a worker that did not know the field) replays
+        // its one-at-a-time loop.
+        if (k > 1 && patched(CONCURRENT_WRITES_PATCH)) return batchesTogether(clone, k);
+        return batchesAhead(clone);
+      }
       let writing: Promise<void> | null = null;
       const failed: { error: Error | null } = { error: null };
       try {
@@ -284,10 +303,49 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       check();
     }
 
+    /**
+     * The loop of a light tree (CloneResult.writeConcurrency k > 1): up to k writes run at once, each in its own
+     * transaction, scheduled in batch order as soon as their batch is parsed and a write finished; the parse runs
+     * ahead as in batchesAhead, by PARSE_AHEAD batches beyond the writes in flight. A failed step stops the loop;
+     * running writes are always awaited.
+     */
+    async function batchesTogether(clone: CloneResult, k: number): Promise<void> {
+      const failed: { error: Error | null } = { error: null };
+      const check = (): void => {
+        if (failed.error) throw failed.error;
+      };
+      const running = new Set<Promise<void>>();
+      const writes: Array<Promise<void>> = [];
+      try {
+        for (let b = 0; b < clone.batches; b++) {
+          if (written.has(b)) continue;
+          const behind = writes[writes.length - PARSE_AHEAD - k];
+          if (behind) await behind;
+          check();
+          await parse(clone, b);
+          check();
+          while (running.size >= k) await Promise.race(running);
+          check();
+          const w: Promise<void> = write(clone, b)
+            .catch((err: unknown) => {
+              failed.error ??= asError(err);
+            })
+            .finally(() => running.delete(w));
+          running.add(w);
+          writes.push(w);
+        }
+      } finally {
+        // Never leave a write running behind a failure.
+        await Promise.all(running);
+      }
+      check();
+    }
+
     let t = Date.now();
     setPhase('graphing', 0, totals.fileVertices);
     const resolved = await step('resolve imports into depends_on edges').resolveDependencies(ids);
     durations.graphing = Date.now() - t;
+    await releasing;
 
     const embed = { ...ids, embeddings: begin.embeddings };
     t = Date.now();

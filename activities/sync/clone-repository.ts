@@ -6,7 +6,7 @@
  *
  * A worker keeps the clone of each source it synced (git-cache.ts): the next sync of the source on that worker
  * fetches only what the new commit adds, rewrites only the files that changed, and learns from git which files the
- * previous sync read with the same bytes (reused without reading them; their batches are larger: batchBounds).
+ * previous sync read with the same bytes (reused without reading them; their batches are larger, and their writes may run two at a time: batchPlan).
  *
  * `fresh` (the run's first clone) removes whatever an earlier attempt or run left (rows, graph, issues, step
  * ledger); a resumed clone keeps the steps already written and fetches the commit the run started on. A clone that
@@ -23,7 +23,7 @@ import { ProgressReporter } from './progress.ts';
 import { resetSyncData } from './reset.ts';
 import { claimRun } from './run-claim.ts';
 import { loadAccessToken } from './runs.ts';
-import { batchBounds } from './workspace.ts';
+import { batchPlan } from './workspace.ts';
 import { prepareReuse, recordReuse } from './incremental.ts';
 import { updateCachedCheckout } from './git-cache.ts';
 
@@ -120,12 +120,8 @@ export function createCloneRepository(deps: ActivityDeps) {
       }
       const tree = engine.openTree(dir, { includePaths: includePaths(run.config_snapshot) });
       const reusable = reuse.plan.reusable;
-      const bounds = await recordReuse(
-        pool,
-        syncId,
-        reuse,
-        batchBounds(tree.files, (p) => reusable.has(p) && unchanged?.has(p) === true),
-      );
+      const plan = batchPlan(tree.files, (p) => (unchanged?.has(p) === true ? reusable.get(p) : undefined));
+      const bounds = await recordReuse(pool, syncId, reuse, plan.bounds);
       if (bounds[bounds.length - 1] !== tree.files.length) {
         throw new Error(`the run's batches cover ${bounds.at(-1)} files, the clone has ${tree.files.length}`);
       }
@@ -162,10 +158,18 @@ export function createCloneRepository(deps: ActivityDeps) {
         files: tree.files.length,
         batches: bounds.length - 1,
         bounds,
+        // A resumed clone keeps the run's recorded bounds; their writes run two at a time only if they are the plan's.
+        ...(plan.writeConcurrency > 1 && sameBounds(bounds, plan.bounds)
+          ? { writeConcurrency: plan.writeConcurrency }
+          : {}),
       };
     } finally {
       hb.stop();
     }
   }
   return { cloneRepository };
+}
+
+function sameBounds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
