@@ -65,7 +65,7 @@ export function createCloneRepository(deps: ActivityDeps) {
       const ref = input.commitSha ?? (run.ref || run.default_branch);
       const url = run.source_url ?? '';
       await workspaces.release(syncId);
-      const reuse = await prepareReuse(pool, deps, {
+      const pendingReuse = await prepareReuse(pool, deps, {
         syncId,
         sourceId,
         config: run.config_snapshot,
@@ -81,7 +81,7 @@ export function createCloneRepository(deps: ActivityDeps) {
         // The source's kept clone on this worker, brought to the new commit (git-cache.ts); a fresh one otherwise.
         const cache = await acquireCache(deps, sourceId, syncId);
         const kept = cache
-          ? await updateCachedCheckout({ ...request, ...cache, previousCommit: reuse.plan.previousCommit })
+          ? await updateCachedCheckout({ ...request, ...cache, previousCommit: pendingReuse.previous.previousCommit })
           : null;
         if (cache && kept) {
           workspaces.cacheReady(sourceId);
@@ -119,6 +119,7 @@ export function createCloneRepository(deps: ActivityDeps) {
         );
       }
       const tree = engine.openTree(dir, { includePaths: includePaths(run.config_snapshot) });
+      const reuse = await pendingReuse.context;
       const reusable = reuse.plan.reusable;
       const plan = batchPlan(tree.files, (p) => (unchanged?.has(p) === true ? reusable.get(p) : undefined));
       const bounds = await recordReuse(pool, syncId, reuse, plan.bounds);

@@ -18,10 +18,12 @@ import type { ActivityDeps } from './deps.ts';
 import {
   analysisKey,
   edgeMap,
+  findPreviousSync,
   incrementalEnabled,
   loadEdges,
   loadReusePlan,
   staleSummaries,
+  type PreviousSync,
   type ReusePlan,
 } from './reuse.ts';
 
@@ -49,23 +51,36 @@ async function ledger(db: Queryable, syncId: string): Promise<ReuseLedger | null
   return r.rows[0]?.result ?? null;
 }
 
-/** Loads the plan of a run (a resumed clone compares with the sync its run's first clone recorded). */
+/** A run's comparison as the clone step needs it: the previous sync at once, its files while the clone runs. */
+export interface PendingReuse {
+  /** The previous completed sync and the commit it read (the kept clone fetches from there). */
+  previous: PreviousSync;
+  /** The whole plan: loading the previous sync's files (~60 ms for CPython) overlaps the git commands. */
+  context: Promise<ReuseContext>;
+}
+
+/** Starts loading the plan of a run (a resumed clone compares with the sync its run's first clone recorded). */
 export async function prepareReuse(
   pool: Pool,
   deps: Pick<ActivityDeps, 'settings' | 'embeddings'>,
   o: { syncId: string; sourceId: string; config: Record<string, unknown>; embeddingsOn: boolean },
-): Promise<ReuseContext> {
+): Promise<PendingReuse> {
   const key = analysisKey({ maxFileBytes: deps.settings.maxFileBytes, embeddingIdentity: deps.embeddings.identity });
   const recorded = await ledger(pool, o.syncId);
-  const plan = await loadReusePlan(pool, {
+  const previous = await findPreviousSync(pool, {
     syncId: o.syncId,
     sourceId: o.sourceId,
-    key,
     incremental: incrementalEnabled(o.config),
-    embeddingsOn: o.embeddingsOn,
     ...(recorded ? { previousSyncId: recorded.previous_sync_id } : {}),
   });
-  return { key, plan, recorded };
+  const context = loadReusePlan(pool, { key, embeddingsOn: o.embeddingsOn }, previous).then((plan) => ({
+    key,
+    plan,
+    recorded,
+  }));
+  // The caller awaits it after the clone; a clone that fails first leaves it unawaited, not unhandled.
+  context.catch(() => undefined);
+  return { previous, context };
 }
 
 /**

@@ -102,21 +102,26 @@ interface PreviousRow {
   description_generated_at: Date | null;
 }
 
-export async function loadReusePlan(
+/** The sync a run compares with: the source's previous completed sync and the commit it read. */
+export interface PreviousSync {
+  previousSyncId: string | null;
+  previousCommit: string | null;
+  fullReason?: 'disabled' | 'no_previous_sync';
+}
+
+export async function findPreviousSync(
   db: Queryable,
   o: {
     syncId: string;
     sourceId: string;
-    key: string;
     incremental: boolean;
-    embeddingsOn: boolean;
     /** The sync an earlier attempt of this run compared with (step ledger), when there was one. */
     previousSyncId?: string | null;
   },
-): Promise<ReusePlan> {
-  const empty = { previousSyncId: null, previousCommit: null, reusable: new Map(), previousHashes: new Map() };
-  if (!o.incremental) return { ...empty, fullReason: 'disabled' };
-  if (o.previousSyncId === null) return { ...empty, fullReason: 'no_previous_sync' };
+): Promise<PreviousSync> {
+  const none = { previousSyncId: null, previousCommit: null };
+  if (!o.incremental) return { ...none, fullReason: 'disabled' };
+  if (o.previousSyncId === null) return { ...none, fullReason: 'no_previous_sync' };
   const prev = await db.query<{ id: string; commit: string | null }>(
     o.previousSyncId === undefined
       ? `SELECT id, stats ->> 'commit_sha' AS commit FROM sync_runs
@@ -126,8 +131,26 @@ export async function loadReusePlan(
     [o.sourceId, o.syncId, ...(o.previousSyncId === undefined ? [] : [o.previousSyncId])],
   );
   const previousSyncId = prev.rows[0]?.id ?? null;
-  if (!previousSyncId) return { ...empty, fullReason: 'no_previous_sync' };
-  const previousCommit = prev.rows[0]?.commit || null;
+  if (!previousSyncId) return { ...none, fullReason: 'no_previous_sync' };
+  return { previousSyncId, previousCommit: prev.rows[0]?.commit || null };
+}
+
+/** The files of the previous sync that may be reused (`key`: this worker's analysis key). */
+export async function loadReusePlan(
+  db: Queryable,
+  o: { key: string; embeddingsOn: boolean },
+  previous: PreviousSync,
+): Promise<ReusePlan> {
+  const { previousSyncId, previousCommit } = previous;
+  if (!previousSyncId) {
+    return {
+      previousSyncId: null,
+      previousCommit: null,
+      reusable: new Map(),
+      previousHashes: new Map(),
+      ...(previous.fullReason ? { fullReason: previous.fullReason } : {}),
+    };
+  }
   const rows = await db.query<PreviousRow>(
     `SELECT s.file_path, s.content_id, c.content_hash, c.analysis_key, c.language, c.imports, c.name, c.type,
             c.domain, c.is_binary AS binary, coalesce(jsonb_array_length(c.symbols), 0) AS symbols, c.issues, c.embedding IS NOT NULL AS has_vector,
