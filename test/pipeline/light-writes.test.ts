@@ -1,7 +1,7 @@
 /**
- * The writes of a light tree (nearly every file unchanged since the previous sync) run two at a time, each batch in
- * its own transaction, and the sync still equals a full sync of the same commit: the history shows the second write
- * scheduled while the first runs, and the rows, chunks, vertices and edges are those of the full sync. (The clone's
+ * The parses and writes of a light tree (nearly every file unchanged since the previous sync) run two at a time, each
+ * write in its own transaction, and the sync still equals a full sync of the same commit: the history shows the
+ * second parse and the second write scheduled while the first runs, and the rows, chunks, vertices and edges are those of the full sync. (The clone's
  * release runs beside the resolve in every sync; checked here too.)
  */
 import { after, before, describe, it } from 'node:test';
@@ -94,6 +94,12 @@ describe('writes of a light tree run two at a time', () => {
     const clone = light.steps.find((a) => a.type === 'cloneRepository')!.result as CloneResult;
     assert.equal(clone.writeConcurrency, 2);
     assert.equal(clone.batches, 2);
+    const parses = light.steps.filter((a) => a.type === 'parseBatch');
+    assert.deepEqual(
+      parses.map((p) => p.input.batch),
+      [0, 1],
+    );
+    assert.ok(parses[1]!.scheduledId < parses[0]!.completedId!, 'the second parse starts with the first');
     const writes = light.steps.filter((a) => a.type === 'writeBatch');
     assert.deepEqual(
       writes.map((w) => w.input.batch),
