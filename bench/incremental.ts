@@ -15,6 +15,7 @@
  * Needs the stack up (`bash scripts/stack.sh up`): reads .stack/env and the gateway's client secret.
  *
  *   node --import tsx bench/incremental.ts [python] [go]        (default: both)
+ *   BENCH_QUIET=1 node --import tsx bench/incremental.ts ...    (each sync waits for a quiet machine: settle())
  *
  * Corpora: CPython's standard library of the machine's python3 (every file but site-packages and __pycache__) and
  * $(go env GOROOT)/src, copied into git repositories under the temp folder at run time (never committed here).
@@ -201,6 +202,27 @@ function line(
   );
 }
 
+/**
+ * BENCH_QUIET=1: each timed sync starts once the machine is quiet — no autovacuum worker runs (every sync inserts
+ * ~10^5 graph rows, so the insert-driven vacuum of the label tables follows it) and the one-minute load average is
+ * under 0.7 — or after two minutes, saying so. The figures then compare with the issue's "quiet machine".
+ */
+const quiet = process.env.BENCH_QUIET === '1';
+async function settle(label: string): Promise<void> {
+  const t = performance.now();
+  for (;;) {
+    const r = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
+    );
+    if (r.rows[0]!.n === 0 && loadavg()[0]! < 0.7) return;
+    if (performance.now() - t > 120_000) {
+      console.log(`  (${label}: not quiet after 2 minutes: load ${load()}, autovacuum workers ${r.rows[0]!.n})`);
+      return;
+    }
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
 async function bench(name: string, src: string, skip: (p: string) => boolean, change: string): Promise<string> {
   const repo = repoOf(name, src, skip);
   const files = git(repo, 'ls-files').split('\n').length - 1;
@@ -215,6 +237,7 @@ async function bench(name: string, src: string, skip: (p: string) => boolean, ch
     });
     let size = await dbSize();
     const step = async (label: string, overrides?: Record<string, unknown>) => {
+      if (quiet) await settle(label);
       const r = await timedSync(source.id, overrides);
       const now = await dbSize();
       const l = line(label, r, now - size);
