@@ -99,6 +99,13 @@ export interface WriteBatchResult {
   symbolVertices: number;
   definesEdges: number;
   issues: number;
+  /**
+   * What the embedding steps will find to do for this batch (absent in results recorded before they were counted):
+   * files whose embedding text was recorded (analysed files), and chunks without a vector (new chunks, and those of
+   * reused contents whose vector the model host could not give before).
+   */
+  embedInputs?: number;
+  chunksToEmbed?: number;
 }
 
 export interface ResolveResult {

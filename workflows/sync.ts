@@ -5,7 +5,8 @@
  *   beginSync → cloneRepository → for each batch of 500 files: parseBatch, writeBatch (the parse runs up to two
  *   batches ahead: parses i+1 and i+2 overlap the write of batch i; the writes of a tree of mostly unchanged files
  *   run two at a time) → releaseWorkspace beside resolveDependencies →
- *   embedFiles → embedChunks → finalizeSync (or endSync on failure and cancellation)
+ *   embedFiles → embedChunks (left out when the writes left nothing to embed) → finalizeSync (or endSync on failure
+ *   and cancellation)
  *
  * cloneRepository runs on any worker and answers that worker's own task queue; parseBatch, writeBatch and
  * releaseWorkspace go to that queue, because the clone and the parsed batches live on that worker. When it dies
@@ -41,6 +42,7 @@ import {
 import type {
   BeginSyncResult,
   CloneResult,
+  EmbedResult,
   PhaseDurations,
   SyncActivitySettings,
   SyncIds,
@@ -109,6 +111,8 @@ const PARSE_AHEAD_PATCH = 'parse-two-batches-ahead';
 
 /** Workflows started before the clone's release ran beside the resolve replay the release awaited first. */
 const RELEASE_BESIDE_RESOLVE_PATCH = 'release-beside-resolve';
+/** Workflows started before idle embedding steps were left out replay them. */
+const IDLE_EMBED_PATCH = 'skip-idle-embedding-steps';
 /** Workflows started before the writes of a light tree could run together replay one write at a time. */
 const CONCURRENT_WRITES_PATCH = 'light-tree-writes-together';
 
@@ -129,7 +133,7 @@ function stepOptions(s: SyncActivitySettings): ActivityOptions {
   };
 }
 
-function emptyTotals(): Omit<WriteBatchResult, 'issues'> {
+function emptyTotals(): Omit<WriteBatchResult, 'issues' | 'embedInputs' | 'chunksToEmbed'> {
   return { files: 0, binaryFiles: 0, chunks: 0, symbols: 0, fileVertices: 0, symbolVertices: 0, definesEdges: 0 };
 }
 
@@ -170,6 +174,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     const durations: PhaseDurations = {};
     const totals = emptyTotals();
     const written = new Set<number>();
+    const toEmbed = { known: true, files: 0, chunks: 0 };
     let releasing: Promise<void> = Promise.resolve();
     let commitSha: string | null = null;
     let clones = 0;
@@ -223,6 +228,12 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         `write batch ${batch + 1}/${clone.batches}: file records, chunks, vertices, edges`,
       ).writeBatch({ ...ids, batch });
       for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
+      // A result recorded by a worker that did not count them leaves the embedding steps to find out.
+      if (r.embedInputs === undefined || r.chunksToEmbed === undefined) toEmbed.known = false;
+      else {
+        toEmbed.files += r.embedInputs;
+        toEmbed.chunks += r.chunksToEmbed;
+      }
       written.add(batch);
       setPhase('parsing', totals.files, clone.files);
     }
@@ -356,14 +367,25 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     await releasing;
 
     const embed = { ...ids, embeddings: begin.embeddings };
-    t = Date.now();
-    setPhase('embedding_summaries', 0, totals.files);
-    const files = await step(`embed ${count(totals.files)} files`).embedFiles(embed);
-    if (!files.skipped) durations.embedding_summaries = Date.now() - t;
-    t = Date.now();
-    setPhase('embedding_chunks', 0, totals.chunks);
-    const chunks = await step(`embed ${count(totals.chunks)} chunks`).embedChunks(embed);
-    if (!chunks.skipped) durations.embedding_chunks = Date.now() - t;
+    let files: EmbedResult;
+    let chunks: EmbedResult;
+    if (begin.embeddings && toEmbed.known && toEmbed.files === 0 && toEmbed.chunks === 0 && patched(IDLE_EMBED_PATCH)) {
+      // Every file and chunk of the sync already has its vector (a re-sync of unchanged files): the two embedding
+      // steps would find nothing to do; what they would report is known (every chunk embedded, no file text sent).
+      files = { embedded: 0, failed: 0, skipped: false };
+      chunks = { embedded: totals.chunks, failed: 0, skipped: false };
+      durations.embedding_summaries = 0;
+      durations.embedding_chunks = 0;
+    } else {
+      t = Date.now();
+      setPhase('embedding_summaries', 0, totals.files);
+      files = await step(`embed ${count(totals.files)} files`).embedFiles(embed);
+      if (!files.skipped) durations.embedding_summaries = Date.now() - t;
+      t = Date.now();
+      setPhase('embedding_chunks', 0, totals.chunks);
+      chunks = await step(`embed ${count(totals.chunks)} chunks`).embedChunks(embed);
+      if (!chunks.skipped) durations.embedding_chunks = Date.now() - t;
+    }
 
     return {
       commit_sha: commitSha ?? '',

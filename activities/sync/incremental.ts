@@ -136,22 +136,25 @@ export function reusedGraph(
   binaryFiles: number;
   symbols: number;
   chunks: number;
+  chunksWithoutVector: number;
 } {
   const out = { depending: [] as DependingFile[], issues: [] as EngineIssue[] };
   let binaryFiles = 0;
   let symbols = 0;
   let chunks = 0;
+  let chunksWithoutVector = 0;
   for (const f of files) {
     if (!ids.has(f.file_path)) continue;
     const p = ctx.plan.reusable.get(f.file_path)!;
     if (p.binary) binaryFiles++;
     symbols += p.symbols;
     chunks += p.chunks;
+    chunksWithoutVector += p.chunksWithoutVector;
     // The file's own analysis issues, as a full sync records them, then those of resolving it again.
     out.issues.push(...p.issues, ...f.issues);
     if (f.dependencies.length > 0) out.depending.push({ file_path: f.file_path, dependencies: f.dependencies });
   }
-  return { ...out, binaryFiles, symbols, chunks };
+  return { ...out, binaryFiles, symbols, chunks, chunksWithoutVector };
 }
 
 /** Paths and content hashes of a sync's files. */

@@ -29,6 +29,8 @@ export interface PreviousFile extends ReusableFile {
   symbols: number;
   issues: EngineIssue[];
   chunks: number;
+  /** Its chunks that have no vector (the model host failed them before): embedChunks embeds them in this sync. */
+  chunksWithoutVector: number;
   description: string | null;
   descriptionGeneratedAt: string | null;
 }
@@ -98,6 +100,7 @@ interface PreviousRow {
   issues: EngineIssue[];
   has_vector: boolean;
   chunks: number;
+  chunks_without_vector: number;
   description: string | null;
   description_generated_at: Date | null;
 }
@@ -155,6 +158,8 @@ export async function loadReusePlan(
     `SELECT s.file_path, s.content_id, c.content_hash, c.analysis_key, c.language, c.imports, c.name, c.type,
             c.domain, c.is_binary AS binary, coalesce(jsonb_array_length(c.symbols), 0) AS symbols, c.issues, c.embedding IS NOT NULL AS has_vector,
             (SELECT count(*)::int FROM file_content_chunks k WHERE k.content_id = c.id) AS chunks,
+            (SELECT count(*)::int FROM file_content_chunks k
+              WHERE k.content_id = c.id AND k.embedding IS NULL) AS chunks_without_vector,
             s.description, s.description_generated_at
        FROM sync_files s JOIN file_contents c ON c.id = s.content_id
       WHERE s.sync_id = $1`,
@@ -179,6 +184,7 @@ export async function loadReusePlan(
       symbols: r.symbols,
       issues: r.issues,
       chunks: r.chunks,
+      chunksWithoutVector: r.chunks_without_vector,
       description: r.description,
       descriptionGeneratedAt: r.description_generated_at ? r.description_generated_at.toISOString() : null,
     });

@@ -87,6 +87,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           if (embeddingsOn && f.embedding_text) embedInputs.push([fileId, f.embedding_text]);
         }
         let reusedChunks = 0;
+        let reusedWithoutVector = 0;
         let copied: ReusedGraphResult = { vertexByPath: new Map(), symbolVertices: 0, definesEdges: 0 };
         if (ws.reuse) {
           const r = reusedGraph(ws.reuse, reused, carried.ids);
@@ -96,6 +97,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           binaryFiles += r.binaryFiles;
           symbols += r.symbols;
           reusedChunks = r.chunks;
+          reusedWithoutVector = r.chunksWithoutVector;
           // Their File and Symbol vertices and defines edges: written inside the database from the stored rows.
           if (carried.ids.size > 0) copied = await writeReusedGraph(tx, { syncId, sourceId }, carried.ids, labels);
         }
@@ -113,6 +115,9 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           symbolVertices: g.symbolVertices + copied.symbolVertices,
           definesEdges: g.definesEdges + copied.definesEdges,
           issues: issues.length,
+          // With embeddings off nothing is embedded (the steps return at once).
+          embedInputs: embedInputs.length,
+          chunksToEmbed: embeddingsOn ? c.written + reusedWithoutVector : 0,
         };
         hb.check();
         // Last: the issue cap's trigger locks the run's row until the commit.
@@ -120,7 +125,8 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
         await recordStep(client, syncId, step, result, {
           files: [...g.vertexByPath, ...copied.vertexByPath],
           dependencies,
-          embed_inputs: embedInputs,
+          // Absent when empty: finalizeSync then has no ledger row to rewrite.
+          ...(embedInputs.length > 0 ? { embed_inputs: embedInputs } : {}),
         });
         return result;
       });
