@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRepo, generatedFiles, type TestRepo } from '../support/git-repos.ts';
+import { addCommit, createRepo, generatedFiles, type TestRepo } from '../support/git-repos.ts';
+import { syncSnapshot } from '../support/sync-snapshot.ts';
 import {
   createHarness,
   getRun,
@@ -110,5 +111,60 @@ describe('worker crash in each phase', () => {
         assert.ok(retried, `an activity was retried after the crash in ${phase}`);
       }
     }
+  });
+
+  it('a light re-sync killed while its two writes run completes equal to a full sync of the commit', async () => {
+    const sourceId = await insertSource(h.db.pool, { url: repo.dir, name: 'light-crash' });
+    const first = await insertPendingSync(h.db.pool, sourceId);
+    assert.equal((await (await startSync(h, sourceId, first)).result()).status, 'completed');
+    addCommit(repo, { 'src/m3.ts': 'export function f3(x: number): number {\n  return x;\n}\n' });
+    const syncId = await insertPendingSync(h.db.pool, sourceId);
+    // Both writes do their work and then wait to record their ledger rows, which this transaction already holds
+    // (uncommitted): the worker dies with two writes in flight.
+    const blocker = await h.db.pool.connect();
+    let handle: Awaited<ReturnType<typeof startSync>>;
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(
+        `INSERT INTO sync_steps (sync_id, step, result) VALUES ($1, 'write 0000', '{}'), ($1, 'write 0001', '{}')`,
+        [syncId],
+      );
+      handle = await startSync(h, sourceId, syncId);
+      // Both writes waiting at once: they ran side by side (a light tree of 1,201 files is two batches).
+      await waitFor(
+        async () => {
+          const w = await h.db.pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO sync_steps%'`,
+          );
+          return w.rows[0]!.n === 2 ? true : undefined;
+        },
+        60_000,
+        20,
+      );
+      await worker!.kill('SIGKILL');
+      worker = await startWorkerProcess(env);
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    const result = await handle.result();
+    assert.equal(result.status, 'completed', JSON.stringify(result));
+    const events = (await handle.fetchHistory()).events ?? [];
+    const clones = events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'cloneRepository',
+    );
+    assert.equal(clones.length, 2, 'cloned again after the worker holding the clone died');
+
+    const full = await insertSource(h.db.pool, {
+      url: repo.dir,
+      name: 'light-crash-full',
+      config: { incremental: false },
+    });
+    const reference = await insertPendingSync(h.db.pool, full);
+    assert.equal((await (await startSync(h, full, reference)).result()).status, 'completed');
+    assert.deepEqual(await syncCounts(h.db.pool, syncId), await syncCounts(h.db.pool, reference));
+    const [x, y] = [await syncSnapshot(h.db.pool, syncId), await syncSnapshot(h.db.pool, reference)];
+    for (const key of Object.keys(x) as Array<keyof typeof x>) assert.deepEqual(x[key], y[key], `${key} differ`);
   });
 });
