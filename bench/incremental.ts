@@ -204,22 +204,32 @@ function line(
 
 /**
  * BENCH_QUIET=1: each timed sync starts once the machine is quiet — no autovacuum worker runs (every sync inserts
- * ~10^5 graph rows, so the insert-driven vacuum of the label tables follows it) and the one-minute load average is
- * under 0.7 — or after two minutes, saying so. The figures then compare with the issue's "quiet machine".
+ * ~10^5 graph rows, so the insert-driven vacuum of the label tables follows it) and the CPUs were at least 90 % idle
+ * over the last two seconds (/proc/stat; the load average lags by minutes) — or after five minutes, saying so. The
+ * figures then compare with the issue's "quiet machine".
  */
 const quiet = process.env.BENCH_QUIET === '1';
+function cpuTimes(): { idle: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { idle: f[3]! + f[4]!, total: f.reduce((a, b) => a + b, 0) };
+}
 async function settle(label: string): Promise<void> {
   const t = performance.now();
   for (;;) {
+    const a = cpuTimes();
+    await new Promise((res) => setTimeout(res, 2000));
+    const b = cpuTimes();
+    const idle = (b.idle - a.idle) / Math.max(1, b.total - a.total);
     const r = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
     );
-    if (r.rows[0]!.n === 0 && loadavg()[0]! < 0.7) return;
-    if (performance.now() - t > 120_000) {
-      console.log(`  (${label}: not quiet after 2 minutes: load ${load()}, autovacuum workers ${r.rows[0]!.n})`);
+    if (r.rows[0]!.n === 0 && idle >= 0.9) return;
+    if (performance.now() - t > 300_000) {
+      console.log(
+        `  (${label}: not quiet after 5 minutes: idle ${(idle * 100).toFixed(0)} %, autovacuum workers ${r.rows[0]!.n})`,
+      );
       return;
     }
-    await new Promise((res) => setTimeout(res, 1000));
   }
 }
 
