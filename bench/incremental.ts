@@ -15,7 +15,7 @@
  * Needs the stack up (`bash scripts/stack.sh up`): reads .stack/env and the gateway's client secret.
  *
  *   node --import tsx bench/incremental.ts [python] [go]        (default: both)
- *   BENCH_QUIET=1 node --import tsx bench/incremental.ts ...    (each sync waits for a quiet machine: settle())
+ *   BENCH_QUIET=1 node --import tsx bench/incremental.ts ...    (each sync waits for a quiet machine)
  *
  * Corpora: CPython's standard library of the machine's python3 (every file but site-packages and __pycache__) and
  * $(go env GOROOT)/src, copied into git repositories under the temp folder at run time (never committed here).
@@ -24,44 +24,10 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { clientCredentialsToken, type BenchToken } from './support/token.ts';
+import { api, gateway, root, stackPool } from './support/gateway.ts';
+import { settle } from './support/quiet.ts';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
-const stackEnv = Object.fromEntries(
-  readFileSync(join(root, '.stack/env'), 'utf8')
-    .split('\n')
-    .filter((l) => l.includes('='))
-    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-) as Record<string, string>;
-const env = (k: string, d: string) => process.env[k] ?? stackEnv[k] ?? d;
-const gateway = env('GATEWAY_URL', 'http://127.0.0.1:8080');
-const idp = env('KEYCLOAK_URL', 'http://127.0.0.1:8180');
-const realm = env('KEYCLOAK_REALM', 'service');
-const pool = new pg.Pool({
-  connectionString: env('DATABASE_URL', 'postgresql://postgres@127.0.0.1:55432/ckg'),
-  max: 2,
-});
-
-let token: BenchToken | undefined;
-async function auth(): Promise<Record<string, string>> {
-  if (!token || token.exp - Date.now() < 30_000) {
-    token = await clientCredentialsToken(`${idp}/realms/${realm}/protocol/openid-connect/token`, join(root, '.stack'));
-  }
-  return { authorization: `Bearer ${token.token}`, 'content-type': 'application/json' };
-}
-
-async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${gateway}${path}`, {
-    method,
-    headers: await auth(),
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
+const pool = stackPool();
 
 function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['-C', dir, ...args], {
@@ -202,36 +168,8 @@ function line(
   );
 }
 
-/**
- * BENCH_QUIET=1: each timed sync starts once the machine is quiet — no autovacuum worker runs (every sync inserts
- * ~10^5 graph rows, so the insert-driven vacuum of the label tables follows it) and the CPUs were at least 90 % idle
- * over the last two seconds (/proc/stat; the load average lags by minutes) — or after five minutes, saying so. The
- * figures then compare with the issue's "quiet machine".
- */
+/** BENCH_QUIET=1: each timed sync starts on a quiet machine (support/quiet.ts), or after five minutes, saying so. */
 const quiet = process.env.BENCH_QUIET === '1';
-function cpuTimes(): { idle: number; total: number } {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return { idle: f[3]! + f[4]!, total: f.reduce((a, b) => a + b, 0) };
-}
-async function settle(label: string): Promise<void> {
-  const t = performance.now();
-  for (;;) {
-    const a = cpuTimes();
-    await new Promise((res) => setTimeout(res, 2000));
-    const b = cpuTimes();
-    const idle = (b.idle - a.idle) / Math.max(1, b.total - a.total);
-    const r = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
-    );
-    if (r.rows[0]!.n === 0 && idle >= 0.9) return;
-    if (performance.now() - t > 300_000) {
-      console.log(
-        `  (${label}: not quiet after 5 minutes: idle ${(idle * 100).toFixed(0)} %, autovacuum workers ${r.rows[0]!.n})`,
-      );
-      return;
-    }
-  }
-}
 
 async function bench(name: string, src: string, skip: (p: string) => boolean, change: string): Promise<string> {
   const repo = repoOf(name, src, skip);
@@ -247,7 +185,8 @@ async function bench(name: string, src: string, skip: (p: string) => boolean, ch
     });
     let size = await dbSize();
     const step = async (label: string, overrides?: Record<string, unknown>) => {
-      if (quiet) await settle(label);
+      const noisy = quiet ? await settle(pool) : null;
+      if (noisy) console.log(`  (${label}: ${noisy})`);
       const r = await timedSync(source.id, overrides);
       const now = await dbSize();
       const l = line(label, r, now - size);
