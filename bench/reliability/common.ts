@@ -9,14 +9,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPool } from '../../lib/db.ts';
 import { clientCredentialsToken } from '../support/token.ts';
+import { stackEnv } from '../support/gateway.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const stackEnv = Object.fromEntries(
-  readFileSync(join(ROOT, '.stack/env'), 'utf8')
-    .split('\n')
-    .filter((l) => l.includes('='))
-    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-) as Record<string, string>;
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 export const URLS = {

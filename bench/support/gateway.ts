@@ -10,7 +10,8 @@ import pg from 'pg';
 import { clientCredentialsToken, type BenchToken } from './token.ts';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
-const stackEnv = Object.fromEntries(
+/** The stack's `.stack/env` (written by scripts/stack.sh) as a record. */
+export const stackEnv = Object.fromEntries(
   readFileSync(join(root, '.stack/env'), 'utf8')
     .split('\n')
     .filter((l) => l.includes('='))
