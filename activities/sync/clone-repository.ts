@@ -6,7 +6,8 @@
  *
  * A worker keeps the clone of each source it synced (git-cache.ts): the next sync of the source on that worker
  * fetches only what the new commit adds, rewrites only the files that changed, and learns from git which files the
- * previous sync read with the same bytes (reused without reading them; their batches are larger, and their writes may run two at a time: batchPlan).
+ * previous sync read with the same bytes (reused without reading them; their batches are larger, and their writes
+ * may run two at a time: batchPlan).
  *
  * `fresh` (the run's first clone) removes whatever an earlier attempt or run left (rows, graph, issues, step
  * ledger); a resumed clone keeps the steps already written and fetches the commit the run started on. A clone that

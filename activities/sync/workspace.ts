@@ -86,7 +86,7 @@ export interface BatchPlan {
  * unchanged files, built inside the database by one statement after another on one connection (one core), while
  * nothing else runs. Such a tree is cut into an even number of batches of equal cost (at least two) whose writes run
  * two at a time, each in its own transaction, so the database works on both cores: the writes of an unchanged
- * CPython tree (2,450 files, 72,000 symbols) took 1.1-1.5 s on one connection and 0.8-1.0 s as two halves side by
+ * CPython tree (2,450 files, 72,000 symbols) took 1.1-1.5 s on one connection and 0.7-1.0 s as two halves side by
  * side (docs/decisions.md, "Incremental syncs"). Any other tree keeps one write at a time (a full sync's parse threads
  * already fill the cores), with the bounds of `costBounds`.
  */
