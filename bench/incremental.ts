@@ -20,49 +20,16 @@
  * Corpora: CPython's standard library of the machine's python3 (every file but site-packages and __pycache__) and
  * $(go env GOROOT)/src, copied into git repositories under the temp folder at run time (never committed here).
  */
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { api, gateway, root, stackPool } from './support/gateway.ts';
+import { CORPORA, corpusRepo, git } from './support/corpus.ts';
+import { api, gateway, root, stackPool, syncThroughGateway, type GatewayRun } from './support/gateway.ts';
 import { settle } from './support/quiet.ts';
 
 const pool = stackPool();
 
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', dir, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'bench',
-      GIT_AUTHOR_EMAIL: 'b@x',
-      GIT_COMMITTER_NAME: 'bench',
-      GIT_COMMITTER_EMAIL: 'b@x',
-    },
-  });
-}
-
-function repoOf(name: string, src: string, skip: (p: string) => boolean): string {
-  const dir = mkdtempSync(join(tmpdir(), `ckg-bench-incr-${name}-`));
-  cpSync(src, dir, { recursive: true, verbatimSymlinks: true, filter: (p) => !skip(p) });
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'add', '-A', '-f');
-  git(dir, 'commit', '-q', '-m', 'snapshot');
-  return dir;
-}
-
-interface Run {
-  id: string;
-  status: string;
-  stats: {
-    files?: number;
-    chunks?: number;
-    incremental?: Record<string, number | string | boolean | null>;
-    durations_ms?: Record<string, number>;
-    embeddings?: Record<string, unknown>;
-  };
-}
+type Run = GatewayRun;
 
 /** utime + stime of a process and of its waited-for children (git), in seconds. */
 function cpuOf(pid: number): number {
@@ -120,26 +87,8 @@ async function timedSync(
   overrides?: Record<string, unknown>,
 ): Promise<{ ms: number; run: Run; cpu: { worker: number; db: number }; steps: string }> {
   const meter = await cpuMeter();
-  const t = performance.now();
-  const created = await api<Run>('POST', '/api/syncs', {
-    source_id: sourceId,
-    triggered_by: 'bench',
-    ...(overrides ? { config_overrides: overrides } : {}),
-  });
-  for (;;) {
-    // A refused or reset poll (a busy machine) is polled again.
-    const run = await api<Run>('GET', `/api/syncs/${created.id}`).catch(() => null);
-    if (!run) {
-      await new Promise((r) => setTimeout(r, 250));
-      continue;
-    }
-    if (['completed', 'failed', 'cancelled'].includes(run.status)) {
-      const ms = performance.now() - t;
-      if (run.status !== 'completed') throw new Error(`sync ${run.id} ended ${run.status}`);
-      return { ms, run, cpu: await meter(), steps: await timeline(run.id) };
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const { ms, run } = await syncThroughGateway(sourceId, overrides);
+  return { ms, run, cpu: await meter(), steps: await timeline(run.id) };
 }
 
 const load = () =>
@@ -171,10 +120,11 @@ function line(
 /** BENCH_QUIET=1: each timed sync starts on a quiet machine (support/quiet.ts), or after five minutes, saying so. */
 const quiet = process.env.BENCH_QUIET === '1';
 
-async function bench(name: string, src: string, skip: (p: string) => boolean, change: string): Promise<string> {
-  const repo = repoOf(name, src, skip);
+async function bench(name: 'python' | 'go', change: string): Promise<string> {
+  const corpus = CORPORA[name]();
+  const repo = corpusRepo(`ckg-bench-incr-${name}`, corpus);
   const files = git(repo, 'ls-files').split('\n').length - 1;
-  const out: string[] = [`${name}: ${files} files (${src})`];
+  const out: string[] = [`${name}: ${files} files (${corpus.src})`];
   console.log(out[0]);
   try {
     const source = await api<{ id: string }>('POST', '/api/sources', {
@@ -217,23 +167,7 @@ const want = (n: string) => which.length === 0 || which.includes(n);
 const report: string[] = [
   `incremental re-sync through ${gateway}, ${new Date().toISOString()}, load at start ${load()}`,
 ];
-if (want('python')) {
-  const stdlib = execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], {
-    encoding: 'utf8',
-  }).trim();
-  if (!existsSync(stdlib)) throw new Error(`no CPython standard library at ${stdlib}`);
-  report.push(
-    await bench(
-      'python',
-      stdlib,
-      (p) => /\/(site-packages|__pycache__|config-[^/]*)(\/|$)/.test(p) || p.endsWith('.pyc'),
-      'json/decoder.py',
-    ),
-  );
-}
-if (want('go')) {
-  const goroot = execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
-  report.push(await bench('go', join(goroot, 'src'), () => false, 'strings/strings.go'));
-}
+if (want('python')) report.push(await bench('python', 'json/decoder.py'));
+if (want('go')) report.push(await bench('go', 'strings/strings.go'));
 console.log('\n' + report.join('\n'));
 await pool.end();

@@ -11,13 +11,12 @@
  * Every timed sync waits for a quiet machine (support/quiet.ts) unless --no-quiet. --timeline prints each activity's
  * scheduled, started and completed times from the workflow's history (the workflow id is the source id).
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { api, env, root, stackPool } from './support/gateway.ts';
+import { CORPORA, corpusRepo } from './support/corpus.ts';
+import { api, env, root, stackPool, syncThroughGateway } from './support/gateway.ts';
 import { settle } from './support/quiet.ts';
 
 const { values: args } = parseArgs({
@@ -28,63 +27,17 @@ const { values: args } = parseArgs({
     'no-quiet': { type: 'boolean', default: false },
   },
 });
-const corpora: Record<string, () => { src: string; skip: (p: string) => boolean }> = {
-  python: () => ({
-    src: execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], {
-      encoding: 'utf8',
-    }).trim(),
-    skip: (p) => /\/(site-packages|__pycache__|config-[^/]*)(\/|$)/.test(p) || p.endsWith('.pyc'),
-  }),
-  go: () => ({
-    src: join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src'),
-    skip: () => false,
-  }),
-};
-const corpus = corpora[args.corpus];
-if (!corpus) throw new Error(`--corpus: one of ${Object.keys(corpora).join(', ')}`);
-
-interface Run {
-  id: string;
-  status: string;
-  stats: { durations_ms?: Record<string, number>; incremental?: Record<string, unknown> };
-}
+if (args.corpus !== 'python' && args.corpus !== 'go') throw new Error('--corpus: python or go');
+const name: 'python' | 'go' = args.corpus;
 
 const pool = stackPool();
 const statePath = join(root, '.stack/bench-resync.json');
 const state = (existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : {}) as Record<string, string>;
 
-async function sync(sourceId: string): Promise<{ ms: number; run: Run }> {
-  const t = performance.now();
-  const created = await api<Run>('POST', '/api/syncs', { source_id: sourceId, triggered_by: 'bench' });
-  for (;;) {
-    const run = await api<Run>('GET', `/api/syncs/${created.id}`).catch(() => null);
-    if (run && ['completed', 'failed', 'cancelled'].includes(run.status)) {
-      if (run.status !== 'completed') throw new Error(`sync ${run.id} ended ${run.status}`);
-      return { ms: performance.now() - t, run };
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function sourceOf(name: string): Promise<string> {
+async function sourceOf(name: 'python' | 'go'): Promise<string> {
   const known = state[name];
   if (known && (await api<{ id: string }>('GET', `/api/sources/${known}`).catch(() => null))) return known;
-  const { src, skip } = corpus!();
-  const dir = mkdtempSync(join(tmpdir(), `ckg-bench-resync-${name}-`));
-  cpSync(src, dir, { recursive: true, verbatimSymlinks: true, filter: (p) => !skip(p) });
-  const git = (...a: string[]) =>
-    execFileSync('git', ['-C', dir, ...a], {
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'b',
-        GIT_AUTHOR_EMAIL: 'b@x',
-        GIT_COMMITTER_NAME: 'b',
-        GIT_COMMITTER_EMAIL: 'b@x',
-      },
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A', '-f');
-  git('commit', '-q', '-m', 'snapshot');
+  const dir = corpusRepo(`ckg-bench-resync-${name}`, CORPORA[name]());
   const source = await api<{ id: string }>('POST', '/api/sources', {
     owner: 'bench',
     name: `resync-${name}`,
@@ -93,7 +46,7 @@ async function sourceOf(name: string): Promise<string> {
   });
   state[name] = source.id;
   writeFileSync(statePath, JSON.stringify(state));
-  const first = await sync(source.id);
+  const first = await syncThroughGateway(source.id);
   console.log(`${name}: registered ${source.id} (${dir}), first sync ${(first.ms / 1000).toFixed(2)} s (not timed)`);
   return source.id;
 }
@@ -123,14 +76,14 @@ async function timeline(client: Client, sourceId: string): Promise<string[]> {
   return out;
 }
 
-const sourceId = await sourceOf(args.corpus);
+const sourceId = await sourceOf(name);
 const client = args.timeline
   ? new Client({ connection: await Connection.connect({ address: env('TEMPORAL_ADDRESS', '127.0.0.1:7233') }) })
   : null;
 const times: number[] = [];
 for (let i = 0; i < Number(args.syncs); i++) {
   const noisy = args['no-quiet'] ? null : await settle(pool);
-  const { ms, run } = await sync(sourceId);
+  const { ms, run } = await syncThroughGateway(sourceId);
   times.push(ms);
   const inc = run.stats.incremental ?? {};
   console.log(

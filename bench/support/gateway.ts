@@ -45,3 +45,44 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return JSON.parse(text) as T;
 }
+
+export interface GatewayRun {
+  id: string;
+  status: string;
+  stats: {
+    files?: number;
+    chunks?: number;
+    incremental?: Record<string, number | string | boolean | null>;
+    durations_ms?: Record<string, number>;
+    embeddings?: Record<string, unknown>;
+  };
+}
+
+/**
+ * Starts a sync through the gateway and polls it (every 25 ms) until it ends; the wall time runs from the POST to the
+ * poll that saw it end. A refused or reset poll (a busy machine) is polled again; a sync that does not complete throws.
+ */
+export async function syncThroughGateway(
+  sourceId: string,
+  overrides?: Record<string, unknown>,
+): Promise<{ ms: number; run: GatewayRun }> {
+  const t = performance.now();
+  const created = await api<GatewayRun>('POST', '/api/syncs', {
+    source_id: sourceId,
+    triggered_by: 'bench',
+    ...(overrides ? { config_overrides: overrides } : {}),
+  });
+  for (;;) {
+    const run = await api<GatewayRun>('GET', `/api/syncs/${created.id}`).catch(() => null);
+    if (!run) {
+      await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
+    if (['completed', 'failed', 'cancelled'].includes(run.status)) {
+      const ms = performance.now() - t;
+      if (run.status !== 'completed') throw new Error(`sync ${run.id} ended ${run.status}`);
+      return { ms, run };
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
