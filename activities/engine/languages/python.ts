@@ -45,7 +45,7 @@ function roots(repo: RepoIndex, from: string): string[] {
   return [...out];
 }
 
-function resolve(ref: ImportRef, from: string, repo: RepoIndex): string[] {
+function resolveUncached(ref: ImportRef, from: string, repo: RepoIndex): string[] {
   let module = ref.spec;
   let name: string | null = null;
   if (ref.kind === 'from') {
@@ -79,6 +79,23 @@ function resolve(ref: ImportRef, from: string, repo: RepoIndex): string[] {
     if (base === '' && dots > 0 && repo.files.has('__init__.py')) return ['__init__.py'];
   }
   return [];
+}
+
+/**
+ * What an import resolves to depends on the importing file only through its directory (relative imports start
+ * there; `roots` depends on it alone), so resolutions are remembered per tree index and (directory, import): the
+ * files of one directory import much the same modules (CPython's Lib/test: ~700 files), and a re-sync resolves the
+ * imports of every unchanged file again.
+ */
+const resolved = new WeakMap<RepoIndex, Map<string, readonly string[]>>();
+
+function resolve(ref: ImportRef, from: string, repo: RepoIndex): string[] {
+  let memo = resolved.get(repo);
+  if (!memo) resolved.set(repo, (memo = new Map<string, readonly string[]>()));
+  const key = `${dirname(from)}\0${ref.kind ?? ''}\0${ref.spec}`;
+  let hit = memo.get(key);
+  if (!hit) memo.set(key, (hit = resolveUncached(ref, from, repo)));
+  return [...hit];
 }
 
 export const python: LanguagePlugin = {
