@@ -76,6 +76,7 @@ export function createCloneRepository(deps: ActivityDeps) {
       let dir = workspaces.dirFor(syncId);
       let unchanged: ReadonlySet<string> | undefined;
       let cached = false;
+      let rewritten = true;
       try {
         const token = await loadAccessToken(pool, sourceId);
         const request = { url, ref, token, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal };
@@ -88,6 +89,7 @@ export function createCloneRepository(deps: ActivityDeps) {
           workspaces.cacheReady(sourceId);
           dir = cache.dir;
           cached = true;
+          rewritten = kept.rewritten;
           unchanged = kept.unchanged ?? undefined;
           head = { ...kept, skipped: [] };
         } else {
@@ -119,7 +121,15 @@ export function createCloneRepository(deps: ActivityDeps) {
           })),
         );
       }
-      const tree = engine.openTree(dir, { includePaths: includePaths(run.config_snapshot) });
+      // The kept clone's walk is reused when its files were not rewritten since (same commit, same walk options).
+      const walk = { includePaths: includePaths(run.config_snapshot) };
+      const treeKey = `${head.commitSha}\0${JSON.stringify(walk.includePaths ?? [])}`;
+      let tree = cached && !rewritten ? workspaces.keptTree(sourceId, treeKey) : undefined;
+      const walked = !tree;
+      if (!tree) {
+        tree = engine.openTree(dir, walk);
+        if (cached) workspaces.keepTree(sourceId, treeKey, tree);
+      }
       const reuse = await pendingReuse.context;
       const reusable = reuse.plan.reusable;
       const plan = batchPlan(tree.files, (p) => (unchanged?.has(p) === true ? reusable.get(p) : undefined));
@@ -150,6 +160,7 @@ export function createCloneRepository(deps: ActivityDeps) {
         host_queue: workspaces.hostQueue,
         resumed: !input.fresh,
         kept_clone: cached,
+        walked,
         known_unchanged: unchanged?.size ?? null,
         ms: Date.now() - t,
       });

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
@@ -16,6 +16,31 @@ function objects(dir: string): number {
   const out = execFileSync('git', ['-C', dir, 'count-objects', '-v'], { encoding: 'utf8' });
   const n = (k: string) => Number(new RegExp(`^${k}: (\\d+)$`, 'm').exec(out)![1]);
   return n('count') + n('in-pack');
+}
+
+/**
+ * Runs `fn` with a `git` first on PATH that records its subcommand (the argument after `-C <dir>`, or after `-c k=v`)
+ * before running the real one.
+ */
+async function countingGit<T>(fn: () => Promise<T>): Promise<{ commands: string[]; result: T }> {
+  const bin = mkdtempSync(join(tmpdir(), 'ckg-git-'));
+  const log = join(bin, 'log');
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(
+    join(bin, 'git'),
+    `#!/bin/sh\nfor a in "$@"; do case "$prev" in -C|-c) prev=;; *) case "$a" in -C|-c) prev=$a;; *) echo "$a" >> '${log}'; break;; esac;; esac; done\nexec '${real}' "$@"\n`,
+  );
+  chmodSync(join(bin, 'git'), 0o755);
+  const path = process.env.PATH;
+  process.env.PATH = `${bin}:${path}`;
+  try {
+    const result = await fn();
+    const commands = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+    return { commands, result };
+  } finally {
+    process.env.PATH = path;
+    rmSync(bin, { recursive: true, force: true });
+  }
 }
 
 describe('the kept clone of a source', () => {
@@ -90,6 +115,33 @@ describe('the kept clone of a source', () => {
     assert.equal(since?.unchanged?.size, 40 - 2 + 1);
   });
 
+  it('a re-sync of the commit the clone holds runs one git command, the fetch, and rewrites nothing', async () => {
+    await update(repo.head);
+    const calls = await countingGit(() => update(repo.head));
+    assert.deepEqual(calls.commands, ['fetch']);
+    assert.equal(calls.result?.commitSha, repo.head);
+    assert.equal(calls.result?.rewritten, false);
+    assert.equal(calls.result?.unchanged?.size, 42);
+    // The same commit read by an older sync: git still names what changed since that sync's commit.
+    const older = execFileSync('git', ['-C', repo.dir, 'rev-parse', 'HEAD~1'], { encoding: 'utf8' }).trim();
+    const since = await countingGit(() => update(older));
+    assert.deepEqual(since.commands, ['fetch', 'diff-tree']);
+    assert.equal(since.result?.unchanged?.size, 40 - 2 + 1);
+    // A clone whose HEAD no longer names the commit (moved by hand) is brought back by a checkout.
+    execFileSync('git', ['-C', dir, 'checkout', '-q', '--detach', older]);
+    const moved = await countingGit(() => update(repo.head));
+    assert.deepEqual(moved.commands, ['fetch', 'log', 'ls-tree', 'checkout']);
+    assert.equal(moved.result?.rewritten, true);
+    assert.equal(readFileSync(join(dir, 'pkg/f0.ts'), 'utf8'), 'export const v0 = 100;\n');
+    // The next commit: asked of git again, whatever was remembered.
+    addCommit(repo, { 'pkg/f2.ts': 'export const v2 = 200;\n' });
+    const next = await countingGit(() => update(moved.result!.commitSha));
+    assert.deepEqual(next.commands, ['fetch', 'log', 'update-ref', 'ls-tree', 'checkout', 'diff-tree']);
+    assert.equal(next.result?.commitSha, repo.head);
+    assert.ok(next.result?.unchanged && !next.result.unchanged.has('pkg/f2.ts'));
+    assert.equal(readFileSync(join(dir, 'pkg/f2.ts'), 'utf8'), 'export const v2 = 200;\n');
+  });
+
   it('nothing is known unchanged when a .gitattributes changed or the previous commit is not in the clone', async () => {
     const previous = repo.head;
     addCommit(repo, { '.gitattributes': '*.md diff=markdown\n' });
@@ -112,9 +164,15 @@ describe('kept clones in a worker', () => {
       await ws.release('sync-a');
       const b = ws.acquireCache('src-1', 'sync-b');
       assert.deepEqual(b, { dir: a.dir, reset: false }, 'kept after a clean update');
-      // sync-b's update fails: the half-updated clone is not kept.
+      // The walk of the clone is kept with it, under its key (commit and walk options).
+      const tree = { root: a.dir, files: [], issues: [], repo: {} };
+      ws.keepTree('src-1', 'c1', tree);
+      assert.equal(ws.keptTree('src-1', 'c1'), tree);
+      assert.equal(ws.keptTree('src-1', 'c2'), undefined, 'another commit or other walk options');
+      // sync-b's update fails: the half-updated clone is not kept, nor its walk.
       await ws.release('sync-b');
       assert.equal(ws.acquireCache('src-1', 'sync-c')?.reset, true);
+      assert.equal(ws.keptTree('src-1', 'c1'), undefined);
       await ws.release('sync-c');
       // Beyond the limit the least recently used clone goes.
       for (const s of ['src-2', 'src-3']) {
