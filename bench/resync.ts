@@ -60,7 +60,13 @@ async function timeline(client: Client, sourceId: string): Promise<string[]> {
   const out: string[] = [];
   for (const e of events) {
     const s = e.activityTaskScheduledEventAttributes;
-    if (s) steps.set(Number(e.eventId), { name: s.activityType!.name!, scheduled: at(e) - t0 });
+    if (s) {
+      // A batch step names its batch (its input's `batch`).
+      const data = s.input?.payloads?.[0]?.data;
+      const batch = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { batch?: number }).batch : undefined;
+      const name = s.activityType!.name! + (batch === undefined ? '' : ` ${batch}`);
+      steps.set(Number(e.eventId), { name, scheduled: at(e) - t0 });
+    }
     const st = e.activityTaskStartedEventAttributes;
     if (st) steps.get(Number(st.scheduledEventId))!.started = at(e) - t0;
     const d = e.activityTaskCompletedEventAttributes;
