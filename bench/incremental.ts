@@ -23,7 +23,7 @@
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { CORPORA, corpusRepo, git } from './support/corpus.ts';
+import { CHANGED_FILE, CORPORA, corpusRepo, git } from './support/corpus.ts';
 import { api, gateway, root, stackPool, syncThroughGateway, type GatewayRun } from './support/gateway.ts';
 import { settle } from './support/quiet.ts';
 
@@ -167,7 +167,7 @@ const want = (n: string) => which.length === 0 || which.includes(n);
 const report: string[] = [
   `incremental re-sync through ${gateway}, ${new Date().toISOString()}, load at start ${load()}`,
 ];
-if (want('python')) report.push(await bench('python', 'json/decoder.py'));
-if (want('go')) report.push(await bench('go', 'strings/strings.go'));
+if (want('python')) report.push(await bench('python', CHANGED_FILE.python));
+if (want('go')) report.push(await bench('go', CHANGED_FILE.go));
 console.log('\n' + report.join('\n'));
 await pool.end();

@@ -5,17 +5,19 @@
  * clone and the database's state are those of a source synced many times a day, and two checkouts' workers can be
  * compared in alternating blocks on the same source.
  *
- *   node --import tsx bench/resync.ts [--corpus python|go] [--syncs N] [--timeline] [--no-quiet]
+ *   node --import tsx bench/resync.ts [--corpus python|go] [--syncs N] [--timeline] [--no-quiet] [--change]
  *
  * The first run copies the corpus into a git repository under the temp folder and syncs it once in full (not timed).
  * Every timed sync waits for a quiet machine (support/quiet.ts) unless --no-quiet. --timeline prints each activity's
  * scheduled, started and completed times from the workflow's history (the workflow id is the source id).
+ * --change commits a change to one file (the one bench/incremental.ts changes) before each timed sync: issue 12's
+ * "one changed file" figure.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { CORPORA, corpusRepo } from './support/corpus.ts';
+import { CHANGED_FILE, CORPORA, corpusRepo, git } from './support/corpus.ts';
 import { api, env, root, stackPool, syncThroughGateway } from './support/gateway.ts';
 import { settle } from './support/quiet.ts';
 
@@ -25,6 +27,7 @@ const { values: args } = parseArgs({
     syncs: { type: 'string', default: '5' },
     timeline: { type: 'boolean', default: false },
     'no-quiet': { type: 'boolean', default: false },
+    change: { type: 'boolean', default: false },
   },
 });
 if (args.corpus !== 'python' && args.corpus !== 'go') throw new Error('--corpus: python or go');
@@ -87,7 +90,12 @@ const client = args.timeline
   ? new Client({ connection: await Connection.connect({ address: env('TEMPORAL_ADDRESS', '127.0.0.1:7233') }) })
   : null;
 const times: number[] = [];
+const repo = args.change ? (await api<{ url: string }>('GET', `/api/sources/${sourceId}`)).url : null;
 for (let i = 0; i < Number(args.syncs); i++) {
+  if (repo) {
+    appendFileSync(join(repo, CHANGED_FILE[name]), `\n${name === 'go' ? '//' : '#'} changed by bench/resync.ts\n`);
+    git(repo, 'commit', '-q', '-am', 'one file changed');
+  }
   const noisy = args['no-quiet'] ? null : await settle(pool);
   const { ms, run } = await syncThroughGateway(sourceId);
   times.push(ms);

@@ -27,6 +27,9 @@ export const CORPORA: Record<'python' | 'go', () => Corpus> = {
   }),
 };
 
+/** The file the benchmarks' "one changed file" commits change in each corpus. */
+export const CHANGED_FILE: Record<'python' | 'go', string> = { python: 'json/decoder.py', go: 'strings/strings.go' };
+
 /** git in `dir` with a fixed author, for the benchmarks' own commits. */
 export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['-C', dir, ...args], {
