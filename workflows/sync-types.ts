@@ -78,6 +78,12 @@ export interface CloneResult {
    * the database's work alone (activities/sync/workspace.ts batchPlan).
    */
   writeConcurrency?: number;
+  /**
+   * How the worker came by the tree's walk (files and import index): `walked` (the tree was walked), `kept` (the kept
+   * clone's walk of the same commit), `refreshed` (the kept clone's walk with the sizes of the files whose content
+   * alone changed read again). Shown to operators; the workflow does not read it.
+   */
+  walk?: 'walked' | 'kept' | 'refreshed';
 }
 
 export interface BatchInput extends SyncIds {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type {
   AnalyzeOptions,
@@ -105,6 +106,26 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return { root, files, issues, repo };
   }
 
+  function refreshTree(tree: Tree, changed: ReadonlySet<string>): Tree | null {
+    if (closed) throw new Error('engine is closed');
+    const repo = tree.repo as RepoIndex;
+    for (const p of changed) if (repo.configFiles.has(p)) return null;
+    const files: DiscoveredFile[] = [];
+    for (const f of tree.files) {
+      // A symlinked file is recorded with its target's path and size; its target may be one of the changed files.
+      if (!changed.has(f.path) && f.absolute.endsWith(`/${f.path}`)) {
+        files.push(f);
+        continue;
+      }
+      try {
+        files.push({ ...f, size: statSync(f.absolute).size });
+      } catch {
+        return null;
+      }
+    }
+    return { root: tree.root, files, issues: tree.issues, repo };
+  }
+
   async function* analyzeFiles(
     tree: Tree,
     files: readonly DiscoveredFile[],
@@ -181,6 +202,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   return {
     openTree,
+    refreshTree,
     analyzeFiles,
     analyzeTree,
     async close() {

@@ -170,6 +170,12 @@ export interface Tree {
 export interface Engine {
   /** Walks the tree and indexes it for import resolution (synchronous, on the calling thread). */
   openTree(root: string, options?: TreeOptions): Tree;
+  /**
+   * The walk of `tree` after only the content of `changed` files changed on disk (no file added, removed, renamed or
+   * retyped): the same files and index, their sizes read again (and those of symlinked files). Null when the index
+   * read one of them (a go.mod, package.json, ...) or a file cannot be read: walk again with openTree.
+   */
+  refreshTree(tree: Tree, changed: ReadonlySet<string>): Tree | null;
   /** Streams one analysis per given file of the tree (imports resolved against the whole tree). */
   analyzeFiles(tree: Tree, files: readonly DiscoveredFile[], options?: ParseOptions): AsyncIterable<FileAnalysis>;
   /** Streams one analysis per recorded file; order is not guaranteed. Never throws for a bad file. */

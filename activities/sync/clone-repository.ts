@@ -77,6 +77,7 @@ export function createCloneRepository(deps: ActivityDeps) {
       let unchanged: ReadonlySet<string> | undefined;
       let cached = false;
       let rewritten = true;
+      let edits: { since: string; paths: ReadonlySet<string> } | undefined;
       try {
         const token = await loadAccessToken(pool, sourceId);
         const request = { url, ref, token, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal };
@@ -90,6 +91,7 @@ export function createCloneRepository(deps: ActivityDeps) {
           dir = cache.dir;
           cached = true;
           rewritten = kept.rewritten;
+          edits = kept.edits;
           unchanged = kept.unchanged ?? undefined;
           head = { ...kept, skipped: [] };
         } else {
@@ -121,15 +123,19 @@ export function createCloneRepository(deps: ActivityDeps) {
           })),
         );
       }
-      // The kept clone's walk is reused when its files were not rewritten since (same commit, same walk options).
+      // The kept clone's walk is reused when its files were not rewritten since (same commit, same walk options), and
+      // refreshed when the checkout only edited files' contents since the walk's commit (engine.refreshTree).
       const walk = { includePaths: includePaths(run.config_snapshot) };
-      const treeKey = `${head.commitSha}\0${JSON.stringify(walk.includePaths ?? [])}`;
-      let tree = cached && !rewritten ? workspaces.keptTree(sourceId, treeKey) : undefined;
-      const walked = !tree;
-      if (!tree) {
-        tree = engine.openTree(dir, walk);
-        if (cached) workspaces.keepTree(sourceId, treeKey, tree);
+      const walkKey = (commit: string) => `${commit}\0${JSON.stringify(walk.includePaths ?? [])}`;
+      let tree = cached && !rewritten ? workspaces.keptTree(sourceId, walkKey(head.commitSha)) : undefined;
+      let walked: NonNullable<CloneResult['walk']> = tree ? 'kept' : 'walked';
+      if (!tree && cached && edits) {
+        const before = workspaces.keptTree(sourceId, walkKey(edits.since));
+        tree = (before && engine.refreshTree(before, edits.paths)) || undefined;
+        if (tree) walked = 'refreshed';
       }
+      if (!tree) tree = engine.openTree(dir, walk);
+      if (cached) workspaces.keepTree(sourceId, walkKey(head.commitSha), tree);
       const reuse = await pendingReuse.context;
       const reusable = reuse.plan.reusable;
       const plan = batchPlan(tree.files, (p) => (unchanged?.has(p) === true ? reusable.get(p) : undefined));
@@ -171,6 +177,7 @@ export function createCloneRepository(deps: ActivityDeps) {
         files: tree.files.length,
         batches: bounds.length - 1,
         bounds,
+        walk: walked,
         // A resumed clone keeps the run's recorded bounds; their writes run two at a time only if they are the plan's.
         ...(plan.writeConcurrency > 1 && sameBounds(bounds, plan.bounds)
           ? { writeConcurrency: plan.writeConcurrency }

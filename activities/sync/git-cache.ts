@@ -32,6 +32,11 @@ export interface CachedCheckout {
   unchanged: Set<string> | null;
   /** False when the clone's files were already those of the commit (no checkout ran, the folder was not new). */
   rewritten: boolean;
+  /**
+   * When every change since the previous commit (`since`) is an edit of a regular file's content: the edited paths
+   * (the tree has the same paths as at `since`, so its walk can be refreshed instead of redone).
+   */
+  edits?: { since: string; paths: ReadonlySet<string> };
 }
 
 /** The ref that records the last commit fetched into the cache (offered as "have" by the next fetch). */
@@ -116,15 +121,23 @@ function unchangedFiles(entries: readonly TreeEntry[], changed: ReadonlySet<stri
   return unchanged;
 }
 
-/** Paths named by `git diff-tree -r -z --raw --no-renames` output (":m m o o S\0path\0" per entry). */
-export function changedPaths(raw: Buffer): Set<string> {
+/**
+ * Paths named by `git diff-tree -r -z --raw --no-renames` output (":m m o o S\0path\0" per entry), and whether every
+ * change is an edit of a regular file's content (status M, the same mode before and after): the tree then has the
+ * same paths as before.
+ */
+export function changedPaths(raw: Buffer): { paths: Set<string>; contentOnly: boolean } {
   const parts = raw.toString('utf8').split('\0');
-  const out = new Set<string>();
+  const paths = new Set<string>();
+  let contentOnly = true;
   for (let i = 0; i + 1 < parts.length; i += 2) {
-    if (!parts[i]!.startsWith(':')) break;
-    out.add(parts[i + 1]!);
+    const meta = parts[i]!;
+    if (!meta.startsWith(':')) break;
+    paths.add(parts[i + 1]!);
+    const [from, to, , , status] = meta.slice(1).split(' ');
+    if (status !== 'M' || from !== to || (to !== '100644' && to !== '100755')) contentOnly = false;
   }
-  return out;
+  return { paths, contentOnly };
 }
 
 /**
@@ -156,8 +169,12 @@ export async function updateCachedCheckout(
     refCommit(dir, 'HEAD') === last.commitSha &&
     refCommit(dir, 'refs/ckg/synced') === last.commitSha
   ) {
-    const unchanged = await changedSince(last.commitSha, last.entries);
-    return { commitSha: last.commitSha, commitAt: last.commitAt, unchanged, rewritten };
+    return {
+      commitSha: last.commitSha,
+      commitAt: last.commitAt,
+      rewritten,
+      ...(await since(last.commitSha, last.entries)),
+    };
   }
   const out = await run(['-C', dir, 'log', '-1', '--format=%H%x00%cI', 'FETCH_HEAD']);
   const [commitSha, commitAt] = out.trim().split('\0');
@@ -173,22 +190,31 @@ export async function updateCachedCheckout(
     await run(['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', '-f', '--detach', commitSha]);
   }
   remember(dir, { commitSha, commitAt, entries });
-  return { commitSha, commitAt, unchanged: await changedSince(commitSha, entries), rewritten };
+  return { commitSha, commitAt, rewritten, ...(await since(commitSha, entries)) };
 
-  async function changedSince(commitSha: string, entries: readonly TreeEntry[]): Promise<Set<string> | null> {
-    if (!req.previousCommit || !/^[0-9a-f]{40,64}$/.test(req.previousCommit)) return null;
-    let changed = new Set<string>();
+  /** What changed since the previous sync's commit: the files known unchanged, and the edits when only contents changed. */
+  async function since(
+    commitSha: string,
+    entries: readonly TreeEntry[],
+  ): Promise<Pick<CachedCheckout, 'unchanged' | 'edits'>> {
+    const previous = req.previousCommit;
+    if (!previous || !/^[0-9a-f]{40,64}$/.test(previous)) return { unchanged: null };
+    let changed: ReturnType<typeof changedPaths> = { paths: new Set(), contentOnly: true };
     try {
-      if (req.previousCommit !== commitSha) {
+      if (previous !== commitSha) {
         changed = changedPaths(
-          await bytes(['-C', dir, 'diff-tree', '-r', '-z', '--raw', '--no-renames', req.previousCommit, commitSha]),
+          await bytes(['-C', dir, 'diff-tree', '-r', '-z', '--raw', '--no-renames', previous, commitSha]),
         );
       }
     } catch {
-      return null; // the cache does not hold the previous commit
+      return { unchanged: null }; // the cache does not hold the previous commit
     }
     // Attributes (eol, filters) change the bytes a checkout writes for a blob that did not change.
-    for (const p of changed) if (p === '.gitattributes' || p.endsWith('/.gitattributes')) return null;
-    return unchangedFiles(entries, changed);
+    for (const p of changed.paths)
+      if (p === '.gitattributes' || p.endsWith('/.gitattributes')) return { unchanged: null };
+    return {
+      unchanged: unchangedFiles(entries, changed.paths),
+      ...(changed.contentOnly ? { edits: { since: previous, paths: changed.paths } } : {}),
+    };
   }
 }

@@ -97,6 +97,7 @@ describe('the kept clone of a source', () => {
     assert.ok(!next.unchanged.has('src/link.ts'));
     assert.ok(next.unchanged.has('pkg/f2.ts') && next.unchanged.has('README.md'));
     assert.equal(next.unchanged.size, 40 - 2 + 1);
+    assert.equal(next.edits, undefined, 'files were added and removed: the walk is redone');
   });
 
   it('the same commit again: every regular file is known unchanged and the checkout is whole', async () => {
@@ -139,6 +140,8 @@ describe('the kept clone of a source', () => {
     assert.deepEqual(next.commands, ['fetch', 'log', 'update-ref', 'ls-tree', 'checkout', 'diff-tree']);
     assert.equal(next.result?.commitSha, repo.head);
     assert.ok(next.result?.unchanged && !next.result.unchanged.has('pkg/f2.ts'));
+    // Only a file's content changed: the edit is named, so the clone's walk can be refreshed rather than redone.
+    assert.deepEqual(next.result.edits, { since: moved.result.commitSha, paths: new Set(['pkg/f2.ts']) });
     assert.equal(readFileSync(join(dir, 'pkg/f2.ts'), 'utf8'), 'export const v2 = 200;\n');
   });
 

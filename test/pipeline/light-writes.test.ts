@@ -85,6 +85,7 @@ describe('writes of a light tree run two at a time', () => {
     const firstClone = first.steps.find((a) => a.type === 'cloneRepository')!.result as CloneResult;
     assert.equal(firstClone.writeConcurrency, undefined, 'a full sync writes one batch at a time');
     assert.equal(firstClone.batches, 3);
+    assert.equal(firstClone.walk, 'walked');
 
     addCommit(repo, {
       'src/m7.ts':
@@ -94,6 +95,7 @@ describe('writes of a light tree run two at a time', () => {
     const clone = light.steps.find((a) => a.type === 'cloneRepository')!.result as CloneResult;
     assert.equal(clone.writeConcurrency, 2);
     assert.equal(clone.batches, 2);
+    assert.equal(clone.walk, 'refreshed', "only a file's content changed: the kept clone's walk is refreshed");
     const parses = light.steps.filter((a) => a.type === 'parseBatch');
     assert.deepEqual(
       parses.map((p) => p.input.batch),
@@ -125,5 +127,11 @@ describe('writes of a light tree run two at a time', () => {
     assert.equal(x.files.length, 1200);
     // Three symbols in each generated file but the changed one (two), which no longer imports its predecessor.
     assert.deepEqual([x.defines.length, x.dependsOn.length], [3 * 1199 + 2, 1198]);
+
+    // The same commit again: the kept clone's walk serves as it is, and the sync is the same again.
+    const again = await sync(incremental);
+    assert.equal((again.steps.find((a) => a.type === 'cloneRepository')!.result as CloneResult).walk, 'kept');
+    const z = await syncSnapshot(h.db.pool, again.syncId);
+    for (const key of Object.keys(x) as Array<keyof typeof x>) assert.deepEqual(z[key], x[key], `${key} differ`);
   });
 });

@@ -37,6 +37,11 @@ export interface RepoIndex {
   packages: ReadonlyMap<string, PackageJsonInfo>;
   /** package.json `name` → its directory (workspace packages of a monorepo). */
   packageDirs: ReadonlyMap<string, string>;
+  /**
+   * Every file whose content the index read (go.mod, tsconfig, package.json, composer.json, Cargo.toml, PHP heads):
+   * a tree whose other files change only in content keeps this index (Engine.refreshTree).
+   */
+  configFiles: ReadonlySet<string>;
 }
 
 export interface PackageJsonInfo {
@@ -153,7 +158,9 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
     same.push(d);
   }
 
+  const configFiles = new Set<string>();
   const read = (p: string): string | null => {
+    configFiles.add(p);
     try {
       return readFileSync(joinFs(root, p), 'utf8');
     } catch (err) {
@@ -240,7 +247,10 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
   }
   goModules.sort((a, b) => b.module.length - a.module.length);
   tsconfigs.sort((a, b) => b.dir.length - a.dir.length);
-  finishComposerIndex(composer, files, (p) => readHead(joinFs(root, p), PHP_HEAD_BYTES));
+  finishComposerIndex(composer, files, (p) => {
+    configFiles.add(p);
+    return readHead(joinFs(root, p), PHP_HEAD_BYTES);
+  });
   return {
     files,
     dirs,
@@ -254,5 +264,6 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
     packages,
     packageDirs,
     pythonProjects: [...pythonProjects].sort((a, b) => b.length - a.length || (a < b ? -1 : 1)),
+    configFiles,
   };
 }
