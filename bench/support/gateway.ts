@@ -62,8 +62,8 @@ export interface GatewayRun {
 /**
  * Starts a sync through the gateway and follows it on the event stream, as the spec's clients do: the stream is opened
  * (live, no catch-up) before the POST, and the wall time runs from the POST to the `sync_lifecycle` frame that says
- * the sync ended. The run is then read once for its stats. A sync that does not complete throws; a stream that breaks
- * or stays silent falls back to polling the run every 100 ms.
+ * the sync ended. The run is then read once for its stats. A sync that does not complete throws; a stream that ends
+ * (a broken connection) falls back to polling the run every 100 ms.
  *
  * Until the seventh session this polled the run every 25 ms: ~80 requests per CPython re-sync, whose gateway and graph
  * component work (~0.3 CPU-s) competed for the machine's two cores with the sync being timed.
