@@ -74,7 +74,7 @@ export default tseslint.config(
               message: 'Workflow code must not import I/O or worker-side modules.',
             },
             {
-              group: ['../activities/*', '../activities/**', '../lib/*'],
+              group: ['../activities/*', '../activities/**', '../engine/*', '../engine/**', '../lib/*'],
               allowTypeImports: true,
               message: 'Import activities and shared code as types only from workflows.',
             },

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createEngine, pluginById } from '../activities/engine/index.ts';
-import type { FileAnalysis } from '../activities/engine/index.ts';
-import { loadLanguage, parseText } from '../activities/engine/parse.ts';
+import { createEngine, pluginById } from '../engine/index.ts';
+import type { FileAnalysis } from '../engine/index.ts';
+import { loadLanguage, parseText } from '../engine/parse.ts';
 import { copyInto, corpora, listCorpus } from '../test/engine/corpora.ts';
 import type { Corpus } from '../test/engine/corpora.ts';
 

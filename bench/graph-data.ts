@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from '../lib/db.ts';
 import { chunkSearchVector } from '../lib/search-vector.ts';
-import type { ChunkInfo, Dependency, FileAnalysis, SymbolInfo } from '../activities/engine/types.ts';
+import type { ChunkInfo, Dependency, FileAnalysis, SymbolInfo } from '../engine/types.ts';
 import { setFileEmbeddings, writeChunks, writeFileRecords, writeGraph } from '../activities/store/index.ts';
 
 export interface BenchShape {

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createPool } from '../lib/db.ts';
 import { chunkSearchVector } from '../lib/search-vector.ts';
 import { migrate } from '../schema/migrate.ts';
-import type { FileAnalysis } from '../activities/engine/types.ts';
+import type { FileAnalysis } from '../engine/types.ts';
 import { writeChunks, writeFileRecords, writeGraph } from '../activities/store/index.ts';
 
 const FILES = Number(process.env.BENCH_FILES ?? 10_000);

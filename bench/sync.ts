@@ -29,7 +29,7 @@ import { testEnv } from '../test/support/env.ts';
 import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../workflows/sync-contract.ts';
 import type { syncWorkflow } from '../workflows/sync.ts';
 import type { SyncStats } from '../workflows/sync-types.ts';
-import { chunkEmbeddingInput } from '../activities/engine/index.ts';
+import { chunkEmbeddingInput } from '../engine/index.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import type { Pool } from '../lib/db.ts';
 import { snapshotOf } from './support/snapshot.ts';

@@ -20,8 +20,8 @@ import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createEngine } from '../activities/engine/index.ts';
-import type { FileAnalysis } from '../activities/engine/types.ts';
+import { createEngine } from '../engine/index.ts';
+import type { FileAnalysis } from '../engine/types.ts';
 import {
   loadGraphLabels,
   writeChunks,

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities, Workspaces, type ActivityDeps } from '../activities/index.ts';
-import { createEngine } from '../activities/engine/index.ts';
+import { createEngine } from '../engine/index.ts';
 import { createPool } from '../lib/db.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import type { Logger } from '../lib/log.ts';

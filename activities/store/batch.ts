@@ -2,7 +2,7 @@
  * Batched writes with a per-row fallback: rows go to the database 500 at a time; when a batch fails, its rows are
  * retried one by one so a single bad row becomes an issue and the rest are written.
  */
-import type { EngineIssue } from '../engine/types.ts';
+import type { EngineIssue } from '../../engine/types.ts';
 
 /** Rows per statement for every graph and row write (spec limit: graph write batch of 500). */
 export const WRITE_BATCH = 500;

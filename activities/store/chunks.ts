@@ -9,7 +9,7 @@
 import type { Queryable } from '../../lib/db.ts';
 import { textArray } from '../../lib/pg-binary.ts';
 import { searchVectorArray } from '../../lib/search-vector.ts';
-import type { ChunkInfo, EngineIssue } from '../engine/types.ts';
+import type { ChunkInfo, EngineIssue } from '../../engine/types.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 
 export interface FileChunks {

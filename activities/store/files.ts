@@ -1,6 +1,6 @@
 /** File records of analysed files: their shared contents and the sync's rows. Idempotent by (sync_id, file_path). */
 import type { Queryable } from '../../lib/db.ts';
-import type { EngineIssue, FileAnalysis } from '../engine/types.ts';
+import type { EngineIssue, FileAnalysis } from '../../engine/types.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 
 export interface FileWriteContext {

@@ -14,7 +14,7 @@
  * every File vertex exists. `writeGraph` does both for a whole sync.
  */
 import type { Queryable } from '../../lib/db.ts';
-import type { Dependency, EngineIssue, SymbolInfo } from '../engine/types.ts';
+import type { Dependency, EngineIssue, SymbolInfo } from '../../engine/types.ts';
 import { textArray } from '../../lib/pg-binary.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 

@@ -1,6 +1,6 @@
 /** Sync issues. The database caps them at 1000 per sync (trigger sync_issues_cap); extra ones are counted, not kept. */
 import type { Queryable } from '../../lib/db.ts';
-import type { EngineIssue } from '../engine/types.ts';
+import type { EngineIssue } from '../../engine/types.ts';
 
 /** Inserts issues in one short statement; returns how many were kept under the cap. */
 export async function recordIssues(db: Queryable, syncId: string, issues: readonly EngineIssue[]): Promise<number> {

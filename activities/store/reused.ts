@@ -4,7 +4,7 @@
  * Their graph is written from the stored rows (reused-graph.ts).
  */
 import type { Queryable } from '../../lib/db.ts';
-import type { EngineIssue } from '../engine/types.ts';
+import type { EngineIssue } from '../../engine/types.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 import type { FileWriteContext, FileWriteResult } from './files.ts';
 

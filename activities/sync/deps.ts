@@ -2,7 +2,7 @@
 import type { Pool } from '../../lib/db.ts';
 import type { EmbeddingClient } from '../../lib/embeddings.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { Engine } from '../engine/types.ts';
+import type { Engine } from '../../engine/types.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface PipelineSettings {

@@ -5,7 +5,7 @@
  * Resumable: only chunks still without a vector are embedded, and the issues of this
  * phase from an earlier attempt are replaced, so a retry ends as a clean run does.
  */
-import { chunkEmbeddingInput } from '../engine/embedding.ts';
+import { chunkEmbeddingInput } from '../../engine/embedding.ts';
 import { recordIssues, setChunkEmbeddings } from '../store/index.ts';
 import type { EmbedInput, EmbedResult, SyncIds } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';

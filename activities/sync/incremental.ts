@@ -11,7 +11,7 @@
  *   finalizeSync    → incrementalStats: reused / changed / added / removed, from the rows.
  */
 import type { Pool, Queryable } from '../../lib/db.ts';
-import type { AnalyzeOptions, Dependency, EngineIssue, ReusedFile } from '../engine/types.ts';
+import type { AnalyzeOptions, Dependency, EngineIssue, ReusedFile } from '../../engine/types.ts';
 import { dropSummaries, type DependingFile, type ReusedRow } from '../store/index.ts';
 import type { IncrementalStats } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';

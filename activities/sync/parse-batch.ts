@@ -5,14 +5,14 @@
  * to the workflow. Idempotent: a repeat parses again and replaces the batch's analyses.
  */
 import type { BatchInput, ParseBatchResult } from '../../workflows/sync-types.ts';
-import type { FileAnalysis } from '../engine/types.ts';
+import type { FileAnalysis } from '../../engine/types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
 import { batchFiles, batchStart } from './workspace.ts';
 import { reuseOptions } from './incremental.ts';
-import type { ReusedFile } from '../engine/types.ts';
+import type { ReusedFile } from '../../engine/types.ts';
 
 export function createParseBatch({ pool, engine, settings, log, workspaces }: ActivityDeps) {
   async function parseBatch(input: BatchInput): Promise<ParseBatchResult> {

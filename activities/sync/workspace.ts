@@ -15,7 +15,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { DiscoveredFile, FileAnalysis, ReusedFile, Tree } from '../engine/types.ts';
+import type { DiscoveredFile, FileAnalysis, ReusedFile, Tree } from '../../engine/types.ts';
 import type { ReuseContext } from './incremental.ts';
 import { BATCH_FILES } from '../../workflows/sync-contract.ts';
 

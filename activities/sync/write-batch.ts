@@ -9,7 +9,7 @@
  */
 import { withTransaction } from '../../lib/db.ts';
 import type { BatchInput, WriteBatchResult } from '../../workflows/sync-types.ts';
-import type { EngineIssue } from '../engine/types.ts';
+import type { EngineIssue } from '../../engine/types.ts';
 import {
   loadGraphLabels,
   recordIssues,

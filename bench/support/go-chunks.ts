@@ -8,7 +8,7 @@ import { createReadStream, createWriteStream, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createEngine } from '../../activities/engine/index.ts';
+import { createEngine } from '../../engine/index.ts';
 
 export interface Chunk {
   content: string;

@@ -10,7 +10,7 @@
  * has a File vertex, self-edges dropped; every discovered file gets a vertex), so the engine's edges are the sync's edges
  * without a database round trip. Resolvers are in bench/truth/<language>.ts; each states its build assumptions.
  */
-import { createEngine } from '../../activities/engine/index.ts';
+import { createEngine } from '../../engine/index.ts';
 import { loadavg } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import type { Truth } from './types.ts';

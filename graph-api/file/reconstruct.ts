@@ -4,7 +4,7 @@
  * leading lines of chunk N that chunk N-1 already covered (start_line <= previous end_line) are dropped. The result
  * is cut at `capBytes` (on a UTF-8 character boundary) with truncated=true.
  *
- * Same rule as activities/engine's reconstruct(); kept here with the byte cap so the read path does not load the
+ * Same rule as engine/'s reconstruct(); kept here with the byte cap so the read path does not load the
  * parse engine (tree-sitter) into the graph component.
  */
 export interface ChunkText {

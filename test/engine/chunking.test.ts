@@ -6,15 +6,15 @@ import {
   estimateTokens,
   fileEmbeddingInput,
   reconstruct,
-} from '../../activities/engine/index.ts';
-import { lineSource, lineGreedy, materialize } from '../../activities/engine/chunk/plan.ts';
-import { chunkMarkdown, chunkText } from '../../activities/engine/chunk/prose.ts';
-import { splitLines, countLines } from '../../activities/engine/text.ts';
+} from '../../engine/index.ts';
+import { lineSource, lineGreedy, materialize } from '../../engine/chunk/plan.ts';
+import { chunkMarkdown, chunkText } from '../../engine/chunk/prose.ts';
+import { splitLines, countLines } from '../../engine/text.ts';
 import type Parser from 'tree-sitter';
-import { cursorWalker, rowOf, rowStarts } from '../../activities/engine/chunk/ast.ts';
-import type { AstWalker } from '../../activities/engine/chunk/ast.ts';
-import { loadLanguage, parseText } from '../../activities/engine/parse.ts';
-import { pluginById } from '../../activities/engine/languages/registry.ts';
+import { cursorWalker, rowOf, rowStarts } from '../../engine/chunk/ast.ts';
+import type { AstWalker } from '../../engine/chunk/ast.ts';
+import { loadLanguage, parseText } from '../../engine/parse.ts';
+import { pluginById } from '../../engine/languages/registry.ts';
 
 describe('token estimate', () => {
   test('is words x 1.3 rounded up', () => {

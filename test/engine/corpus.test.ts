@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHUNK_BUDGET_TOKENS, createEngine, reconstruct } from '../../activities/engine/index.ts';
+import { CHUNK_BUDGET_TOKENS, createEngine, reconstruct } from '../../engine/index.ts';
 import { copyInto, corpora, listCorpus, sample } from './corpora.ts';
 
 const TYPES = new Set(['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service']);

@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../activities/engine/index.ts';
+import { createEngine } from '../../engine/index.ts';
 
 const DIR = fileURLToPath(new URL('../fixtures/engine/edges/', import.meta.url));
 

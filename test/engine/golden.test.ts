@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { reconstruct } from '../../activities/engine/index.ts';
+import { reconstruct } from '../../engine/index.ts';
 import { REPOS_DIR, SNAPSHOTS_DIR, fixtureRepos, serialise, snapshotOf } from './golden.ts';
 
 for (const repo of fixtureRepos()) {

@@ -4,8 +4,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../activities/engine/index.ts';
-import type { FileAnalysis } from '../../activities/engine/index.ts';
+import { createEngine } from '../../engine/index.ts';
+import type { FileAnalysis } from '../../engine/index.ts';
 
 export const REPOS_DIR = fileURLToPath(new URL('../fixtures/engine/repos/', import.meta.url));
 export const SNAPSHOTS_DIR = fileURLToPath(new URL('../fixtures/engine/snapshots/', import.meta.url));

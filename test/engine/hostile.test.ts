@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine, pluginById, reconstruct } from '../../activities/engine/index.ts';
-import { loadLanguage, parseText } from '../../activities/engine/parse.ts';
-import type { EngineIssue, FileAnalysis } from '../../activities/engine/index.ts';
+import { createEngine, pluginById, reconstruct } from '../../engine/index.ts';
+import { loadLanguage, parseText } from '../../engine/parse.ts';
+import type { EngineIssue, FileAnalysis } from '../../engine/index.ts';
 
 let root: string;
 let outside: string;

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Parser from 'tree-sitter';
-import { pluginById } from '../../activities/engine/languages/registry.ts';
-import { loadLanguage, nextWord, parseText, queryMatches } from '../../activities/engine/parse.ts';
-import type { LoadedLanguage } from '../../activities/engine/parse.ts';
+import { pluginById } from '../../engine/languages/registry.ts';
+import { loadLanguage, nextWord, parseText, queryMatches } from '../../engine/parse.ts';
+import type { LoadedLanguage } from '../../engine/parse.ts';
 import { corpora, listCorpus } from './corpora.ts';
 
 /** Each match as pattern index and its captures' names and spans: what the analysis reads of it. */

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine } from '../../activities/engine/index.ts';
-import type { FileAnalysis } from '../../activities/engine/types.ts';
+import { createEngine } from '../../engine/index.ts';
+import type { FileAnalysis } from '../../engine/types.ts';
 
 describe('refreshing the walk of a tree after content edits', () => {
   const engine = createEngine({ threads: 1 });

@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { discover } from '../../activities/engine/discover.ts';
-import type { EngineIssue } from '../../activities/engine/types.ts';
+import { discover } from '../../engine/discover.ts';
+import type { EngineIssue } from '../../engine/types.ts';
 import { checkoutRef as cloneRepository } from '../../activities/sync/git-checkout.ts';
 import { createHarness, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';
 

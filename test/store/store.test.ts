@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { chunkSearchVector, searchVectorText } from '../../lib/search-vector.ts';
-import type { FileAnalysis } from '../../activities/engine/types.ts';
+import type { FileAnalysis } from '../../engine/types.ts';
 import {
   recordIssues,
   setChunkEmbeddings,

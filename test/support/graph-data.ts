@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../lib/db.ts';
 import { chunkSearchVector } from '../../lib/search-vector.ts';
-import type { ChunkInfo, ChunkType, FileType, SymbolInfo } from '../../activities/engine/types.ts';
+import type { ChunkInfo, ChunkType, FileType, SymbolInfo } from '../../engine/types.ts';
 import { setFileEmbeddings, writeChunks, writeFileRecords, writeGraph } from '../../activities/store/index.ts';
 
 export interface FileSpec {

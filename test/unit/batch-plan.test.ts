@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BATCH_FILES, batchPlan } from '../../activities/sync/workspace.ts';
-import type { DiscoveredFile } from '../../activities/engine/types.ts';
+import type { DiscoveredFile } from '../../engine/types.ts';
 
 const tree = (n: number): DiscoveredFile[] =>
   Array.from({ length: n }, (_, i) => ({ path: `f${String(i).padStart(6, '0')}`, absolute: `/t/f${i}`, size: 1 }));

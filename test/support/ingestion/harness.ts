@@ -18,7 +18,7 @@ import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { DEFAULT_PIPELINE_SETTINGS, type PipelineSettings } from '../../../activities/index.ts';
-import { createEngine } from '../../../activities/engine/index.ts';
+import { createEngine } from '../../../engine/index.ts';
 import { EmbeddingClient } from '../../../lib/embeddings.ts';
 import { createLogger, type Logger } from '../../../lib/log.ts';
 import { createApp } from '../../../temporal/ingestion/app.ts';

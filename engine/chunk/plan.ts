@@ -1,4 +1,4 @@
-import { chunkSearchVector } from '../../../lib/search-vector.ts';
+import { chunkSearchVector } from '../../lib/search-vector.ts';
 import type { ChunkInfo, ChunkType } from '../types.ts';
 import { breadcrumb } from './breadcrumb.ts';
 import { countWords, tokensForWords } from './tokens.ts';

@@ -38,7 +38,7 @@ export interface LanguagePlugin {
   extensions: readonly string[];
   /** Interpreter names recognised in a `#!` line of an extension-less file. */
   interpreters?: readonly string[];
-  /** The query file under activities/engine/queries/. */
+  /** The query file under engine/queries/. */
   queryFile: string;
   /** Loads the tree-sitter grammar; called at most once per thread. The path selects a dialect (e.g. TSX). */
   grammar(path: string): Promise<unknown>;
