@@ -16,3 +16,12 @@ export type { RepoIndex } from './resolve/repo-index.ts';
 export { resolveImports } from './resolve/resolve.ts';
 export { PLUGINS, pluginById } from './languages/registry.ts';
 export type { ImportRef, LanguagePlugin } from './languages/plugin.ts';
+export type * from './symbols/types.ts';
+export {
+  SYMBOL_FACTS_VERSION,
+  importTargets,
+  parseSymbolRef,
+  resolveImportTargets,
+  resolveSymbolGraph,
+  symbolRef,
+} from './symbols/index.ts';

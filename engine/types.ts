@@ -26,6 +26,7 @@ export type SymbolKind = 'function' | 'class' | 'method';
 export type IssueLevel = 'info' | 'warning' | 'error';
 
 import type { ImportRef } from './languages/plugin.ts';
+import type { SymbolDefKind, SymbolFacts, SymbolKey } from './symbols/types.ts';
 
 /** A problem found while analysing; the caller records it as a sync issue. */
 export interface EngineIssue {
@@ -39,11 +40,29 @@ export interface EngineIssue {
   context?: Record<string, unknown>;
 }
 
+/**
+ * A symbol of a file: the spec's Symbol vertex (name, kind, line) plus its identity and shape for the symbol graph
+ * (issue 28; see engine/symbols/types.ts). The engine sets every field it can for each symbol it extracts; the
+ * optional ones are absent in analyses stored before the symbol graph existed, and `signature`/`doc` when the
+ * definition has none.
+ */
 export interface SymbolInfo {
   name: string;
   kind: SymbolKind;
-  /** 1-based line of the definition. */
+  /** 1-based line of the definition's name. */
   line: number;
+  /** Stable key inside the file (container chain + name + kind, overloads disambiguated): SymbolKey. */
+  key?: SymbolKey;
+  /** The finer kind (function, method, constructor, class, interface, struct, trait, enum, type, ...). */
+  symbol_kind?: SymbolDefKind;
+  /** 1-based last line of the definition. */
+  end_line?: number;
+  /** Key of the enclosing symbol in the same file; null at the top level. */
+  container?: SymbolKey | null;
+  /** The declaration's head as written (up to its body), white space collapsed, at most 240 characters. */
+  signature?: string;
+  /** The doc comment / docstring, markers stripped, at most 1,000 characters. */
+  doc?: string;
 }
 
 export interface ChunkInfo {
@@ -99,6 +118,12 @@ export interface FileAnalysis {
   imports?: ImportRef[];
   /** Imports that point outside the repository (counted, not turned into edges). */
   external_imports: number;
+  /**
+   * The file's symbol facts for the repo-wide resolver (engine/symbols/types.ts): definitions with keys, supertypes,
+   * typed bindings, call/reference sites, import bindings. A function of the content only (store per content hash).
+   * Absent for files that are not parsed code (prose, binary, oversized, minified, unparseable).
+   */
+  symbol_facts?: SymbolFacts;
   /** The file-level embedding input, already prefixed with `search_document: ` and truncated to 1400 characters. */
   embedding_text: string;
   issues: EngineIssue[];
