@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { checkSyncConfig } from '../../lib/sync-config.ts';
-import { bodyBool, bodyObject, bodyString, refuseUnknown, type Body } from '../../lib/validate.ts';
+import { bodyBool, bodyGitRef, bodyObject, bodyString, refuseUnknown, type Body } from '../../lib/validate.ts';
 import type { SourcePatch, SourceUpsert } from './queries.ts';
 
 const MAX_NAME = 200;
@@ -60,7 +60,7 @@ const EDITABLE = ['url', 'default_branch', 'config', 'enabled', 'meta', 'access_
 function editable(body: Body, into: SourcePatch): void {
   const u = url(body);
   if (u !== undefined) into.url = u;
-  const branch = bodyString(body, 'default_branch', { maxLength: MAX_NAME });
+  const branch = bodyGitRef(body, 'default_branch');
   if (branch !== undefined) into.default_branch = branch;
   const c = config(body);
   if (c !== undefined) into.config = c;
