@@ -62,7 +62,9 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
         [syncId],
       );
       const src = await tx.query<{ last_synced_at: Date }>(
-        `UPDATE sources SET last_sync_id = $2, last_synced_at = now() WHERE id = $1 RETURNING last_synced_at`,
+        `UPDATE sources SET last_sync_id = $2, last_synced_at = now()
+          WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = $2)
+          RETURNING last_synced_at`,
         [sourceId, syncId],
       );
       await writeLifecycleEvent(tx, {
@@ -73,17 +75,21 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
         triggeredBy: run.triggered_by,
         stats,
       });
-      await writeEvent(tx, {
-        type: 'source_changed',
-        sourceId,
-        syncId,
-        payload: {
-          source_id: sourceId,
-          change: 'synced',
-          last_sync_id: syncId,
-          last_synced_at: src.rows[0]?.last_synced_at.toISOString() ?? null,
-        },
-      });
+      // A pull request's sync (docs/webhooks.md) is a review snapshot: the source's last sync stays as it was.
+      const synced = src.rows[0];
+      if (synced) {
+        await writeEvent(tx, {
+          type: 'source_changed',
+          sourceId,
+          syncId,
+          payload: {
+            source_id: sourceId,
+            change: 'synced',
+            last_sync_id: syncId,
+            last_synced_at: synced.last_synced_at.toISOString(),
+          },
+        });
+      }
       return true;
     });
     if (changed) {

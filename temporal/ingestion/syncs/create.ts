@@ -20,6 +20,8 @@ export interface CreateSyncInput {
   triggeredBy: string;
   ref?: string | undefined;
   configOverrides?: Record<string, unknown> | undefined;
+  /** A pull/merge request's head (webhooks): recorded with the run, which then never becomes the source's last sync. */
+  review?: { provider: string; number: number; baseRef: string; headCommit: string | null } | undefined;
 }
 
 export async function createSync(deps: IngestionDeps, input: CreateSyncInput): Promise<SyncRunRow> {
@@ -66,6 +68,20 @@ async function createSyncOnce(deps: IngestionDeps, input: CreateSyncInput): Prom
         scheduleId: null,
       });
       if (!inserted) throw new Error('insert of a new sync run returned no row');
+      if (input.review) {
+        await tx.query(
+          `INSERT INTO pull_request_syncs (sync_id, source_id, provider, pr_number, base_ref, head_commit)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [
+            inserted.id,
+            source.id,
+            input.review.provider,
+            input.review.number,
+            input.review.baseRef,
+            input.review.headCommit,
+          ],
+        );
+      }
       return inserted;
     });
   } catch (err) {
