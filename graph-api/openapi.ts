@@ -15,7 +15,7 @@ import {
   sharedSchemas,
   uuid,
 } from '../lib/openapi.ts';
-import { SYNC_STATUSES } from '../lib/resources.ts';
+import { SYNC_STATUSES } from '../lib/sync-runs/index.ts';
 import { searchPaths, searchSchemas } from './search/openapi.ts';
 
 const ok = (description: string, schema: unknown) => ({ description, content: json(schema) });

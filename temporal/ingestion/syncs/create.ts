@@ -6,12 +6,12 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { withTransaction, isUniqueViolation } from '../../../lib/db.ts';
 import { ConflictError, FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
-import type { SyncRunRow } from '../../../lib/resources.ts';
+import type { SyncRunRow } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal, temporalUnavailable } from '../temporal-gate.ts';
 import type { SyncStartInput } from '../../../workflows/sync-contract.ts';
-import { effectiveConfig, getSource, sourceName } from '../sources.ts';
-import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX } from './rows.ts';
+import { effectiveConfig, getSource, sourceName } from '../../../lib/sources.ts';
+import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX } from '../../../lib/sync-runs/index.ts';
 import { startSyncWorkflow, waitForClose, runningWorkflow } from './workflow.ts';
 import { DEFAULT_RECONCILE_GRACE_MS, reconcileSource } from './reconcile.ts';
 

@@ -14,9 +14,9 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { withTransaction } from '../../../lib/db.ts';
-import type { SyncRunRow } from '../../../lib/resources.ts';
+import type { SyncRunRow } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from './rows.ts';
+import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from '../../../lib/sync-runs/index.ts';
 import { syncIdOf } from './workflow.ts';
 import { repairStaleSchedules } from '../schedules/repair.ts';
 
