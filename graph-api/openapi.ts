@@ -17,6 +17,7 @@ import {
 } from '../lib/openapi.ts';
 import { SYNC_STATUSES } from '../lib/sync-runs/index.ts';
 import { searchPaths, searchSchemas } from './search/openapi.ts';
+import { symbolPaths, symbolSchemas } from './symbols/openapi.ts';
 
 const ok = (description: string, schema: unknown) => ({ description, content: json(schema) });
 const nodeParam = {
@@ -275,10 +276,12 @@ export const openApiDocument = {
       },
     },
     ...searchPaths,
+    ...symbolPaths,
   },
   components: {
     schemas: {
       ...searchSchemas,
+      ...symbolSchemas,
       ...sharedSchemas,
       Source: {
         type: 'object',

@@ -89,6 +89,8 @@ export interface NeighborRow {
   symbol_id: string | null;
   kind: string | null;
   line: number | null;
+  /** A Symbol's stable key (issue 28), when it has one. */
+  key: string | null;
 }
 
 /**
@@ -113,7 +115,8 @@ const NEIGHBOR_CTES = `e AS (
             v.properties ->> '"type"'::ag_catalog.agtype AS type,
             v.properties ->> '"symbol_id"'::ag_catalog.agtype AS symbol_id,
             v.properties ->> '"kind"'::ag_catalog.agtype AS kind,
-            (v.properties ->> '"line"'::ag_catalog.agtype)::int AS line
+            (v.properties ->> '"line"'::ag_catalog.agtype)::int AS line,
+            v.properties ->> '"key"'::ag_catalog.agtype AS key
        FROM e
        JOIN service._ag_label_vertex v ON v.id = e.other
        JOIN pg_class rc ON rc.oid = e.rel
