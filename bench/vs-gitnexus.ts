@@ -13,10 +13,11 @@
  * is stopped and reported as "> timeout", and the ratio as a lower bound.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { homedir, loadavg } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { freshSnapshotOf } from './support/snapshot.ts';
+import { installGitnexus } from './support/gitnexus.ts';
 import { call, graphUrl, syncToEnd } from './support/api.ts';
 
 const args = process.argv.slice(2);
@@ -26,24 +27,6 @@ const opt = (name: string, dflt: string) => {
 };
 const src = opt('--src', join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src'));
 const timeoutMs = Number(opt('--timeout-min', '20')) * 60_000;
-const cacheDir = join(process.env.CKG_CACHE_DIR ?? join(homedir(), '.cache', 'ckg'), 'gitnexus');
-
-function installGitnexus(): string {
-  const bin = join(cacheDir, 'node_modules', '.bin', 'gitnexus');
-  if (existsSync(bin)) return bin;
-  mkdirSync(cacheDir, { recursive: true });
-  console.log(`installing gitnexus into ${cacheDir} …`);
-  execFileSync('npm', ['init', '-y'], { cwd: cacheDir, stdio: 'ignore' });
-  // Install scripts are skipped: onnxruntime-node's downloads a runtime from the internet (refused here; it serves
-  // only embeddings, which this comparison leaves off). The graph database's own script only copies its prebuilt
-  // binary from the platform package, so it is run by itself.
-  execFileSync('npm', ['i', '--no-audit', '--no-fund', '--ignore-scripts', 'gitnexus'], {
-    cwd: cacheDir,
-    stdio: 'inherit',
-  });
-  execFileSync('node', ['install.js'], { cwd: join(cacheDir, 'node_modules', '@ladybugdb', 'core'), stdio: 'inherit' });
-  return bin;
-}
 
 /** Our sync through the API: source upsert (embeddings off), POST /api/syncs, poll until final. */
 async function syncHere(repo: string): Promise<{ ms: number; detail: string }> {

@@ -7,6 +7,7 @@ source "$(dirname "$0")/stack/pg.sh"
 source "$(dirname "$0")/stack/temporal.sh"
 source "$(dirname "$0")/stack/services.sh"
 source "$(dirname "$0")/stack/browser.sh"
+source "$(dirname "$0")/stack/indexers.sh"
 
 usage() {
   cat <<USAGE
@@ -14,6 +15,7 @@ usage: scripts/stack.sh <command>
   up       start everything and run the demo
   infra    start PostgreSQL (+AGE, pgvector) and the Temporal dev server only
   down     stop everything this checkout started
+  indexers install the precise tier's SCIP indexers (scip-typescript, scip-python, scip-go, scip-java jars) into the cache
   browser  install headless Chromium (Debian's chromium package) when missing, for the explorer's browser tests
   status   show what runs
   services start what is down (infrastructure and services), without the demo (bench/reliability.ts uses it)
@@ -45,6 +47,10 @@ infra_up() {
   ensure_web_bundle
   pg_up
   temporal_up
+  # The precise tier's indexers that install in seconds from npm (scip-typescript, scip-python): the precise worker and
+  # its tests use them. scip-go (a Go build, ~2 min) comes with `up`/`services`, or `bash scripts/stack/indexers.sh go`.
+  indexers_install ts || say "indexers: scip-typescript missing; the precise step skips TypeScript/JavaScript"
+  indexers_install py || say "indexers: scip-python missing; the precise step skips Python"
   # Apply the schema now, so every component (and a person with psql) finds it.
   set -a
   source "$STATE_DIR/env"
@@ -77,6 +83,7 @@ case $cmd in
     pg_down
     ;;
   browser) ensure_chromium ;;
+  indexers) indexers_install all ;;
   status)
     pg_status
     temporal_status

@@ -6,7 +6,9 @@
 import { withTransaction, type Pool } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
 import type { Logger } from '../../lib/log.ts';
-import { PHASES, type Phase } from '../../lib/sync-runs/index.ts';
+
+export const PHASES = ['cloning', 'parsing', 'graphing', 'embedding_summaries', 'embedding_chunks', 'finalizing'];
+export type Phase = (typeof PHASES)[number];
 
 interface State {
   phase: Phase;

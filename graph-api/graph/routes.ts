@@ -3,7 +3,6 @@ import type Router from '@koa/router';
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { queryEnum, queryInt, queryString } from '../../lib/validate.ts';
 import { analysisRoutes } from '../analysis/routes.ts';
-import { prReportRoutes } from '../analysis/pr-report.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';
@@ -20,7 +19,6 @@ export function graphRoutes(router: Router, deps: GraphAppDeps): void {
   const stats = new StatsCache();
   // Impact and diff walk the same per-sync snapshots as the merged graph, from the same cache.
   analysisRoutes(router, deps, caches.snapshots);
-  prReportRoutes(router, deps, caches.snapshots);
 
   router.get('/api/graph', async (ctx) => {
     const started = performance.now();

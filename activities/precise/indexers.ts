@@ -1,0 +1,225 @@
+/**
+ * The SCIP indexers the precise tier runs, and how: one child process per language, in its own process group, with a
+ * wall limit and a memory limit (the indexer's own heap flag where it has one, and a watchdog on the group's resident
+ * memory that kills it past the limit). Paths come from the environment the stack writes (.stack/env, by
+ * scripts/stack/indexers.sh): CKG_SCIP_TYPESCRIPT, CKG_SCIP_PYTHON, CKG_SCIP_GO, CKG_SCIP_JAVA_LIB.
+ *
+ * What each one executes (docs/precise.md says it for operators):
+ * - scip-typescript (TypeScript and JavaScript): the TypeScript compiler inside Node, reading tsconfig/jsconfig and
+ *   the sources. Never the project's package manager (no workspace flags) and never its scripts. Without
+ *   dependencies installed, types from packages are unknown (their uses are external, not wrong).
+ * - scip-python: pyright inside Node; given an environment file (always: an empty one unless dependencies are allowed)
+ *   it does not run pip; pyright asks the system's python3 for its search paths. Never repository code.
+ * - scip-go: `go list` through golang.org/x/tools/go/packages, with CGO_ENABLED=0 (no C compiler, no pkg-config),
+ *   GOTOOLCHAIN=local, GOFLAGS=-mod=mod; GOPROXY=off unless dependencies are allowed (then the Go module proxy
+ *   downloads the go.mod's modules into the worker's module cache). Never `go generate`, never test binaries.
+ * - scip-java: not run by the sync (it needs the project's build, which executes build plugins).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type PreciseLanguage = 'typescript' | 'python' | 'go';
+
+/** The engine languages each indexer covers. */
+export const INDEXER_LANGUAGES: Record<PreciseLanguage, string[]> = {
+  typescript: ['typescript', 'javascript', 'tsx'],
+  python: ['python'],
+  go: ['go'],
+};
+
+export const INDEXER_NAMES: Record<PreciseLanguage, string> = {
+  typescript: 'scip-typescript',
+  python: 'scip-python',
+  go: 'scip-go',
+};
+
+export interface IndexerLimits {
+  wallMs: number;
+  memoryMb: number;
+}
+
+/** Where the installed indexers are (from the environment); a language whose indexer is missing is not offered. */
+export function installedIndexers(env: NodeJS.ProcessEnv = process.env): Partial<Record<PreciseLanguage, string>> {
+  const out: Partial<Record<PreciseLanguage, string>> = {};
+  const ts = env.CKG_SCIP_TYPESCRIPT;
+  if (ts && existsSync(ts)) out.typescript = ts;
+  const py = env.CKG_SCIP_PYTHON;
+  if (py && existsSync(py)) out.python = py;
+  const go = env.CKG_SCIP_GO;
+  if (go && existsSync(go)) out.go = go;
+  return out;
+}
+
+export interface IndexerRun {
+  ok: boolean;
+  /** Why it failed: `timeout`, `memory`, `exit N`, `signal S`, `spawn ...`. */
+  failure?: string;
+  ms: number;
+  peakRssMb: number;
+  /** The last lines the indexer wrote (stderr and stdout), for the sync issue. */
+  tail: string;
+}
+
+export interface RunOptions {
+  language: PreciseLanguage;
+  /** The indexer's executable (installedIndexers). */
+  bin: string;
+  root: string;
+  /** The index file to write. */
+  output: string;
+  /** Scratch folder of this run (environment files, module cache when none is given). */
+  scratch: string;
+  limits: IndexerLimits;
+  /** May the indexer download the project's dependencies (Go modules)? Off by default. */
+  allowDependencies: boolean;
+  /** The commit (the index's project version). */
+  version: string;
+  /** A name for the project (monikers of its own symbols). */
+  project: string;
+  /**
+   * Go: a folder kept between runs (the worker's), holding the module cache and the build cache; without it every run
+   * compiles the standard library's export data again (~40 s).
+   */
+  goCacheDir?: string;
+  signal?: AbortSignal;
+}
+
+/** Builds the command line of one indexer (exported for the docs' and the tests' sake). */
+export function indexerCommand(o: RunOptions): { cmd: string; args: string[]; env: NodeJS.ProcessEnv; cwd: string } {
+  const base: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: o.scratch,
+    TMPDIR: o.scratch,
+    LANG: 'C.UTF-8',
+  };
+  const heap = `--max-old-space-size=${Math.max(256, Math.floor(o.limits.memoryMb * 0.85))}`;
+  if (o.language === 'typescript') {
+    const args = [heap, o.bin, 'index', '--no-progress-bar', '--output', o.output];
+    const hasConfig = existsSync(join(o.root, 'tsconfig.json')) || existsSync(join(o.root, 'jsconfig.json'));
+    if (!hasConfig) args.push('--infer-tsconfig');
+    return { cmd: process.execPath, args, env: base, cwd: o.root };
+  }
+  if (o.language === 'python') {
+    const envFile = join(o.scratch, 'python-environment.json');
+    writeFileSync(envFile, '[]\n');
+    const args = [
+      heap,
+      o.bin,
+      'index',
+      '--quiet',
+      '--project-name',
+      o.project,
+      '--project-version',
+      o.version,
+      '--environment',
+      envFile,
+      '--cwd',
+      o.root,
+      '--output',
+      o.output,
+    ];
+    return { cmd: process.execPath, args, env: base, cwd: o.root };
+  }
+  const env: NodeJS.ProcessEnv = {
+    ...base,
+    GOPATH: join(o.scratch, 'gopath'),
+    GOMODCACHE: join(o.goCacheDir ?? o.scratch, 'mod'),
+    GOCACHE: join(o.goCacheDir ?? o.scratch, 'build'),
+    GOFLAGS: '-mod=mod',
+    GOTOOLCHAIN: 'local',
+    CGO_ENABLED: '0',
+    GOMEMLIMIT: `${Math.max(256, Math.floor(o.limits.memoryMb * 0.85))}MiB`,
+    GOPROXY: o.allowDependencies ? (process.env.GOPROXY ?? 'https://proxy.golang.org') : 'off',
+    GONOSUMDB: '*',
+    GONOSUMCHECK: '1',
+    GOSUMDB: 'off',
+  };
+  return {
+    cmd: o.bin,
+    args: ['index', '-q', `--module-version=${o.version}`, '-o', o.output, './...'],
+    env,
+    cwd: o.root,
+  };
+}
+
+/** The resident memory of a process group (sum over /proc), in bytes. */
+function groupRss(pgid: number): number {
+  let total = 0;
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const n of names) {
+    if (n.charCodeAt(0) < 48 || n.charCodeAt(0) > 57) continue;
+    try {
+      const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields after the name: state(0) ppid(1) pgrp(2) ... rss(21)
+      if (Number(rest[2]) !== pgid) continue;
+      total += Number(rest[21]) * 4096;
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
+/** Runs one indexer within its limits. Never throws for the indexer's own failure. */
+export function runIndexer(o: RunOptions): Promise<IndexerRun> {
+  const { cmd, args, env, cwd } = indexerCommand(o);
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    let tail = '';
+    const keep = (b: Buffer) => {
+      tail = (tail + b.toString()).slice(-4000);
+    };
+    let failure: string | undefined;
+    let peak = 0;
+    let child;
+    try {
+      child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    } catch (err) {
+      resolve({ ok: false, failure: `spawn ${String(err)}`, ms: 0, peakRssMb: 0, tail: '' });
+      return;
+    }
+    const kill = (why: string) => {
+      failure ??= why;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setTimeout(() => kill('timeout'), o.limits.wallMs);
+    const watch = setInterval(() => {
+      if (child.pid === undefined) return;
+      const rss = groupRss(child.pid);
+      peak = Math.max(peak, rss);
+      if (rss > o.limits.memoryMb * 1024 * 1024) kill('memory');
+    }, 250);
+    const onAbort = () => kill('cancelled');
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (err) => {
+      failure ??= `spawn ${err.message}`;
+    });
+    child.on('close', (code, sig) => {
+      clearTimeout(timer);
+      clearInterval(watch);
+      o.signal?.removeEventListener('abort', onAbort);
+      if (failure === undefined && code !== 0) failure = sig ? `signal ${sig}` : `exit ${code}`;
+      if (failure === undefined && !existsSync(o.output)) failure = 'no index written';
+      resolve({
+        ok: failure === undefined,
+        ...(failure !== undefined ? { failure } : {}),
+        ms: performance.now() - t0,
+        peakRssMb: Math.round(peak / (1024 * 1024)),
+        tail: tail.trim().split('\n').slice(-8).join('\n'),
+      });
+    });
+  });
+}
