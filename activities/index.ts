@@ -10,6 +10,7 @@ import { createParseBatch } from './sync/parse-batch.ts';
 import { createWriteBatch } from './sync/write-batch.ts';
 import { createReleaseWorkspace } from './sync/release-workspace.ts';
 import { createResolveDependencies } from './sync/resolve-dependencies.ts';
+import { createResolveSymbols } from './sync/resolve-symbols.ts';
 import { createEmbedFiles } from './sync/embed-files.ts';
 import { createEmbedChunks } from './sync/embed-chunks.ts';
 import { createFinalizeSync } from './sync/finalize-sync.ts';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWriteBatch(deps),
     ...createReleaseWorkspace(deps),
     ...createResolveDependencies(deps),
+    ...createResolveSymbols(deps),
     ...createEmbedFiles(deps),
     ...createEmbedChunks(deps),
     ...createFinalizeSync(deps),

@@ -55,6 +55,14 @@ export const ROUTES: readonly Route[] = [
     methods: { POST: 'ingestion', PATCH: 'ingestion', DELETE: 'ingestion' },
     auth: true,
   },
+  // Code-host webhooks: the host's signature (checked by the ingestion component) is the authentication, so no
+  // bearer token; only POST, only the three providers' paths (docs/webhooks.md).
+  {
+    name: 'webhooks',
+    match: (path: string) => /^\/ingest\/webhooks\/[^/]+$/.test(path),
+    methods: { POST: 'ingestion' },
+    auth: false,
+  },
   { name: 'ingest', match: under('/ingest'), methods: { '*': 'ingestion' }, auth: true },
   { name: 'auth', match: under('/auth'), methods: { '*': 'idp' }, auth: false },
 ];

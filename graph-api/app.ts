@@ -18,6 +18,8 @@ import { openApiDocument } from './openapi.ts';
 import { searchRoutes } from './search/routes.ts';
 import { sourceRoutes } from './sources/routes.ts';
 import { syncRoutes } from './syncs/routes.ts';
+import { symbolRoutes } from './symbols/routes.ts';
+import { SymbolGraphCache } from './symbols/snapshot.ts';
 
 export function createGraphApp(deps: GraphAppDeps): Koa {
   const app = new Koa();
@@ -36,6 +38,8 @@ export function createGraphApp(deps: GraphAppDeps): Koa {
     }),
   );
   const router = new Router();
+  // Symbol graphs of final syncs, shared by the symbol reads and node detail of a symbol (issue 28).
+  const symbols = new SymbolGraphCache(deps.symbolCacheBytes ?? 256 * 1024 * 1024);
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument;
   });
@@ -43,7 +47,8 @@ export function createGraphApp(deps: GraphAppDeps): Koa {
   syncRoutes(router, deps);
   graphRoutes(router, deps);
   searchRoutes(router, deps);
-  app.use(nodeRoutes(deps));
+  symbolRoutes(router, deps, symbols);
+  app.use(nodeRoutes(deps, symbols));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

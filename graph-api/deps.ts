@@ -20,4 +20,6 @@ export interface GraphAppDeps {
   ready?: Ready;
   /** Byte budget of the merged graph's per-sync snapshot cache (default 256 MiB; merged results get half as much). */
   snapshotCacheBytes?: number;
+  /** Byte budget of the symbol graphs kept for symbol detail and impact (default 256 MiB). */
+  symbolCacheBytes?: number;
 }

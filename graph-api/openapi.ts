@@ -15,8 +15,9 @@ import {
   sharedSchemas,
   uuid,
 } from '../lib/openapi.ts';
-import { SYNC_STATUSES } from '../lib/resources.ts';
+import { SYNC_STATUSES } from '../lib/sync-runs/index.ts';
 import { searchPaths, searchSchemas } from './search/openapi.ts';
+import { symbolPaths, symbolSchemas } from './symbols/openapi.ts';
 
 const ok = (description: string, schema: unknown) => ({ description, content: json(schema) });
 const nodeParam = {
@@ -221,6 +222,27 @@ export const openApiDocument = {
         responses: { 200: ok('The difference', ref('Diff')), 400: E400, 404: E404, 409: E409, 504: E504 },
       },
     },
+    '/api/graph/pr': {
+      get: {
+        summary: 'What a pull/merge request changes, riskiest first',
+        description:
+          'Compares the request’s newest completed sync (started by a code-host webhook: docs/webhooks.md) with ' +
+          'the newest completed sync of its base branch (any branch sync when the base has none: ' +
+          'base.ref_matched=false). files: every added, removed and changed file with its symbols added, removed ' +
+          'and changed (a symbol is changed when the chunks holding it differ), its dependents (direct, and total ' +
+          'to depth 3) and a `detail` link to its node detail in the sync that holds it; sorted by risk (dependents ' +
+          '+ symbols removed or changed). impacted: the files that depend on a touched file and are not touched ' +
+          'themselves, nearest first. edges: depends_on edges added and removed. Give sync_id, or source_id and ' +
+          'number. 409 when that sync is not completed or the base sync was cleaned.',
+        parameters: [
+          queryParam('sync_id', uuid, 'A pull request sync.'),
+          queryParam('source_id', uuid, 'The source (with number).'),
+          queryParam('number', { type: 'integer', minimum: 1 }, 'The pull/merge request number (with source_id).'),
+          queryParam('limit', { type: 'integer', minimum: 1, maximum: 5000, default: 200 }, 'Most items per list.'),
+        ],
+        responses: { 200: ok('The report', { type: 'object' }), 400: E400, 404: E404, 409: E409, 504: E504 },
+      },
+    },
     '/api/graph/stats': {
       get: {
         summary: 'Platform-wide counts',
@@ -254,10 +276,12 @@ export const openApiDocument = {
       },
     },
     ...searchPaths,
+    ...symbolPaths,
   },
   components: {
     schemas: {
       ...searchSchemas,
+      ...symbolSchemas,
       ...sharedSchemas,
       Source: {
         type: 'object',
@@ -274,6 +298,10 @@ export const openApiDocument = {
           last_synced_at: nullableTimestamp,
           meta: { type: 'object' },
           has_access_token: { type: 'boolean' },
+          has_webhook_secret: {
+            type: 'boolean',
+            description: 'whether webhook deliveries can be verified (docs/webhooks.md)',
+          },
           created_at: nullableTimestamp,
           updated_at: nullableTimestamp,
         },
@@ -303,6 +331,14 @@ export const openApiDocument = {
           enabled: { type: 'boolean' },
           meta: { type: 'object' },
           access_token: { type: ['string', 'null'], writeOnly: true },
+          webhook_secret: {
+            type: ['string', 'null'],
+            writeOnly: true,
+            minLength: 16,
+            description:
+              'The secret the code host signs webhook deliveries with (POST /ingest/webhooks/{provider}); stored ' +
+              'apart, never returned; null removes it.',
+          },
         },
       },
       SourcePatch: {
@@ -316,6 +352,14 @@ export const openApiDocument = {
           enabled: { type: 'boolean' },
           meta: { type: 'object' },
           access_token: { type: ['string', 'null'], writeOnly: true },
+          webhook_secret: {
+            type: ['string', 'null'],
+            writeOnly: true,
+            minLength: 16,
+            description:
+              'The secret the code host signs webhook deliveries with (POST /ingest/webhooks/{provider}); stored ' +
+              'apart, never returned; null removes it.',
+          },
         },
       },
       Issue: {

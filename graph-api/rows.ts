@@ -25,6 +25,7 @@ export function sourceJson(r: SourceRow): Json {
     last_synced_at: iso(r.last_synced_at),
     meta: r.meta,
     has_access_token: r.has_access_token,
+    has_webhook_secret: r.has_webhook_secret,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
   };

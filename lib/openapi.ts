@@ -6,7 +6,7 @@
  */
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { PAGE } from './http.ts';
-import { SYNC_STATUSES } from './resources.ts';
+import { SYNC_STATUSES } from './sync-runs/index.ts';
 
 export type Schema = Record<string, unknown>;
 

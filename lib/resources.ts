@@ -1,33 +1,10 @@
 /**
  * The API representation of sync runs and schedules, one definition for both components that serve them: the graph
  * component reads them (GET /api/syncs, /api/schedules), the ingestion component returns them from its commands
- * (POST /api/syncs, cancel, retry, clean, POST/PATCH /api/schedules). Row types, the selected columns and the JSON
- * built from a row: timestamps as ISO strings, bigint ids (schedule ids) as JSON numbers.
+ * (POST /api/syncs, cancel, retry, clean, POST/PATCH /api/schedules). The JSON built from a row (the run's row type
+ * and columns: lib/sync-runs/row.ts; the schedule's here): timestamps as ISO strings, bigint ids (schedule ids) as JSON numbers.
  */
-
-export const SYNC_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] as const;
-export type SyncStatus = (typeof SYNC_STATUSES)[number];
-
-/** A sync_runs row as selected by `syncRunColumns` (bigint schedule_id as text). */
-export interface SyncRunRow {
-  id: string;
-  source_id: string;
-  status: SyncStatus;
-  config_snapshot: Record<string, unknown>;
-  ref: string | null;
-  progress_done: number;
-  progress_total: number;
-  progress_meta: Record<string, unknown>;
-  stats: Record<string, unknown>;
-  schedule_id: string | null;
-  triggered_by: string | null;
-  error: string | null;
-  issues_recorded: number;
-  issues_dropped: number;
-  started_at: Date | null;
-  completed_at: Date | null;
-  created_at: Date;
-}
+import type { SyncRunRow } from './sync-runs/row.ts';
 
 /** The API representation of a sync run: the stored columns, timestamps as ISO strings, schedule_id a number. */
 export type SyncRunJson = Omit<SyncRunRow, 'schedule_id' | 'started_at' | 'completed_at' | 'created_at'> & {
@@ -36,32 +13,6 @@ export type SyncRunJson = Omit<SyncRunRow, 'schedule_id' | 'started_at' | 'compl
   completed_at: string | null;
   created_at: string;
 };
-
-/** The selected columns of a run (a `SyncRunRow`), optionally qualified by a table alias. */
-export function syncRunColumns(alias = ''): string {
-  const q = alias ? `${alias}.` : '';
-  return [
-    'id',
-    'source_id',
-    'status',
-    'config_snapshot',
-    'ref',
-    'progress_done',
-    'progress_total',
-    'progress_meta',
-    'stats',
-    `${q}schedule_id::text AS schedule_id`,
-    'triggered_by',
-    'error',
-    'issues_recorded',
-    'issues_dropped',
-    'started_at',
-    'completed_at',
-    'created_at',
-  ]
-    .map((c) => (c.includes(' AS ') ? c : q + c))
-    .join(', ');
-}
 
 export function syncToJson(r: SyncRunRow): SyncRunJson {
   return {

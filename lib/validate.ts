@@ -14,6 +14,7 @@
  */
 import type Koa from 'koa';
 import { InvalidArgumentError } from './errors.ts';
+import { MAX_REF_BYTES, gitRefProblem } from './git-ref.ts';
 import { isUuid } from './node-id.ts';
 
 export type Body = Record<string, unknown>;
@@ -121,6 +122,15 @@ export function bodyString(body: Body, name: string, opts: StringOptions): strin
   if (t.length > opts.maxLength) throw new InvalidArgumentError(name, `must be at most ${opts.maxLength} characters`);
   if (opts.check && !opts.check(t)) throw new InvalidArgumentError(name, opts.checkHint ?? 'is malformed');
   return t;
+}
+
+/** A git ref name (lib/git-ref.ts: git's check-ref-format rules, never starting with '-'), trimmed. */
+export function bodyGitRef(body: Body, name: string): string | undefined {
+  const v = bodyString(body, name, { maxLength: MAX_REF_BYTES });
+  if (v === undefined) return undefined;
+  const problem = gitRefProblem(v);
+  if (problem) throw new InvalidArgumentError(name, `must be a valid git ref: it ${problem}`);
+  return v;
 }
 
 export function bodyUuid(body: Body, name: string): string {

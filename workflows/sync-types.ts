@@ -120,6 +120,20 @@ export interface ResolveResult {
   summariesDropped?: number;
 }
 
+/** What resolveSymbols wrote (issue 28). */
+export interface SymbolsResult {
+  /** Files with symbol facts given to the resolver. */
+  files: number;
+  edges: { calls: number; inherits: number; implements: number; overrides: number; references: number };
+  /** Uses the resolver did not guess (kept per file), and the files holding some. */
+  unresolved: number;
+  unresolvedFiles: number;
+  /** Uses resolved to outside the repository (an external import, a builtin): neither edges nor unresolved. */
+  external: number;
+  /** Edges whose end had no Symbol vertex in the sync (a vertex the graph writer rejected). */
+  dangling: number;
+}
+
 export interface EmbedInput extends SyncIds {
   embeddings: boolean;
 }
@@ -155,7 +169,10 @@ export interface SyncStats {
   chunks: number;
   symbols: number;
   vertices: number;
-  edges: { depends_on: number; defines: number };
+  /** depends_on and defines, and the symbol graph's labels (issue 28) when the sync resolved symbols. */
+  edges: { depends_on: number; defines: number } & Partial<SymbolsResult['edges']>;
+  /** The symbol graph's uses not turned into edges (issue 28): unresolved (kept per file) and external. */
+  symbol_uses?: { unresolved: number; external: number };
   embeddings: {
     files_embedded: number;
     files_failed: number;

@@ -4,7 +4,7 @@
  *
  *   beginSync → cloneRepository → for each batch of 500 files: parseBatch, writeBatch (the parse runs up to two
  *   batches ahead: parses i+1 and i+2 overlap the write of batch i; the writes of a tree of mostly unchanged files
- *   run two at a time) → releaseWorkspace beside resolveDependencies →
+ *   run two at a time) → releaseWorkspace beside resolveDependencies and resolveSymbols →
  *   embedFiles → embedChunks (left out when the writes left nothing to embed) → finalizeSync (or endSync on failure
  *   and cancellation)
  *
@@ -113,6 +113,8 @@ const PARSE_AHEAD_PATCH = 'parse-two-batches-ahead';
 const RELEASE_BESIDE_RESOLVE_PATCH = 'release-beside-resolve';
 /** Workflows started before idle embedding steps were left out replay them. */
 const IDLE_EMBED_PATCH = 'skip-idle-embedding-steps';
+/** Workflows started before the symbol graph (issue 28) replay without its step. */
+const SYMBOL_GRAPH_PATCH = 'symbol-graph';
 /** Workflows started before the writes of a light tree could run together replay one write at a time. */
 const CONCURRENT_WRITES_PATCH = 'light-tree-writes-together';
 
@@ -362,7 +364,19 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
 
     let t = Date.now();
     setPhase('graphing', 0, totals.fileVertices);
-    const resolved = await step('resolve imports into depends_on edges').resolveDependencies(ids);
+    // The symbol graph runs beside the depends_on edges: neither reads what the other writes.
+    const symbolsRun = patched(SYMBOL_GRAPH_PATCH)
+      ? step('resolve symbols: calls, inherits, implements, overrides, references').resolveSymbols(ids)
+      : null;
+    symbolsRun?.catch(() => undefined);
+    let resolved: Awaited<ReturnType<SyncActivities['resolveDependencies']>>;
+    try {
+      resolved = await step('resolve imports into depends_on edges').resolveDependencies(ids);
+    } finally {
+      // Never leave a step running behind a failure.
+      if (symbolsRun) await symbolsRun.catch(() => undefined);
+    }
+    const symbols = symbolsRun ? await symbolsRun : null;
     durations.graphing = Date.now() - t;
     await releasing;
 
@@ -394,7 +408,8 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       chunks: totals.chunks,
       symbols: totals.symbols,
       vertices: totals.fileVertices + totals.symbolVertices,
-      edges: { depends_on: resolved.dependsOnEdges, defines: totals.definesEdges },
+      edges: { depends_on: resolved.dependsOnEdges, defines: totals.definesEdges, ...(symbols?.edges ?? {}) },
+      ...(symbols ? { symbol_uses: { unresolved: symbols.unresolved, external: symbols.external } } : {}),
       embeddings: {
         files_embedded: files.embedded,
         files_failed: files.failed,

@@ -6,16 +6,15 @@
 import { isUniqueViolation, withTransaction, type Pool } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
 import type { Logger } from '../../lib/log.ts';
-import { getSchedule, markScheduleRun, setNextRunAt } from '../../temporal/ingestion/schedules/rows.ts';
-import { triggerOf } from '../../temporal/ingestion/schedules/temporal.ts';
-import { effectiveConfig, getSource, sourceName } from '../../temporal/ingestion/sources.ts';
+import { getSchedule, markScheduleRun, setNextRunAt, triggerOf } from '../../lib/schedules.ts';
+import { effectiveConfig, getSource, sourceName } from '../../lib/sources.ts';
 import {
   changeStatus,
   getActiveSyncOf,
   getSync,
   insertPendingRun,
   ONE_ACTIVE_INDEX,
-} from '../../temporal/ingestion/syncs/rows.ts';
+} from '../../lib/sync-runs/index.ts';
 import type { PrepareResult, ScheduledSyncInput, SkipReason } from './types.ts';
 
 export type * from './types.ts';

@@ -38,7 +38,8 @@ type FileRow = Pick<
 
 /**
  * One statement per batch: the analysed contents (file_contents, shared with later syncs that find the same path
- * and content) with their symbols' search rows (file_content_symbols), then the sync's rows (sync_files) pointing at
+ * and content) with their symbols' rows (file_content_symbols: search, and the symbol graph's key, kind, lines,
+ * signature and doc), then the sync's rows (sync_files) pointing at
  * them. See schema V12 and V20.
  */
 const INSERT_FILES = `
@@ -60,8 +61,9 @@ const INSERT_FILES = `
     RETURNING id, file_path
   ), sym AS (
     -- A new content's symbols, for symbol search (schema V20): written once per content, shared by its syncs.
-    INSERT INTO file_content_symbols (content_id, ordinal, name, kind, line)
-    SELECT c.id, (e.ord - 1)::int, e.s ->> 'name', e.s ->> 'kind', (e.s ->> 'line')::int
+    INSERT INTO file_content_symbols (content_id, ordinal, name, kind, line, key, symbol_kind, end_line, signature, doc)
+    SELECT c.id, (e.ord - 1)::int, e.s ->> 'name', e.s ->> 'kind', (e.s ->> 'line')::int, e.s ->> 'key',
+           e.s ->> 'symbol_kind', (e.s ->> 'end_line')::int, e.s ->> 'signature', e.s ->> 'doc'
       FROM c JOIN r ON r.file_path = c.file_path
       CROSS JOIN LATERAL jsonb_array_elements(r.symbols) WITH ORDINALITY AS e(s, ord)
   ), n AS (

@@ -43,19 +43,25 @@ interface Label {
   seq: string;
 }
 
+/** The Symbol -> Symbol edge labels of the symbol graph (issue 28, schema V28; docs/graph.md "Symbol graph"). */
+export const SYMBOL_EDGE_LABELS = ['calls', 'inherits', 'implements', 'overrides', 'references'] as const;
+export type SymbolEdgeLabelName = (typeof SYMBOL_EDGE_LABELS)[number];
+
+const LABELS = ['File', 'Symbol', 'depends_on', 'defines', ...SYMBOL_EDGE_LABELS] as const;
+
 /** Ids and sequences of the graph's labels (load once per sync with `loadGraphLabels`). */
-export type GraphLabels = Record<'File' | 'Symbol' | 'depends_on' | 'defines', Label>;
+export type GraphLabels = Record<(typeof LABELS)[number], Label>;
 
 export async function loadGraphLabels(db: Queryable): Promise<GraphLabels> {
   const res = await db.query<{ name: string; id: number; seq: string }>(
     `SELECT l.name, l.id, format('%I.%I', g.namespace::regnamespace::text, l.seq_name) AS seq
        FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph
-      WHERE g.name = $1 AND l.name IN ('File', 'Symbol', 'depends_on', 'defines')`,
-    [GRAPH_NAME],
+      WHERE g.name = $1 AND l.name = ANY($2::text[])`,
+    [GRAPH_NAME, LABELS],
   );
   const out: Partial<Record<string, Label>> = {};
   for (const r of res.rows) out[r.name] = { id: r.id, seq: r.seq };
-  for (const name of ['File', 'Symbol', 'depends_on', 'defines']) {
+  for (const name of LABELS) {
     if (!out[name]) throw new Error(`graph ${GRAPH_NAME} has no label ${name}: is the schema migrated?`);
   }
   return out as GraphLabels;
@@ -76,7 +82,8 @@ async function insertVertices(db: Queryable, table: string, label: Label, props:
   return res.rows.map((r) => r.id);
 }
 
-async function insertEdges(
+/** Inserts edges into a label table (`table` as written in SQL, e.g. `"references"`); returns how many. */
+export async function insertEdges(
   db: Queryable,
   table: string,
   label: Label,
@@ -104,6 +111,30 @@ export interface FileGraphResult {
   symbolVertices: number;
   definesEdges: number;
   issues: EngineIssue[];
+}
+
+/**
+ * A Symbol vertex's properties: the specification's (symbol_id, file_id, sync_id, source_id, name, kind, line) and,
+ * where the engine gave them, the symbol graph's `key`, `symbol_kind` and `end_line` (issue 28). The signature and
+ * doc comment are not copied into every sync's vertex: they live once per content (file_content_symbols).
+ */
+export function symbolVertexProperties(
+  fileId: string,
+  ctx: { syncId: string; sourceId: string },
+  symbol: SymbolInfo,
+): Record<string, unknown> {
+  return {
+    symbol_id: `${fileId}:${symbol.name}:${symbol.line}`,
+    file_id: fileId,
+    sync_id: ctx.syncId,
+    source_id: ctx.sourceId,
+    name: symbol.name,
+    kind: symbol.kind,
+    line: symbol.line,
+    ...(symbol.key !== undefined ? { key: symbol.key } : {}),
+    ...(symbol.symbol_kind !== undefined ? { symbol_kind: symbol.symbol_kind } : {}),
+    ...(symbol.end_line !== undefined ? { end_line: symbol.end_line } : {}),
+  };
 }
 
 /** File vertices, their Symbol vertices and the defines edges between them, in batches of 500. */
@@ -157,17 +188,7 @@ export async function writeFileGraph(
   const symbolOutcome = await writeInBatches(
     symbolRows,
     async (batch) => {
-      const props = batch.map(({ file, symbol }) =>
-        JSON.stringify({
-          symbol_id: `${file.fileId}:${symbol.name}:${symbol.line}`,
-          file_id: file.fileId,
-          sync_id: syncId,
-          source_id: sourceId,
-          name: symbol.name,
-          kind: symbol.kind,
-          line: symbol.line,
-        }),
-      );
+      const props = batch.map(({ file, symbol }) => JSON.stringify(symbolVertexProperties(file.fileId, ctx, symbol)));
       const ids = await insertVertices(db, '"Symbol"', L.Symbol, props);
       return batch.map((row, i) => ({ s: row.fileVertex, t: ids[i]!, p: definesProps }));
     },

@@ -18,3 +18,14 @@ export { setFileEmbeddings, setChunkEmbeddings, type EmbeddingPair } from './emb
 export { recordIssues } from './issues.ts';
 export { writeReusedFileRecords, dropSummaries, type ReusedRow } from './reused.ts';
 export { writeReusedGraph, type ReusedGraphResult } from './reused-graph.ts';
+export {
+  writeSymbolFacts,
+  loadSymbolFacts,
+  symbolVertices,
+  writeSymbolEdges,
+  writeUnresolved,
+  type FactsRow,
+  type StoredUnresolved,
+  type SyncFileFacts,
+} from './symbols.ts';
+export { SYMBOL_EDGE_LABELS, symbolVertexProperties, type SymbolEdgeLabelName } from './graph.ts';

@@ -52,15 +52,19 @@ const WRITE_SYMBOLS = `
   ), s AS (
     -- In file order, then the content's symbol order: the order a full sync writes them in.
     SELECT o.*, ag_catalog._graphid($3::int, nextval($4::regclass)) AS symbol_vertex
-      FROM (SELECT m.vertex, m.file_id, k.name, k.kind, k.line
+      FROM (SELECT m.vertex, m.file_id, k.name, k.kind, k.line, k.key, k.symbol_kind, k.end_line
               FROM m JOIN file_content_symbols k ON k.content_id = m.content_id
              ORDER BY m.n, k.ordinal) o
   ), ins AS (
+    -- The symbol graph's key, symbol_kind and end_line (V28) where the content's symbols have them.
     INSERT INTO ${GRAPH_NAME}."Symbol" (id, properties)
     SELECT symbol_vertex,
-           ('{"kind": ' || ${str('kind')} || ', "line": ' || line || ', "name": ' || ${str('name')}
-            || ', "file_id": "' || file_id || '", "sync_id": "' || $1::text || '", "source_id": "' || $2::text
-            || '", "symbol_id": ' || ${str("file_id || ':' || name || ':' || line")} || '}')::ag_catalog.agtype
+           ('{' || coalesce('"key": ' || ${str('key')} || ', ', '') || '"kind": ' || ${str('kind')}
+            || ', "line": ' || line || ', "name": ' || ${str('name')}
+            || ', "file_id": "' || file_id || '", "sync_id": "' || $1::text || '"'
+            || coalesce(', "end_line": ' || end_line, '') || ', "source_id": "' || $2::text
+            || '", "symbol_id": ' || ${str("file_id || ':' || name || ':' || line")}
+            || coalesce(', "symbol_kind": ' || ${str('symbol_kind')}, '') || '}')::ag_catalog.agtype
       FROM s
   )
   -- Every defines edge has the same properties: parsed once (an InitPlan), not once a row (~1.4 us each).

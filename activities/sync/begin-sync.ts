@@ -10,10 +10,8 @@ import { withTransaction } from '../../lib/db.ts';
 import type { BeginSyncResult, SyncIds } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { heartbeating } from './heartbeat.ts';
-import { writeLifecycleEvent } from './lifecycle-event.ts';
-import { PHASES } from './progress.ts';
+import { changeStatus, loadRun, PHASES, REFUSED_PHASE, STARTING_PHASE } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId } from './run-claim.ts';
-import { loadRun } from './runs.ts';
 import { recordSyncEnded } from './metrics.ts';
 
 export function createBeginSync({ pool, settings, log }: ActivityDeps) {
@@ -39,55 +37,29 @@ export function createBeginSync({ pool, settings, log }: ActivityDeps) {
         ref: run.ref || run.default_branch,
       };
       if (run.status === 'running') return proceed;
-      let previous = run.status;
       if (endedElsewhere(run, runId)) {
         // As the API's retry: back to pending (error, progress and times cleared), then on as a pending run.
-        await tx.query(
-          `UPDATE sync_runs SET status = 'pending', error = NULL, started_at = NULL, completed_at = NULL,
-                  progress_done = 0, progress_total = 0, progress_meta = '{}'::jsonb, stats = '{}'::jsonb
-            WHERE id = $1`,
-          [syncId],
-        );
-        await writeLifecycleEvent(tx, {
-          syncId,
-          sourceId,
-          status: 'pending',
-          previousStatus: run.status,
-          triggeredBy: run.triggered_by,
-        });
-        previous = 'pending';
+        await changeStatus(tx, { syncId, from: [run.status], to: 'pending', reset: true });
+      } else if (run.status !== 'pending') {
+        return { proceed: false, status: 'skipped', error: `sync run is ${run.status}` };
       }
-      if (previous !== 'pending') return { proceed: false, status: 'skipped', error: `sync run is ${run.status}` };
       if (!run.source_enabled) {
         const error = `source ${proceed.source} is disabled: it starts no sync`;
-        await tx.query(
-          `UPDATE sync_runs SET status = 'failed', error = $2, completed_at = now(),
-                  progress_meta = jsonb_build_object('phase', 'refused', 'workflow_run_id', $3::text) WHERE id = $1`,
-          [syncId, error, runId],
-        );
-        await writeLifecycleEvent(tx, {
+        await changeStatus(tx, {
           syncId,
-          sourceId,
-          status: 'failed',
-          previousStatus: 'pending',
-          triggeredBy: run.triggered_by,
+          from: ['pending'],
+          to: 'failed',
           error,
+          meta: { phase: REFUSED_PHASE, workflow_run_id: runId },
         });
         return { proceed: false, status: 'failed', error };
       }
-      await tx.query(
-        `UPDATE sync_runs SET status = 'running', started_at = now(), completed_at = NULL, error = NULL,
-                progress_done = 0, progress_total = 0, stats = '{}'::jsonb,
-                progress_meta = jsonb_build_object('phase', 'starting', 'phases', $2::jsonb, 'workflow_run_id', $3::text)
-          WHERE id = $1`,
-        [syncId, JSON.stringify(PHASES), runId],
-      );
-      await writeLifecycleEvent(tx, {
+      await changeStatus(tx, {
         syncId,
-        sourceId,
-        status: 'running',
-        previousStatus: 'pending',
-        triggeredBy: run.triggered_by,
+        from: ['pending'],
+        to: 'running',
+        start: true,
+        meta: { phase: STARTING_PHASE, phases: PHASES, workflow_run_id: runId },
       });
       return proceed;
     });

@@ -23,7 +23,7 @@ import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { resetSyncData } from './reset.ts';
 import { claimRun } from './run-claim.ts';
-import { loadAccessToken } from './runs.ts';
+import { loadAccessToken } from './access-token.ts';
 import { batchPlan } from './workspace.ts';
 import { prepareReuse, recordReuse } from './incremental.ts';
 import { updateCachedCheckout } from './git-cache.ts';

@@ -23,7 +23,8 @@ import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import type { SyncIds } from '../../workflows/sync-types.ts';
 import { resetPhaseIssues } from './reset.ts';
-import { loadAccessToken, loadRun } from './runs.ts';
+import { loadRun } from '../../lib/sync-runs/index.ts';
+import { loadAccessToken } from './access-token.ts';
 
 export interface FillVectorsResult {
   syncId: string;
@@ -94,11 +95,7 @@ export function createFillVectorActivities(deps: ActivityDeps) {
     if (!run || run.status !== 'completed') {
       throw ApplicationFailure.nonRetryable(`sync run ${ids.syncId} is ${run?.status ?? 'gone'}`, 'SyncNotCompleted');
     }
-    const stats = await pool.query<{ commit_sha: string | null }>(
-      `SELECT stats ->> 'commit_sha' AS commit_sha FROM sync_runs WHERE id = $1`,
-      [ids.syncId],
-    );
-    const commitSha = stats.rows[0]?.commit_sha;
+    const commitSha = typeof run.stats.commit_sha === 'string' ? run.stats.commit_sha : null;
     const before = await missingVectors(pool, ids.syncId);
     const filesEmbedded =
       before.files > 0 && commitSha ? await fillFileVectors(ids, commitSha, run.source_url ?? '') : 0;

@@ -8,9 +8,8 @@ import { writeEvent } from '../../lib/events.ts';
 import type { FinalizeInput } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { heartbeating } from './heartbeat.ts';
-import { writeLifecycleEvent } from './lifecycle-event.ts';
+import { changeStatus, loadRun } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
-import { loadRun } from './runs.ts';
 import { incrementalStats } from './incremental.ts';
 import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 
@@ -50,40 +49,33 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
         },
       };
       durations = stats.durations_ms;
-      await tx.query(
-        `UPDATE sync_runs SET status = 'completed', completed_at = now(), stats = $2,
-                progress_done = progress_total, progress_meta = progress_meta || '{"phase":"completed"}'::jsonb
-          WHERE id = $1`,
-        [syncId, JSON.stringify(stats)],
-      );
+      await changeStatus(tx, { syncId, from: ['running'], to: 'completed', stats, meta: { phase: 'completed' } });
       // The file embedding texts were for embedFiles only; the rest of the ledger stays with the run.
       await tx.query(
         `UPDATE sync_steps SET handoff = handoff - 'embed_inputs' WHERE sync_id = $1 AND handoff ? 'embed_inputs'`,
         [syncId],
       );
       const src = await tx.query<{ last_synced_at: Date }>(
-        `UPDATE sources SET last_sync_id = $2, last_synced_at = now() WHERE id = $1 RETURNING last_synced_at`,
+        `UPDATE sources SET last_sync_id = $2, last_synced_at = now()
+          WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = $2)
+          RETURNING last_synced_at`,
         [sourceId, syncId],
       );
-      await writeLifecycleEvent(tx, {
-        syncId,
-        sourceId,
-        status: 'completed',
-        previousStatus: 'running',
-        triggeredBy: run.triggered_by,
-        stats,
-      });
-      await writeEvent(tx, {
-        type: 'source_changed',
-        sourceId,
-        syncId,
-        payload: {
-          source_id: sourceId,
-          change: 'synced',
-          last_sync_id: syncId,
-          last_synced_at: src.rows[0]?.last_synced_at.toISOString() ?? null,
-        },
-      });
+      // A pull request's sync (docs/webhooks.md) is a review snapshot: the source's last sync stays as it was.
+      const synced = src.rows[0];
+      if (synced) {
+        await writeEvent(tx, {
+          type: 'source_changed',
+          sourceId,
+          syncId,
+          payload: {
+            source_id: sourceId,
+            change: 'synced',
+            last_sync_id: syncId,
+            last_synced_at: synced.last_synced_at.toISOString(),
+          },
+        });
+      }
       return true;
     });
     if (changed) {

@@ -20,7 +20,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CloneError, fetchUrl, git, gitBytes, gitEnv, unrepresentable, type CloneRequest } from './git-checkout.ts';
+import { isCommitId } from '../../lib/git-ref.ts';
+import {
+  CloneError,
+  checkRef,
+  fetchArgs,
+  fetchUrl,
+  git,
+  gitBytes,
+  gitEnv,
+  unrepresentable,
+  type CloneRequest,
+} from './git-checkout.ts';
 
 export interface CachedCheckout {
   commitSha: string;
@@ -147,9 +158,10 @@ export function changedPaths(raw: Buffer): { paths: Set<string>; contentOnly: bo
 export async function updateCachedCheckout(
   req: CloneRequest & { previousCommit: string | null; reset: boolean },
 ): Promise<CachedCheckout | null> {
+  checkRef(req.ref);
   const url = fetchUrl(req.url);
   const dir = resolve(req.dir);
-  const env = gitEnv(req.token);
+  const env = gitEnv(req.token, dir);
   const run = (args: string[]) => git(args, env, req.signal, req.timeoutMs);
   const bytes = (args: string[]) => gitBytes(args, env, req.signal, req.timeoutMs);
   let rewritten = false;
@@ -158,9 +170,9 @@ export async function updateCachedCheckout(
     rewritten = true;
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
-    await run(['init', '-q', dir]);
+    await git(['init', '-q', dir], gitEnv(null), req.signal, req.timeoutMs);
   }
-  await run(['-C', dir, 'fetch', '-q', '--depth', '1', '--no-tags', url, req.ref]);
+  await run(['-C', dir, ...fetchArgs(url, req.ref)]);
   // The commit this clone last checked out, when the ref still names it: what git log and ls-tree would say is known.
   const last = checkedOut.get(dir);
   if (
@@ -178,16 +190,20 @@ export async function updateCachedCheckout(
   }
   const out = await run(['-C', dir, 'log', '-1', '--format=%H%x00%cI', 'FETCH_HEAD']);
   const [commitSha, commitAt] = out.trim().split('\0');
-  if (!commitSha || !commitAt) throw new CloneError('clone_failed', 'git log returned no commit');
+  if (!commitSha || !commitAt || !isCommitId(commitSha))
+    throw new CloneError('clone_failed', 'git log returned no commit');
   if (refCommit(dir, 'refs/ckg/synced') !== commitSha) await run(['-C', dir, 'update-ref', SYNCED_REF, commitSha]);
-  const { entries, names } = parseTree(await bytes(['-C', dir, 'ls-tree', '-r', '-z', '--full-tree', commitSha]));
+  const { entries, names } = parseTree(
+    await bytes(['-C', dir, 'ls-tree', '-r', '-z', '--full-tree', '--end-of-options', commitSha]),
+  );
   // HEAD names the commit only once a checkout of it finished, and a clone whose update did not finish is started
   // afresh (Workspaces: `reset`): its files are in place, nothing to rewrite.
   if (refCommit(dir, 'HEAD') !== commitSha) {
     checkedOut.delete(dir);
     if (unrepresentable(names, Buffer.byteLength(dir) + 1).length > 0) return null;
     rewritten = true;
-    await run(['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', '-f', '--detach', commitSha]);
+    // (checkout takes no --end-of-options here; commitSha is a commit id, checked above)
+    await run(['-C', dir, 'checkout', '-q', '-f', '--no-recurse-submodules', '--detach', commitSha]);
   }
   remember(dir, { commitSha, commitAt, entries });
   return { commitSha, commitAt, rewritten, ...(await since(commitSha, entries)) };
@@ -198,12 +214,23 @@ export async function updateCachedCheckout(
     entries: readonly TreeEntry[],
   ): Promise<Pick<CachedCheckout, 'unchanged' | 'edits'>> {
     const previous = req.previousCommit;
-    if (!previous || !/^[0-9a-f]{40,64}$/.test(previous)) return { unchanged: null };
+    if (!previous || !isCommitId(previous)) return { unchanged: null };
     let changed: ReturnType<typeof changedPaths> = { paths: new Set(), contentOnly: true };
     try {
       if (previous !== commitSha) {
         changed = changedPaths(
-          await bytes(['-C', dir, 'diff-tree', '-r', '-z', '--raw', '--no-renames', previous, commitSha]),
+          await bytes([
+            '-C',
+            dir,
+            'diff-tree',
+            '-r',
+            '-z',
+            '--raw',
+            '--no-renames',
+            '--end-of-options',
+            previous,
+            commitSha,
+          ]),
         );
       }
     } catch {

@@ -2,18 +2,29 @@
  * Shallow fetch of one ref (depth 1) into a fresh folder: `git init` + `git fetch --depth 1 <url> <ref>` + checkout,
  * which works for branches, tags and commit ids alike. The code-host token travels in git's environment
  * (GIT_CONFIG_* → http.extraHeader), never on the command line (visible in ps) nor in the URL (logged).
- * Git never prompts (GIT_TERMINAL_PROMPT=0), only safe transports are allowed, and slow transfers time out.
+ *
+ * Every git command here runs hardened, whatever its input (docs/security.md):
+ * - no shell, and user input (the URL, the ref) only after `--end-of-options`, checked first (lib/git-ref.ts): a value
+ *   can never be read as an option such as `--upload-pack=<command>`;
+ * - the environment is built from nothing but PATH and HOME: no system or user config (GIT_CONFIG_NOSYSTEM,
+ *   GIT_CONFIG_GLOBAL=/dev/null), the repository folder named explicitly (GIT_DIR, GIT_WORK_TREE, no discovery
+ *   upwards), never a prompt, only the allowed transports (protocol.allow=never plus one `always` per transport);
+ * - the cloned repository's content never acts: hooks are looked for under /dev/null (core.hooksPath), the only
+ *   config read is what this file writes and sets (so a `.gitattributes` filter names a driver that does not exist and
+ *   runs nothing; LFS smudge is off), no submodule is fetched or checked out, no fsmonitor, no redirects followed.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gitRefProblem } from '../../lib/git-ref.ts';
 
 export type CloneErrorCode =
   | 'clone_auth_failed'
   | 'clone_unreachable'
   | 'clone_ref_not_found'
   | 'clone_invalid_url'
+  | 'clone_invalid_ref'
   | 'clone_timeout'
   | 'clone_failed';
 
@@ -71,7 +82,7 @@ export function fetchUrl(url: string): string {
       `source url ${JSON.stringify(url)} is neither an absolute path nor a URL`,
     );
   }
-  if (!['file:', 'http:', 'https:', 'ssh:', 'git:'].includes(u.protocol)) {
+  if (!['file:', 'http:', 'https:', 'ssh:'].includes(u.protocol)) {
     throw new CloneError('clone_invalid_url', `source url scheme ${u.protocol} is not supported`);
   }
   if (u.password)
@@ -79,7 +90,14 @@ export function fetchUrl(url: string): string {
   return url;
 }
 
-export function gitEnv(token: string | null): NodeJS.ProcessEnv {
+/** The transports git may use (GIT_ALLOW_PROTOCOL and protocol.<name>.allow); ext:: and every other one: never. */
+const ALLOWED_PROTOCOLS = ['https', 'ssh', 'http', 'file'] as const;
+
+/**
+ * git's environment: `token` as an Authorization header; `dir` (absolute) names the repository the command works on
+ * (GIT_DIR=<dir>/.git, GIT_WORK_TREE=<dir>), so git never looks for one in the folders above.
+ */
+export function gitEnv(token: string | null, dir?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -88,15 +106,36 @@ export function gitEnv(token: string | null): NodeJS.ProcessEnv {
     GIT_ASKPASS: 'echo',
     SSH_ASKPASS: 'echo',
     GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=30',
-    GIT_ALLOW_PROTOCOL: 'file:http:https:ssh:git',
+    GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS.join(':'),
+    GIT_PROTOCOL_FROM_USER: '0',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_LFS_SKIP_SMUDGE: '1',
   };
+  if (dir !== undefined) {
+    env.GIT_DIR = join(dir, '.git');
+    env.GIT_WORK_TREE = dir;
+  }
   const config: Array<[string, string]> = [
     ['http.lowSpeedLimit', '1000'],
     ['http.lowSpeedTime', '60'],
+    ['http.followRedirects', 'false'],
     ['advice.detachedHead', 'false'],
     ['init.defaultBranch', 'main'],
+    ['init.templateDir', ''],
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false'],
+    ['core.attributesFile', '/dev/null'],
+    ['core.symlinks', 'true'],
+    ['protocol.allow', 'never'],
+    ...ALLOWED_PROTOCOLS.map((p): [string, string] => [`protocol.${p}.allow`, 'always']),
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false'],
+    ['fetch.writeCommitGraph', 'false'],
+    ['gc.auto', '0'],
+    ['maintenance.auto', 'false'],
   ];
   if (token) {
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
@@ -108,6 +147,23 @@ export function gitEnv(token: string | null): NodeJS.ProcessEnv {
     env[`GIT_CONFIG_VALUE_${i}`] = v;
   });
   return env;
+}
+
+/** Throws clone_invalid_ref when `ref` is not a name git may be given (lib/git-ref.ts). */
+export function checkRef(ref: string): void {
+  const problem = gitRefProblem(ref);
+  if (problem) {
+    throw new CloneError(
+      'clone_invalid_ref',
+      `the ref ${JSON.stringify(ref)} is not a valid git ref (it ${problem}); nothing was run: ` +
+        `set a valid default_branch on the source or a valid ref on the sync`,
+    );
+  }
+}
+
+/** The arguments of the shallow fetch of `ref` from `url`: both after --end-of-options, nothing recursed. */
+export function fetchArgs(url: string, ref: string): string[] {
+  return ['fetch', '-q', '--depth', '1', '--no-tags', '--no-recurse-submodules', '--end-of-options', url, ref];
 }
 
 export function git(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal, timeoutMs: number): Promise<string> {
@@ -185,14 +241,15 @@ function classify(stderr: string): CloneError {
 
 /** Fetches `ref` at depth 1 into `dir` (emptied first) and checks it out; returns the commit id and time. */
 export async function checkoutRef(req: CloneRequest): Promise<CloneResult> {
+  checkRef(req.ref);
   const url = fetchUrl(req.url);
   const dir = resolve(req.dir);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  const env = gitEnv(req.token);
+  const env = gitEnv(req.token, dir);
   const run = (args: string[]) => git(args, env, req.signal, req.timeoutMs);
-  await run(['init', '-q', dir]);
-  await run(['-C', dir, 'fetch', '-q', '--depth', '1', '--no-tags', url, req.ref]);
+  await git(['init', '-q', dir], gitEnv(null), req.signal, req.timeoutMs);
+  await run(['-C', dir, ...fetchArgs(url, req.ref)]);
   // A path the file system cannot hold (longer than PATH_MAX with the clone folder, or a name longer than NAME_MAX)
   // used to fail the whole checkout, so the repository could never be indexed: such files are left out (the caller
   // records an issue for each) and the rest is checked out.
@@ -203,7 +260,7 @@ export async function checkoutRef(req: CloneRequest): Promise<CloneResult> {
     req.timeoutMs,
   );
   const skipped = unrepresentable(names, Buffer.byteLength(dir) + 1);
-  const checkout = ['-C', dir, '-c', 'core.symlinks=true', 'checkout', '-q', 'FETCH_HEAD'];
+  const checkout = ['-C', dir, 'checkout', '-q', '--no-recurse-submodules', 'FETCH_HEAD'];
   if (skipped.length === 0) await run(checkout);
   else await run([...checkout, '--', '.', ...skipped.map((f) => `:(exclude,literal)${f.path}`)]);
   const out = await run(['-C', dir, 'log', '-1', '--format=%H%x00%cI', 'FETCH_HEAD']);
@@ -238,6 +295,6 @@ export function unrepresentable(listing: Buffer, prefixBytes: number): Array<{ p
 
 /** Number of tracked files of the checkout (the total of the parsing phase). */
 export async function countTrackedFiles(dir: string, signal: AbortSignal): Promise<number> {
-  const out = await git(['-C', dir, 'ls-files', '-z'], gitEnv(null), signal, 60_000);
+  const out = await git(['-C', dir, 'ls-files', '-z'], gitEnv(null, resolve(dir)), signal, 60_000);
   return out.split('\0').filter((x) => x !== '').length;
 }

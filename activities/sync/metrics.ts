@@ -5,7 +5,7 @@
  * counts a run once.
  */
 import { counter, histogram, PHASE_BUCKETS } from '../../lib/metrics.ts';
-import { PHASES } from './progress.ts';
+import { PHASES } from '../../lib/sync-runs/index.ts';
 
 const syncs = counter('ckg_syncs_total', 'Sync runs that reached a final status, by status', ['status']);
 const phaseDuration = histogram(

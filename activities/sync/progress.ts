@@ -6,9 +6,7 @@
 import { withTransaction, type Pool } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
 import type { Logger } from '../../lib/log.ts';
-
-export const PHASES = ['cloning', 'parsing', 'graphing', 'embedding_summaries', 'embedding_chunks', 'finalizing'];
-export type Phase = (typeof PHASES)[number];
+import { PHASES, type Phase } from '../../lib/sync-runs/index.ts';
 
 interface State {
   phase: Phase;

@@ -29,7 +29,7 @@ export function createResolveDependencies({ pool, settings, log }: ActivityDeps)
     try {
       await claimRun(pool, input);
       const rows = await pool.query<{ handoff: WriteHandoff }>(
-        `SELECT handoff - 'embed_inputs' AS handoff FROM sync_steps WHERE sync_id = $1 AND step LIKE 'write %'`,
+        `SELECT handoff - 'embed_inputs' - 'symbol_imports' AS handoff FROM sync_steps WHERE sync_id = $1 AND step LIKE 'write %'`,
         [syncId],
       );
       const vertexByPath = new Map<string, string>();

@@ -8,8 +8,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { withTransaction, type Pool, type PoolClient } from '../../lib/db.ts';
 import type { SyncIds } from '../../workflows/sync-types.ts';
-import { writeLifecycleEvent } from './lifecycle-event.ts';
-import { loadRun, type RunRow } from './runs.ts';
+import { changeStatus, loadRun, RESUMED_PHASE, type RunWithSource } from '../../lib/sync-runs/index.ts';
 
 /** The Temporal run id of the workflow execution the calling activity belongs to. */
 export function executionRunId(): string {
@@ -21,28 +20,22 @@ export function notRunning(syncId: string, status: string): ApplicationFailure {
 }
 
 /** Takes a failed or cancelled run back to running for `runId` (inside the caller's transaction). */
-export async function reviveRun(tx: PoolClient, run: RunRow, runId: string): Promise<void> {
-  await tx.query(
-    `UPDATE sync_runs SET status = 'running', error = NULL, completed_at = NULL,
-            progress_meta = progress_meta || jsonb_build_object('phase', 'resumed', 'workflow_run_id', $2::text)
-      WHERE id = $1`,
-    [run.id, runId],
-  );
-  await writeLifecycleEvent(tx, {
+export async function reviveRun(tx: PoolClient, run: RunWithSource, runId: string): Promise<void> {
+  await changeStatus(tx, {
     syncId: run.id,
-    sourceId: run.source_id,
-    status: 'running',
-    previousStatus: run.status,
-    triggeredBy: run.triggered_by,
+    from: [run.status],
+    to: 'running',
+    error: null,
+    meta: { phase: RESUMED_PHASE, workflow_run_id: runId },
   });
 }
 
 /** A failed or cancelled run that ended outside execution `runId` (so that execution may take it back). */
-export function endedElsewhere(run: RunRow, runId: string): boolean {
+export function endedElsewhere(run: RunWithSource, runId: string): boolean {
   return (run.status === 'failed' || run.status === 'cancelled') && run.progress_meta.workflow_run_id !== runId;
 }
 
-export async function claimRun(pool: Pool, { syncId, sourceId }: SyncIds): Promise<RunRow> {
+export async function claimRun(pool: Pool, { syncId, sourceId }: SyncIds): Promise<RunWithSource> {
   const runId = executionRunId();
   return withTransaction(pool, async (tx) => {
     const run = await loadRun(tx, syncId, true);

@@ -1,12 +1,14 @@
 /**
  * The step ledger (table sync_steps, V17): a step that writes records its result in the same transaction, so a
  * repeated step returns the recorded result instead of writing twice. Step names: `write <batch, 4 digits>`,
- * `resolve`.
+ * `resolve`, `symbols`.
  */
 import type { PoolClient, Queryable } from '../../lib/db.ts';
 
 export const writeStep = (batch: number) => `write ${String(batch).padStart(4, '0')}`;
 export const RESOLVE_STEP = 'resolve';
+/** The symbol graph (issue 28): edges and unresolved uses; its hand-off holds the resolver's stats. */
+export const SYMBOLS_STEP = 'symbols';
 
 export async function recordedResult<T>(db: Queryable, syncId: string, step: string): Promise<T | null> {
   const r = await db.query<{ result: T }>(`SELECT result FROM sync_steps WHERE sync_id = $1 AND step = $2`, [

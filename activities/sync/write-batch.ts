@@ -18,6 +18,8 @@ import {
   writeFileRecords,
   writeReusedFileRecords,
   writeReusedGraph,
+  writeSymbolFacts,
+  type FactsRow,
   type FileChunks,
   type GraphFile,
   type ReusedGraphResult,
@@ -28,6 +30,7 @@ import { claimRun } from './run-claim.ts';
 import { recordStep, recordedResult, withSavepoints, writeStep } from './steps.ts';
 import { workspaceLost } from './workspace.ts';
 import { reusedGraph, reusedRows } from './incremental.ts';
+import { importTargets, resolveImportTargets, type ResolvedImport } from '../../engine/symbols/index.ts';
 
 export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
   async function writeBatch(input: BatchInput): Promise<WriteBatchResult> {
@@ -64,6 +67,10 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
         const graphFiles: GraphFile[] = [];
         const dependencies: Array<[string, Array<[string, number]>]> = [];
         const embedInputs: Array<[string, string]> = [];
+        // The symbol graph's inputs (issue 28): facts of analysed files (stored once per content), and every file's
+        // imports with the files they resolve to in this tree (for resolveSymbols, which runs without the clone).
+        const facts: FactsRow[] = [];
+        const symbolImports: Array<[string, ResolvedImport[]]> = [];
         let binaryFiles = 0;
         let symbols = 0;
         for (const f of analyses) {
@@ -85,7 +92,12 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           if (f.dependencies.length > 0)
             dependencies.push([f.file_path, f.dependencies.map((d) => [d.target_path, d.weight])]);
           if (embeddingsOn && f.embedding_text) embedInputs.push([fileId, f.embedding_text]);
+          if (f.symbol_facts) {
+            facts.push({ content_hash: f.content_hash, language: f.language, facts: f.symbol_facts });
+            if (f.imports && f.imports.length > 0) symbolImports.push([f.file_path, importTargets(ws.tree, f)]);
+          }
         }
+        await writeSymbolFacts(tx, ws.reuse?.key ?? '', facts);
         let reusedChunks = 0;
         let reusedWithoutVector = 0;
         let copied: ReusedGraphResult = { vertexByPath: new Map(), symbolVertices: 0, definesEdges: 0 };
@@ -98,6 +110,11 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           symbols += r.symbols;
           reusedChunks = r.chunks;
           reusedWithoutVector = r.chunksWithoutVector;
+          for (const f of reused) {
+            const p = ws.reuse.plan.reusable.get(f.file_path);
+            if (!p || !carried.ids.has(f.file_path) || p.imports.length === 0) continue;
+            symbolImports.push([f.file_path, resolveImportTargets(p.language, f.file_path, p.imports, ws.tree)]);
+          }
           // Their File and Symbol vertices and defines edges: written inside the database from the stored rows.
           if (carried.ids.size > 0) copied = await writeReusedGraph(tx, { syncId, sourceId }, carried.ids, labels);
         }
@@ -125,6 +142,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
         await recordStep(client, syncId, step, result, {
           files: [...g.vertexByPath, ...copied.vertexByPath],
           dependencies,
+          ...(symbolImports.length > 0 ? { symbol_imports: symbolImports } : {}),
           // Absent when empty: finalizeSync then has no ledger row to rewrite.
           ...(embedInputs.length > 0 ? { embed_inputs: embedInputs } : {}),
         });

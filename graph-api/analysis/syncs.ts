@@ -21,7 +21,7 @@ export async function syncById(tx: ReadTx, id: string, field: string): Promise<S
 export async function latestSyncWithFile(tx: ReadTx, sourceId: string, filePath: string): Promise<SyncRow | undefined> {
   const res = await tx.query<SyncRow>(
     `SELECT ${COLUMNS} FROM file_records f JOIN sync_runs s ON s.id = f.sync_id
-      WHERE f.source_id = $1 AND f.file_path = $2 AND s.status = 'completed'
+      WHERE f.source_id = $1 AND f.file_path = $2 AND s.status = 'completed' AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
       ORDER BY s.created_at DESC, s.id DESC LIMIT 1`,
     [sourceId, filePath],
   );
@@ -38,11 +38,13 @@ export async function latestCompletedSync(
     ? await tx.query<SyncRow>(
         `SELECT ${COLUMNS} FROM sync_runs s
           WHERE s.source_id = $1 AND s.status = 'completed' AND (s.created_at, s.id) < ($2, $3)
+            AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
           ORDER BY s.created_at DESC, s.id DESC LIMIT 1`,
         [sourceId, before.created_at, before.id],
       )
     : await tx.query<SyncRow>(
         `SELECT ${COLUMNS} FROM sync_runs s WHERE s.source_id = $1 AND s.status = 'completed'
+            AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
           ORDER BY s.created_at DESC, s.id DESC LIMIT 1`,
         [sourceId],
       );

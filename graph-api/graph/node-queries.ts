@@ -30,7 +30,7 @@ const FILE_COLUMNS = `f.id, f.sync_id, f.source_id, f.file_path, f.name, f.type,
 const FILE_IN_SYNC = `SELECT ${FILE_COLUMNS} FROM file_records f WHERE f.sync_id = $3 AND f.source_id = $1 AND f.file_path = $2`;
 /** The file record of a node in its source's newest completed sync that contains it ($1 source id, $2 path). */
 const FILE_LATEST = `SELECT ${FILE_COLUMNS} FROM file_records f JOIN sync_runs s ON s.id = f.sync_id
-      WHERE f.source_id = $1 AND f.file_path = $2 AND s.status = 'completed'
+      WHERE f.source_id = $1 AND f.file_path = $2 AND s.status = 'completed' AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
       ORDER BY s.created_at DESC, s.id DESC
       LIMIT 1`;
 
@@ -89,6 +89,8 @@ export interface NeighborRow {
   symbol_id: string | null;
   kind: string | null;
   line: number | null;
+  /** A Symbol's stable key (issue 28), when it has one. */
+  key: string | null;
 }
 
 /**
@@ -113,7 +115,8 @@ const NEIGHBOR_CTES = `e AS (
             v.properties ->> '"type"'::ag_catalog.agtype AS type,
             v.properties ->> '"symbol_id"'::ag_catalog.agtype AS symbol_id,
             v.properties ->> '"kind"'::ag_catalog.agtype AS kind,
-            (v.properties ->> '"line"'::ag_catalog.agtype)::int AS line
+            (v.properties ->> '"line"'::ag_catalog.agtype)::int AS line,
+            v.properties ->> '"key"'::ag_catalog.agtype AS key
        FROM e
        JOIN service._ag_label_vertex v ON v.id = e.other
        JOIN pg_class rc ON rc.oid = e.rel

@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { queryEnum, queryInt, queryString } from '../../lib/validate.ts';
 import { analysisRoutes } from '../analysis/routes.ts';
+import { prReportRoutes } from '../analysis/pr-report.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';
@@ -19,6 +20,7 @@ export function graphRoutes(router: Router, deps: GraphAppDeps): void {
   const stats = new StatsCache();
   // Impact and diff walk the same per-sync snapshots as the merged graph, from the same cache.
   analysisRoutes(router, deps, caches.snapshots);
+  prReportRoutes(router, deps, caches.snapshots);
 
   router.get('/api/graph', async (ctx) => {
     const started = performance.now();

@@ -29,6 +29,7 @@ export async function resolveSyncIds(tx: ReadTx, scope: Scope): Promise<string[]
   const res = await tx.query<{ id: string }>(
     `SELECT DISTINCT ON (source_id) id FROM sync_runs
       WHERE status = 'completed' AND ($1::uuid IS NULL OR source_id = $1)
+        AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = sync_runs.id)
       ORDER BY source_id, created_at DESC, id DESC`,
     [scope.sourceId ?? null],
   );

@@ -35,6 +35,7 @@ export async function searchFiles(
 ): Promise<Record<string, unknown>[]> {
   const latest = await tx.query<{ id: string }>(
     `SELECT DISTINCT ON (source_id) id FROM sync_runs WHERE status = 'completed'
+        AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = sync_runs.id)
       ORDER BY source_id, created_at DESC, id DESC`,
   );
   if (latest.rows.length === 0) return [];

@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { checkSyncConfig } from '../../lib/sync-config.ts';
-import { bodyBool, bodyObject, bodyString, refuseUnknown, type Body } from '../../lib/validate.ts';
+import { bodyBool, bodyGitRef, bodyObject, bodyString, refuseUnknown, type Body } from '../../lib/validate.ts';
 import type { SourcePatch, SourceUpsert } from './queries.ts';
 
 const MAX_NAME = 200;
@@ -55,12 +55,22 @@ function accessToken(body: Body): string | null | undefined {
   return bodyString(body, 'access_token', { maxLength: MAX_TOKEN, nullable: true });
 }
 
-const EDITABLE = ['url', 'default_branch', 'config', 'enabled', 'meta', 'access_token'] as const;
+/** `webhook_secret`: like access_token (write-only; null removes it). At least 16 characters: it signs deliveries. */
+function webhookSecret(body: Body): string | null | undefined {
+  return bodyString(body, 'webhook_secret', {
+    maxLength: MAX_TOKEN,
+    nullable: true,
+    check: (v) => v.length >= 16,
+    checkHint: 'must be at least 16 characters long',
+  });
+}
+
+const EDITABLE = ['url', 'default_branch', 'config', 'enabled', 'meta', 'access_token', 'webhook_secret'] as const;
 
 function editable(body: Body, into: SourcePatch): void {
   const u = url(body);
   if (u !== undefined) into.url = u;
-  const branch = bodyString(body, 'default_branch', { maxLength: MAX_NAME });
+  const branch = bodyGitRef(body, 'default_branch');
   if (branch !== undefined) into.default_branch = branch;
   const c = config(body);
   if (c !== undefined) into.config = c;
@@ -73,6 +83,7 @@ function editable(body: Body, into: SourcePatch): void {
 export interface ParsedCreate {
   source: SourceUpsert;
   accessToken: string | null | undefined;
+  webhookSecret: string | null | undefined;
 }
 
 export function parseCreate(body: Body): ParsedCreate {
@@ -83,12 +94,13 @@ export function parseCreate(body: Body): ParsedCreate {
     name: ownerOrName(body, 'name'),
   };
   editable(body, source);
-  return { source, accessToken: accessToken(body) };
+  return { source, accessToken: accessToken(body), webhookSecret: webhookSecret(body) };
 }
 
 export interface ParsedPatch {
   patch: SourcePatch;
   accessToken: string | null | undefined;
+  webhookSecret: string | null | undefined;
 }
 
 export function parsePatch(body: Body): ParsedPatch {
@@ -102,5 +114,5 @@ export function parsePatch(body: Body): ParsedPatch {
   }
   const patch: SourcePatch = {};
   editable(body, patch);
-  return { patch, accessToken: accessToken(body) };
+  return { patch, accessToken: accessToken(body), webhookSecret: webhookSecret(body) };
 }

@@ -19,6 +19,7 @@ export interface SourceRow {
   created_at: Date;
   updated_at: Date;
   has_access_token: boolean;
+  has_webhook_secret: boolean;
   /** created_at at full (microsecond) precision, for keyset cursors. */
   cursor_t: string;
 }
@@ -26,6 +27,7 @@ export interface SourceRow {
 const COLUMNS = `s.id, s.source_type, s.owner, s.name, s.url, s.default_branch, s.config, s.enabled, s.last_sync_id,
   s.last_synced_at, s.meta, s.created_at, s.updated_at,
   EXISTS (SELECT 1 FROM source_secrets x WHERE x.source_id = s.id) AS has_access_token,
+  EXISTS (SELECT 1 FROM source_webhook_secrets w WHERE w.source_id = s.id) AS has_webhook_secret,
   to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
 
 export async function listSources(db: Queryable, limit: number, after?: CursorKey): Promise<SourceRow[]> {
@@ -132,6 +134,19 @@ export async function setAccessToken(db: Queryable, sourceId: string, token: str
     `INSERT INTO source_secrets (source_id, access_token) VALUES ($1, $2)
      ON CONFLICT (source_id) DO UPDATE SET access_token = EXCLUDED.access_token, updated_at = now()`,
     [sourceId, token],
+  );
+}
+
+/** Sets (string) or removes (null) the secret the code host signs webhook deliveries with (docs/webhooks.md). */
+export async function setWebhookSecret(db: Queryable, sourceId: string, secret: string | null): Promise<void> {
+  if (secret === null) {
+    await db.query(`DELETE FROM source_webhook_secrets WHERE source_id = $1`, [sourceId]);
+    return;
+  }
+  await db.query(
+    `INSERT INTO source_webhook_secrets (source_id, secret) VALUES ($1, $2)
+     ON CONFLICT (source_id) DO UPDATE SET secret = EXCLUDED.secret, updated_at = now()`,
+    [sourceId, secret],
   );
 }
 

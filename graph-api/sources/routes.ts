@@ -17,6 +17,7 @@ import {
   listSources,
   patchSource,
   setAccessToken,
+  setWebhookSecret,
   upsertSource,
   type SourceRow,
 } from './queries.ts';
@@ -52,10 +53,11 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
   });
 
   router.post('/api/sources', async (ctx) => {
-    const { source, accessToken } = parseCreate(jsonObjectBody(ctx));
+    const { source, accessToken, webhookSecret } = parseCreate(jsonObjectBody(ctx));
     const { row, created } = await withTransaction(pool, async (c) => {
       const { id, created } = await upsertSource(c, source);
       if (accessToken !== undefined) await setAccessToken(c, id, accessToken);
+      if (webhookSecret !== undefined) await setWebhookSecret(c, id, webhookSecret);
       const row = (await getSource(c, id))!;
       await sourceChanged(c, row, created ? 'created' : 'updated');
       return { row, created };
@@ -67,10 +69,11 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
 
   router.patch('/api/sources/:id', async (ctx) => {
     const id = requireUuid(ctx.params.id, 'source_id');
-    const { patch, accessToken } = parsePatch(jsonObjectBody(ctx));
+    const { patch, accessToken, webhookSecret } = parsePatch(jsonObjectBody(ctx));
     const row = await withTransaction(pool, async (c) => {
       if (!(await patchSource(c, id, patch))) throw new NotFoundError('source', id);
       if (accessToken !== undefined) await setAccessToken(c, id, accessToken);
+      if (webhookSecret !== undefined) await setWebhookSecret(c, id, webhookSecret);
       const row = (await getSource(c, id))!;
       await sourceChanged(c, row, 'updated');
       return row;
@@ -79,6 +82,7 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
       source_id: id,
       fields: Object.keys(patch),
       access_token_changed: accessToken !== undefined,
+      webhook_secret_changed: webhookSecret !== undefined,
     });
     ctx.body = sourceJson(row);
   });

@@ -1,7 +1,8 @@
 /** Reads of sync runs, their issues, and schedules (writes belong to the ingestion component). */
 import type { Queryable } from '../../lib/db.ts';
 import type { CursorKey } from '../../lib/validate.ts';
-import { SCHEDULE_COLUMNS, syncRunColumns, type ScheduleRow, type SyncRunRow } from '../../lib/resources.ts';
+import { SCHEDULE_COLUMNS, type ScheduleRow } from '../../lib/resources.ts';
+import { syncRunColumns, type SyncRunRow } from '../../lib/sync-runs/index.ts';
 
 export const ISSUE_LEVELS = ['info', 'warning', 'error'] as const;
 

@@ -4,7 +4,8 @@ import { NotFoundError } from '../../lib/errors.ts';
 import { PAGE, decodeCursor, queryEnum, queryInt, queryString, queryUuid, requireUuid } from '../../lib/validate.ts';
 import { toPage } from '../../lib/http.ts';
 import type { GraphAppDeps } from '../deps.ts';
-import { SYNC_STATUSES, scheduleToJson, syncToJson } from '../../lib/resources.ts';
+import { scheduleToJson, syncToJson } from '../../lib/resources.ts';
+import { SYNC_STATUSES } from '../../lib/sync-runs/index.ts';
 import { issueJson } from '../rows.ts';
 import { ISSUE_LEVELS, getSync, listIssues, listSchedules, listSyncs } from './queries.ts';
 

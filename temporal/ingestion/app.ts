@@ -16,6 +16,8 @@ import { ingestRoutes } from './ingest/routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { syncRoutes } from './syncs/routes.ts';
+import { DEFAULT_SWEEPER, startSweeper } from './webhooks/followups.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 export function createApp(deps: IngestionDeps): Koa {
   const app = new Koa();
@@ -33,6 +35,14 @@ export function createApp(deps: IngestionDeps): Koa {
   // Every Temporal call made while serving a request ends by one deadline (the SDK sets none by default).
   const deadlineMs = requestDeadlineMs(deps.settings);
   app.use((_ctx, next) => deps.temporal.connection.withDeadline(Date.now() + deadlineMs, next));
+  // Webhook deliveries are signed over their exact bytes: their route reads the raw body, before the JSON parser.
+  const hooks = new Router();
+  webhookRoutes(
+    hooks,
+    deps,
+    deps.webhookSweeper ?? startSweeper(deps, { ...(deps.settings.webhooks ?? DEFAULT_SWEEPER), intervalMs: 0 }),
+  );
+  app.use(hooks.routes());
   app.use(
     bodyParser({
       enableTypes: ['json'],

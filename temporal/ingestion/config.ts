@@ -35,6 +35,14 @@ export const ingestionVars = {
   RECONCILE_INTERVAL_SECONDS: { type: 'number', default: 60, min: 0, max: 86_400 },
   /** A run younger than this whose workflow Temporal does not show yet is left alone (its start may be under way). */
   RECONCILE_GRACE_SECONDS: { type: 'number', default: 30, min: 0, max: 86_400 },
+  /** Webhooks (docs/webhooks.md): a follow-up sync waits until pushes have paused this long... */
+  WEBHOOK_QUIET_MS: { type: 'int', default: 2000, min: 0, max: 600_000 },
+  /** ...unless no webhook-triggered sync of the source started within this long (then it starts at once)... */
+  WEBHOOK_COOLDOWN_MS: { type: 'int', default: 30_000, min: 0, max: 3_600_000 },
+  /** ...and never waits longer than this for the pushes to pause. */
+  WEBHOOK_MAX_WAIT_MS: { type: 'int', default: 60_000, min: 0, max: 3_600_000 },
+  /** How often the sweeper looks for follow-ups that may start (it also runs after every accepted delivery). */
+  WEBHOOK_SWEEP_MS: { type: 'int', default: 1000, min: 100, max: 600_000 },
   LOG_LEVEL: { type: 'enum', values: ['debug', 'info', 'warning', 'warn', 'error'], default: 'info' },
 } as const satisfies Record<string, VarSpec>;
 

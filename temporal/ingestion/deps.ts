@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../../lib/db.ts';
 import type { Logger } from '../../lib/log.ts';
+import type { Sweeper, SweeperSettings } from './webhooks/followups.ts';
 
 export interface IngestionSettings {
   /** Task queue of syncWorkflow and of the schedules' trigger workflow. */
@@ -25,6 +26,8 @@ export interface IngestionSettings {
   temporalConnectTimeoutMs?: number;
   /** The reconciler leaves a run without any workflow alone while it is younger than this (default 30 s). */
   reconcileGraceMs?: number;
+  /** Coalescing of webhook-requested syncs (webhooks/followups.ts); defaults DEFAULT_SWEEPER. */
+  webhooks?: SweeperSettings;
 }
 
 export interface IngestionDeps {
@@ -34,6 +37,8 @@ export interface IngestionDeps {
   /** Liveness check for /health (lib/db.ts poolLiveness): a reason when the process can no longer serve. */
   liveness?: () => string | undefined;
   settings: IngestionSettings;
+  /** Starts the syncs webhook deliveries ask for; without one, createApp runs passes only when a delivery kicks it. */
+  webhookSweeper?: Sweeper;
 }
 
 /** Every Temporal call a request makes ends by the request's start + this: the request's own waits + the call timeout. */

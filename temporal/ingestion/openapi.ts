@@ -239,6 +239,39 @@ export function openApiDocument(): Record<string, unknown> {
           responses: { 204: { description: 'Torn down.' }, 400: invalid, 503: unavailable },
         },
       },
+      '/ingest/webhooks/{provider}': {
+        post: {
+          tags: ['ingest'],
+          summary: 'A code host’s webhook delivery (push, pull/merge request)',
+          description:
+            'No bearer token: the delivery is authenticated by the host’s signature against the source’s ' +
+            '`webhook_secret` (GitHub `X-Hub-Signature-256`, Gitea/Forgejo `X-Gitea-Signature`, GitLab ' +
+            '`X-Gitlab-Token`). The source is found by the repository the payload names (owner/name, or a clone URL ' +
+            'equal to the source’s url). A push on the tracked branch, or a pull/merge request opened, reopened or ' +
+            'updated, queues a sync (202 at once; pushes that arrive while a sync runs coalesce into one sync of the ' +
+            'newest commit); a closed/merged request cleans its syncs; other events 202 with the reason; a repeated ' +
+            'delivery id 202 `duplicate`. Body: JSON only, at most 5 MB. See docs/webhooks.md.',
+          parameters: [
+            {
+              name: 'provider',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', enum: ['github', 'gitlab', 'gitea'] },
+            },
+          ],
+          security: [],
+          responses: {
+            202: {
+              description:
+                'Acknowledged: `results` says, per matching source, accepted / closed / ignored / duplicate.',
+              content: json({ type: 'object' }),
+            },
+            400: invalid,
+            401: errorResponse('UNAUTHORIZED: the signature header is missing or does not match.'),
+            404: errorResponse('NOT_FOUND: unknown provider, or no source with a webhook secret for the repository.'),
+          },
+        },
+      },
       '/ingest/workflows/{source_id}': {
         get: {
           tags: ['ingest'],

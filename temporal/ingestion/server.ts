@@ -12,6 +12,7 @@ import { createApp } from './app.ts';
 import type { IngestionConfig } from './config.ts';
 import type { IngestionDeps } from './deps.ts';
 import { startReconciler } from './syncs/reconcile.ts';
+import { DEFAULT_SWEEPER, startSweeper } from './webhooks/followups.ts';
 
 /** /health fails when every pooled connection has been checked out this long with none released. */
 const POOL_STUCK_MS = 120_000;
@@ -33,6 +34,12 @@ export function settingsOf(config: IngestionConfig): IngestionDeps['settings'] {
     reconcileGraceMs: config.RECONCILE_GRACE_SECONDS * 1000,
     temporalCallTimeoutMs: config.TEMPORAL_CALL_TIMEOUT_MS,
     temporalConnectTimeoutMs: config.TEMPORAL_CONNECT_TIMEOUT_MS,
+    webhooks: {
+      quietMs: config.WEBHOOK_QUIET_MS,
+      cooldownMs: config.WEBHOOK_COOLDOWN_MS,
+      maxWaitMs: config.WEBHOOK_MAX_WAIT_MS,
+      intervalMs: config.WEBHOOK_SWEEP_MS,
+    },
   };
 }
 
@@ -60,6 +67,8 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
     settings: settingsOf(config),
     liveness: poolLiveness(pool, POOL_STUCK_MS),
   };
+  const sweeper = startSweeper(deps, deps.settings.webhooks ?? DEFAULT_SWEEPER);
+  deps.webhookSweeper = sweeper;
   const server: Server = await listen(createApp(deps), config.APP_PORT, config.APP_HOST);
   const reconciler = startReconciler(
     deps,
@@ -74,6 +83,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
     deps,
     close: async () => {
       await reconciler.stop();
+      await sweeper.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -69,8 +69,13 @@ describe('migrations', () => {
     assert.deepEqual(labels, [
       { name: 'File', kind: 'v' },
       { name: 'Symbol', kind: 'v' },
+      { name: 'calls', kind: 'e' },
       { name: 'defines', kind: 'e' },
       { name: 'depends_on', kind: 'e' },
+      { name: 'implements', kind: 'e' },
+      { name: 'inherits', kind: 'e' },
+      { name: 'overrides', kind: 'e' },
+      { name: 'references', kind: 'e' },
     ]);
   });
 

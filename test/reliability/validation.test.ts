@@ -101,6 +101,37 @@ describe('reliability: one request validator', () => {
     assert.equal(count.rows[0]!.n, 1, 'nothing was created');
   });
 
+  it('refs and branches git would misread (options, check-ref-format violations) are 400 naming the field', async () => {
+    const before = await app.db.pool.query(`SELECT default_branch FROM sources WHERE id = $1`, [src]);
+    const bad = [
+      '--upload-pack=touch /tmp/ckg-pwned',
+      '-b',
+      'a..b',
+      'a b',
+      'x.lock',
+      'a:b',
+      'HEAD@{1}',
+      '.hidden',
+      'a/',
+    ];
+    for (const ref of bad) {
+      await expect400(
+        app.url,
+        'POST',
+        '/api/sources',
+        { owner: 'o', name: 'n', default_branch: ref },
+        'default_branch',
+      );
+      await expect400(app.url, 'PATCH', `/api/sources/${src}`, { default_branch: ref }, 'default_branch');
+      await expect400(ingestion, 'POST', '/api/syncs', { source_id: src, ref }, 'ref');
+    }
+    const r = await raw(app.url, 'PATCH', `/api/sources/${src}`, Buffer.from('{"default_branch":"--upload-pack=x"}'));
+    assert.match(r.json.error.message, /must be a valid git ref: it must not start with '-'/);
+    const after = await app.db.pool.query(`SELECT default_branch FROM sources WHERE id = $1`, [src]);
+    assert.deepEqual(after.rows, before.rows, 'nothing was stored');
+    assert.equal((await app.db.pool.query(`SELECT 1 FROM sources WHERE owner = 'o'`)).rowCount, 0);
+  });
+
   it('null means what the OpenAPI document says: url is a string (400), access_token null removes the token', async () => {
     const before = await app.db.pool.query<{ url: string }>(`SELECT url FROM sources WHERE id = $1`, [src]);
     await expect400(app.url, 'PATCH', `/api/sources/${src}`, { url: null }, 'url');

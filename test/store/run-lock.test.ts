@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadRun } from '../../activities/sync/runs.ts';
+import { loadRun } from '../../lib/sync-runs/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { insertSource, insertSync } from '../support/fixtures.ts';
 

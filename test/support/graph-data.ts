@@ -6,7 +6,17 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../../lib/db.ts';
 import { chunkSearchVector } from '../../lib/search-vector.ts';
 import type { ChunkInfo, ChunkType, FileType, SymbolInfo } from '../../engine/types.ts';
-import { setFileEmbeddings, writeChunks, writeFileRecords, writeGraph } from '../../activities/store/index.ts';
+import {
+  loadGraphLabels,
+  setFileEmbeddings,
+  symbolVertices,
+  writeChunks,
+  writeFileRecords,
+  writeGraph,
+  writeSymbolEdges,
+  writeUnresolved,
+} from '../../activities/store/index.ts';
+import type { SymbolEdge, UnresolvedUse } from '../../engine/symbols/index.ts';
 
 export interface FileSpec {
   path: string;
@@ -106,4 +116,25 @@ export async function writeSyncFiles(
   const vectors = files.filter((f) => f.embedding).map((f) => ({ id: ids.get(f.path)!, embedding: f.embedding! }));
   if (vectors.length > 0) await setFileEmbeddings(db, vectors);
   return { syncId, ids };
+}
+
+/**
+ * The symbol graph of a sync written by the pipeline's own writers (activities/store/symbols.ts): edges between the
+ * sync's Symbol vertices (by `<path>#<key>`) and unresolved uses. Every edge must find both ends.
+ */
+export async function writeSymbolGraph(
+  db: Queryable,
+  ctx: { syncId: string; sourceId: string },
+  edges: SymbolEdge[],
+  unresolved: UnresolvedUse[] = [],
+): Promise<void> {
+  const files = await db.query<{ id: string; path: string }>(
+    `SELECT id::text, properties ->> '"file_path"'::ag_catalog.agtype AS path FROM service."File"
+      WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`,
+    [JSON.stringify(ctx.syncId)],
+  );
+  const vertexOf = await symbolVertices(db, new Map(files.rows.map((r) => [r.id, r.path])));
+  const w = await writeSymbolEdges(db, ctx, edges, vertexOf, await loadGraphLabels(db));
+  if (w.dangling > 0 || w.issues.length > 0) throw new Error(`symbol edges not written: ${JSON.stringify(w)}`);
+  await writeUnresolved(db, ctx.syncId, unresolved);
 }

@@ -13,7 +13,7 @@ import { createEngine } from '../../engine/index.ts';
 import type { Engine } from '../../engine/types.ts';
 import type { Queryable } from '../../lib/db.ts';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
-import { writeEvent } from '../../lib/events.ts';
+import { insertPendingRun } from '../../lib/sync-runs/index.ts';
 import { testLogger } from './log.ts';
 import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../workflows/sync-contract.ts';
 import { createWorker, type SyncWorker } from '../../temporal/worker.ts';
@@ -133,19 +133,17 @@ export async function insertSource(db: Queryable, s: SourceInput): Promise<strin
 
 /** Inserts a pending run with its lifecycle event, as the ingestion component does. */
 export async function insertPendingSync(db: Queryable, sourceId: string, ref: string | null = null): Promise<string> {
-  const r = await db.query<{ id: string; config: Record<string, unknown> }>(
-    `INSERT INTO sync_runs (source_id, status, ref, triggered_by, config_snapshot)
-     SELECT id, 'pending', $2, 'test', config FROM sources WHERE id = $1 RETURNING id`,
-    [sourceId, ref],
-  );
-  const syncId = r.rows[0]!.id;
-  await writeEvent(db, {
-    type: 'sync_lifecycle',
-    syncId,
+  const source = await db.query<{ config: Record<string, unknown> }>(`SELECT config FROM sources WHERE id = $1`, [
     sourceId,
-    payload: { sync_id: syncId, source_id: sourceId, status: 'pending', previous_status: null, triggered_by: 'test' },
+  ]);
+  const run = await insertPendingRun(db, {
+    sourceId,
+    configSnapshot: source.rows[0]!.config,
+    ref,
+    triggeredBy: 'test',
+    scheduleId: null,
   });
-  return syncId;
+  return run!.id;
 }
 
 export async function startSync(h: Harness, sourceId: string, syncId: string) {

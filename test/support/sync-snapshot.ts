@@ -12,6 +12,10 @@ export interface SyncSnapshot {
   symbolVertices: string[];
   dependsOn: string[];
   defines: string[];
+  /** The symbol graph (issue 28): calls, inherits, implements, overrides, references, by `<path>#<key>`. */
+  symbolEdges: string[];
+  /** Unresolved uses per file. */
+  unresolved: string[];
 }
 
 const agSync = `ag_catalog.agtype_access_operator(v.properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`;
@@ -96,7 +100,42 @@ export async function syncSnapshot(
         return `${r.s} -> ${r.t} ${without(p, ['sync_id', 'source_id'])}${own}`;
       })
       .sort();
+  const symbolRefs = new Map(
+    (
+      await db.query<{ id: string; path: string; key: string | null }>(
+        `SELECT s.id::text AS id, a.properties ->> '"file_path"'::ag_catalog.agtype AS path,
+                s.properties ->> '"key"'::ag_catalog.agtype AS key
+           FROM service."File" a JOIN service.defines d ON d.start_id = a.id JOIN service."Symbol" s ON s.id = d.end_id
+          WHERE ag_catalog.agtype_access_operator(a.properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`,
+        [json.key],
+      )
+    ).rows.map((r) => [r.id, `${r.path}#${r.key ?? '(no key)'}`]),
+  );
+  const symbolEdges: string[] = [];
+  for (const label of ['calls', 'inherits', 'implements', 'overrides', 'references']) {
+    const rows = await db.query<{ s: string; t: string; p: string }>(
+      `SELECT e.start_id::text AS s, e.end_id::text AS t, ag_catalog.agtype_out(e.properties)::text AS p
+         FROM service."${label}" e WHERE e.start_id = ANY($1::text[]::ag_catalog.graphid[])`,
+      [[...symbolRefs.keys()]],
+    );
+    for (const r of rows.rows) {
+      const p = JSON.parse(r.p) as Record<string, unknown>;
+      const own = p.source_id === sourceId && p.sync_id === syncId ? '' : ' (ids of another sync)';
+      const end = symbolRefs.get(r.t) ?? '(a vertex of another sync)';
+      symbolEdges.push(`${label} ${symbolRefs.get(r.s)} -> ${end} ${without(p, ['sync_id', 'source_id'])}${own}`);
+    }
+  }
+  symbolEdges.sort();
+  const unresolved = (
+    await db.query<{ file_path: string; uses: unknown }>(
+      `SELECT u.file_path, s.uses FROM sync_symbol_unresolved u JOIN symbol_unresolved_sets s ON s.hash = u.set_hash
+        WHERE u.sync_id = $1 ORDER BY u.file_path`,
+      [syncId],
+    )
+  ).rows.map((r) => `${r.file_path} ${JSON.stringify(r.uses)}`);
   return {
+    symbolEdges,
+    unresolved,
     files,
     chunks,
     fileVertices,

@@ -10,7 +10,7 @@ import { NotFoundError } from '../../../lib/errors.ts';
 import { scheduleToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { pathBigint, pathUuid } from '../body.ts';
-import { getSchedule } from '../schedules/rows.ts';
+import { getSchedule } from '../../../lib/schedules.ts';
 import { describeTemporalSchedule, nextRunOf, temporalScheduleId } from '../schedules/temporal.ts';
 import { describeSourceWorkflow, syncIdOf } from '../syncs/workflow.ts';
 import { CKG_SOURCE_NAME, CKG_TRIGGER } from '../../../workflows/sync-contract.ts';

@@ -6,9 +6,9 @@
  */
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal } from '../temporal-gate.ts';
-import { schedulesOfSource } from '../schedules/rows.ts';
+import { schedulesOfSource } from '../../../lib/schedules.ts';
 import { deleteTemporalSchedule } from '../schedules/temporal.ts';
-import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from '../syncs/rows.ts';
+import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from '../../../lib/sync-runs/index.ts';
 import { stopSourceWorkflow, type StopOutcome } from '../syncs/workflow.ts';
 
 export const TEARDOWN_REASON = 'source deleted';

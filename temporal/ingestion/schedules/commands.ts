@@ -16,7 +16,7 @@ import { isUniqueViolation, withTransaction, type PoolClient } from '../../../li
 import { ConflictError, NotFoundError, UnavailableError } from '../../../lib/errors.ts';
 import type { ScheduleRow } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { getSource, sourceName } from '../sources.ts';
+import { getSource, sourceName } from '../../../lib/sources.ts';
 import { DEFAULT_TEMPORAL_CONNECT_TIMEOUT_MS, requireTemporal, temporalUnavailable } from '../temporal-gate.ts';
 import { abandonIntent, dropCreated, dropIntent, getIntent, putIntent, staleIntentMs } from './intents.ts';
 import { repairSchedule } from './repair.ts';
@@ -30,7 +30,7 @@ import {
   updateSchedule,
   writeScheduleEvent,
   type ScheduleChanges,
-} from './rows.ts';
+} from '../../../lib/schedules.ts';
 import { createTemporalSchedule, deleteTemporalSchedule, scheduleSpec, syncTemporalSchedule } from './temporal.ts';
 
 export interface CreateScheduleInput {

@@ -8,7 +8,7 @@
  */
 import { withTransaction } from '../../../lib/db.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { getSource, sourceName } from '../sources.ts';
+import { getSource, sourceName } from '../../../lib/sources.ts';
 import { temporalUnavailable } from '../temporal-gate.ts';
 import {
   abandonIntent,
@@ -19,7 +19,7 @@ import {
   staleIntents,
   takeOverIntent,
 } from './intents.ts';
-import { getSchedule, setNextRunAt } from './rows.ts';
+import { getSchedule, setNextRunAt } from '../../../lib/schedules.ts';
 import { deleteTemporalSchedule, scheduleSpec, syncTemporalSchedule } from './temporal.ts';
 
 /** Repairs the schedule's intent when it is stale; true when one was repaired. Throws 503 when Temporal fails. */

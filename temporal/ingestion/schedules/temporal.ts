@@ -13,6 +13,7 @@ import {
   SCHEDULED_SYNC_WORKFLOW_TYPE,
 } from '../../../workflows/sync-contract.ts';
 import type { ScheduleRow } from '../../../lib/resources.ts';
+import { triggerOf } from '../../../lib/schedules.ts';
 
 export interface ScheduledSyncArgs {
   scheduleId: number;
@@ -48,10 +49,6 @@ export function scheduleSpec(
 
 export function temporalScheduleId(prefix: string, scheduleId: string): string {
   return `${prefix}${scheduleId}`;
-}
-
-export function triggerOf(scheduleId: string | number): string {
-  return `schedule:${scheduleId}`;
 }
 
 function pausedNote(enabled: boolean): string {

@@ -6,10 +6,10 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
-import type { SyncRunRow } from '../../../lib/resources.ts';
+import type { SyncRunRow } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal } from '../temporal-gate.ts';
-import { ACTIVE_STATUSES, changeStatus, getSync } from './rows.ts';
+import { ACTIVE_STATUSES, changeStatus, getSync } from '../../../lib/sync-runs/index.ts';
 import { runningWorkflow, signalCancel } from './workflow.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,9 +4,10 @@
  */
 import { withTransaction } from '../../../lib/db.ts';
 import { FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
-import type { SyncRunRow, SyncStatus } from '../../../lib/resources.ts';
+import type { SyncRunRow, SyncStatus } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { changeStatus, deleteSyncGraph, getSync } from './rows.ts';
+import { changeStatus, getSync } from '../../../lib/sync-runs/index.ts';
+import { deleteSyncGraph } from './rows.ts';
 
 const CLEANABLE: readonly SyncStatus[] = ['completed', 'failed'];
 

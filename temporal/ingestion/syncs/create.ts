@@ -6,12 +6,12 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { withTransaction, isUniqueViolation } from '../../../lib/db.ts';
 import { ConflictError, FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
-import type { SyncRunRow } from '../../../lib/resources.ts';
+import type { SyncRunRow } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal, temporalUnavailable } from '../temporal-gate.ts';
 import type { SyncStartInput } from '../../../workflows/sync-contract.ts';
-import { effectiveConfig, getSource, sourceName } from '../sources.ts';
-import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX } from './rows.ts';
+import { effectiveConfig, getSource, sourceName } from '../../../lib/sources.ts';
+import { changeStatus, getActiveSyncOf, insertPendingRun, ONE_ACTIVE_INDEX } from '../../../lib/sync-runs/index.ts';
 import { startSyncWorkflow, waitForClose, runningWorkflow } from './workflow.ts';
 import { DEFAULT_RECONCILE_GRACE_MS, reconcileSource } from './reconcile.ts';
 
@@ -20,6 +20,8 @@ export interface CreateSyncInput {
   triggeredBy: string;
   ref?: string | undefined;
   configOverrides?: Record<string, unknown> | undefined;
+  /** A pull/merge request's head (webhooks): recorded with the run, which then never becomes the source's last sync. */
+  review?: { provider: string; number: number; baseRef: string; headCommit: string | null } | undefined;
 }
 
 export async function createSync(deps: IngestionDeps, input: CreateSyncInput): Promise<SyncRunRow> {
@@ -66,6 +68,20 @@ async function createSyncOnce(deps: IngestionDeps, input: CreateSyncInput): Prom
         scheduleId: null,
       });
       if (!inserted) throw new Error('insert of a new sync run returned no row');
+      if (input.review) {
+        await tx.query(
+          `INSERT INTO pull_request_syncs (sync_id, source_id, provider, pr_number, base_ref, head_commit)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [
+            inserted.id,
+            source.id,
+            input.review.provider,
+            input.review.number,
+            input.review.baseRef,
+            input.review.headCommit,
+          ],
+        );
+      }
       return inserted;
     });
   } catch (err) {

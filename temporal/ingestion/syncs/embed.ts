@@ -13,7 +13,7 @@ import {
 } from '../../../workflows/fill-vectors-contract.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal } from '../temporal-gate.ts';
-import { getSync } from './rows.ts';
+import { getSync } from '../../../lib/sync-runs/index.ts';
 
 export interface EmbedAccepted {
   sync_id: string;

@@ -9,7 +9,7 @@ import { NotFoundError } from '../../../lib/errors.ts';
 import { writeEvent } from '../../../lib/events.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal } from '../temporal-gate.ts';
-import { ACTIVE_STATUSES, deleteSync, getSync, writeLifecycleEvent } from './rows.ts';
+import { ACTIVE_STATUSES, deleteSync, getSync, writeLifecycleEvent } from '../../../lib/sync-runs/index.ts';
 import { runningWorkflow, stopSourceWorkflow, type StopOutcome } from './workflow.ts';
 
 export async function purgeSync(deps: IngestionDeps, syncId: string): Promise<void> {

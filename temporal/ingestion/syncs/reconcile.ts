@@ -2,7 +2,7 @@
  * The reconciler: Temporal and the database never disagree for long. A run that is active (pending or running) in
  * the database while its source's workflow is not running — terminated or cancelled from the Temporal UI, timed out,
  * failed or completed without recording an end, never started after the row committed, its history gone — is ended
- * `failed` with a reason that says what happened, through changeStatus (rows.ts: the run's status change and its
+ * `failed` with a reason that says what happened, through changeStatus (lib/sync-runs: the run's status change and its
  * `sync_lifecycle` event, one transaction). It runs at the next sync request of the source (createSync, on the
  * one-active conflict) and every RECONCILE_INTERVAL_SECONDS over all active runs.
  *
@@ -14,9 +14,9 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { withTransaction } from '../../../lib/db.ts';
-import type { SyncRunRow } from '../../../lib/resources.ts';
+import type { SyncRunRow } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from './rows.ts';
+import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from '../../../lib/sync-runs/index.ts';
 import { syncIdOf } from './workflow.ts';
 import { repairStaleSchedules } from '../schedules/repair.ts';
 

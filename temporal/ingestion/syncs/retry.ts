@@ -5,12 +5,12 @@
  */
 import { withTransaction, isUniqueViolation } from '../../../lib/db.ts';
 import { FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
-import type { SyncRunRow, SyncStatus } from '../../../lib/resources.ts';
+import type { SyncRunRow, SyncStatus } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal, temporalUnavailable } from '../temporal-gate.ts';
-import { getSource, sourceName } from '../sources.ts';
+import { getSource, sourceName } from '../../../lib/sources.ts';
 import { activeSyncConflict } from './create.ts';
-import { changeStatus, getSync, ONE_ACTIVE_INDEX } from './rows.ts';
+import { changeStatus, getSync, ONE_ACTIVE_INDEX } from '../../../lib/sync-runs/index.ts';
 import { signalRetry } from './workflow.ts';
 
 const RETRYABLE: readonly SyncStatus[] = ['failed', 'cancelled'];

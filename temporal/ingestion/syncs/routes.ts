@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import type { Router } from '@koa/router';
 import { syncToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { bodyObject, bodyString, bodyUuid, isGitRef, pathUuid, readBody } from '../body.ts';
+import { bodyGitRef, bodyObject, bodyString, bodyUuid, pathUuid, readBody } from '../body.ts';
 import { cancelSync } from './cancel.ts';
 import { cleanSync } from './clean.ts';
 import { createSync } from './create.ts';
@@ -21,7 +21,7 @@ export function syncRoutes(router: Router, deps: IngestionDeps): void {
     const body = readBody(ctx, ['source_id', 'triggered_by', 'ref', 'config_overrides']);
     const sourceId = bodyUuid(body, 'source_id');
     const triggeredBy = bodyString(body, 'triggered_by', { maxLength: 200 }) ?? DEFAULT_TRIGGERED_BY;
-    const ref = bodyString(body, 'ref', { maxLength: 255, check: isGitRef, checkHint: 'must be a valid git ref' });
+    const ref = bodyGitRef(body, 'ref');
     const configOverrides = bodyObject(body, 'config_overrides');
     checkSyncConfig(configOverrides, 'config_overrides');
     const row = await createSync(deps, { sourceId, triggeredBy, ref, configOverrides });

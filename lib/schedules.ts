@@ -1,7 +1,10 @@
-/** SQL of schedules, one query per function with typed rows, and the schedule_changed event. */
-import type { Queryable } from '../../../lib/db.ts';
-import { writeEvent } from '../../../lib/events.ts';
-import { SCHEDULE_COLUMNS, type ScheduleRow } from '../../../lib/resources.ts';
+/**
+ * SQL of schedules, one query per function with typed rows, the schedule_changed event, and the trigger a scheduled
+ * run records (shared by the ingestion component's commands and the schedules' trigger activities).
+ */
+import type { Queryable } from './db.ts';
+import { writeEvent } from './events.ts';
+import { SCHEDULE_COLUMNS, type ScheduleRow } from './resources.ts';
 
 export const SCHEDULE_UNIQUE = 'schedules_source_interval_key';
 
@@ -98,4 +101,9 @@ export async function writeScheduleEvent(
     sourceId: row.source_id,
     payload: { schedule_id: Number(row.id), source_id: row.source_id, change, enabled: row.enabled },
   });
+}
+
+/** The `triggered_by` of a run a schedule started (and the schedule's CkgTrigger search attribute). */
+export function triggerOf(scheduleId: string | number): string {
+  return `schedule:${scheduleId}`;
 }

@@ -1,5 +1,5 @@
-/** The few reads of sources the ingestion component makes. */
-import type { Queryable } from '../../lib/db.ts';
+/** The few reads of sources the ingestion component and the schedules' trigger activities make. */
+import type { Queryable } from './db.ts';
 
 export interface SourceRow {
   id: string;

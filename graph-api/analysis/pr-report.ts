@@ -1,0 +1,268 @@
+/**
+ * GET /api/graph/pr: what a pull/merge request changes, for a reviewer (docs/webhooks.md "PR report"). Compares the
+ * request's newest completed sync (a review snapshot, pull_request_syncs) with the newest completed sync of its base
+ * branch: files added, removed and changed; their symbols added, removed and changed; depends_on edges added and
+ * removed; and each touched file's blast radius (the files that depend on it, transitively to depth 3) — files
+ * ranked riskiest first, each linked to its node detail in the sync that holds it.
+ *
+ * A symbol is "changed" when it is in both versions of a file and the chunks that hold it differ (chunk contents are
+ * compared, so an edit elsewhere in the file does not mark it).
+ */
+import type Router from '@koa/router';
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
+import { encodeNodeId } from '../../lib/node-id.ts';
+import { queryInt, queryUuid } from '../../lib/validate.ts';
+import { withReadTx, type ReadTx } from '../db/read.ts';
+import type { GraphAppDeps } from '../deps.ts';
+import type { SnapshotCache } from '../graph/cache.ts';
+import { snapshotOf, type SyncSnapshot } from '../graph/snapshot.ts';
+import { diffSnapshots } from './diff.ts';
+import { walkImpact } from './impact.ts';
+import { requireGraph, type SyncRow } from './syncs.ts';
+
+/** How deep a touched file's dependents are counted. */
+export const PR_IMPACT_DEPTH = 3;
+export const PR_LIMIT = { default: 200, min: 1, max: 5000 } as const;
+
+interface RefSync extends SyncRow {
+  ref: string | null;
+}
+
+interface PrSync extends RefSync {
+  pr_number: number;
+  provider: string;
+  base_ref: string;
+  head_commit: string | null;
+  closed_at: Date | null;
+}
+
+const SYNC_COLUMNS = `s.id, s.source_id, s.status, s.completed_at, s.created_at, s.ref`;
+
+async function headSync(tx: ReadTx, q: { syncId?: string; sourceId?: string; number?: number }): Promise<PrSync> {
+  const cols = `${SYNC_COLUMNS}, p.pr_number, p.provider, p.base_ref, p.head_commit, p.closed_at`;
+  if (q.syncId) {
+    const r = await tx.query<PrSync>(
+      `SELECT ${cols} FROM sync_runs s JOIN pull_request_syncs p ON p.sync_id = s.id WHERE s.id = $1`,
+      [q.syncId],
+    );
+    const row = r.rows[0];
+    if (!row) throw new NotFoundError('pull request sync', q.syncId);
+    return row;
+  }
+  const r = await tx.query<PrSync>(
+    `SELECT ${cols} FROM sync_runs s JOIN pull_request_syncs p ON p.sync_id = s.id
+      WHERE p.source_id = $1 AND p.pr_number = $2 AND s.status IN ('completed', 'cleaned')
+      ORDER BY s.created_at DESC, s.id DESC LIMIT 1`,
+    [q.sourceId, q.number],
+  );
+  const row = r.rows[0];
+  if (!row) throw new NotFoundError('completed sync of pull request', `${q.number} of source ${q.sourceId}`);
+  return row;
+}
+
+/** The newest completed branch sync of the source on `baseRef`, else on any branch (ref_matched false). */
+async function baseSync(tx: ReadTx, sourceId: string, baseRef: string): Promise<{ row: RefSync; matched: boolean }> {
+  const r = await tx.query<RefSync & { matched: boolean }>(
+    `SELECT ${SYNC_COLUMNS}, (s.ref = $2) AS matched FROM sync_runs s
+      WHERE s.source_id = $1 AND s.status = 'completed'
+        AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
+      ORDER BY (s.ref = $2) DESC, s.created_at DESC, s.id DESC LIMIT 1`,
+    [sourceId, baseRef],
+  );
+  const row = r.rows[0];
+  if (!row) throw new NotFoundError('completed sync of the base branch', `${baseRef} of source ${sourceId}`);
+  return { row, matched: row.matched };
+}
+
+interface FileSymbols {
+  /** `kind name` → symbol */
+  symbols: Map<string, { name: string; kind: string; line: number }>;
+  /** `kind name` → sorted chunk hashes holding it */
+  chunks: Map<string, string>;
+}
+
+async function symbolsOf(tx: ReadTx, syncId: string, paths: string[]): Promise<Map<string, FileSymbols>> {
+  const out = new Map<string, FileSymbols>();
+  if (paths.length === 0) return out;
+  const get = (p: string) => {
+    let v = out.get(p);
+    if (!v) out.set(p, (v = { symbols: new Map(), chunks: new Map() }));
+    return v;
+  };
+  const syms = await tx.query<{ file_path: string; name: string; kind: string; line: number }>(
+    `SELECT f.file_path, s.name, s.kind, s.line FROM sync_files f
+       JOIN file_content_symbols s ON s.content_id = f.content_id
+      WHERE f.sync_id = $1 AND f.file_path = ANY($2::text[])
+      ORDER BY f.file_path, s.ordinal`,
+    [syncId, paths],
+  );
+  for (const s of syms.rows) {
+    const key = `${s.kind} ${s.name}`;
+    const m = get(s.file_path).symbols;
+    if (!m.has(key)) m.set(key, { name: s.name, kind: s.kind, line: s.line });
+  }
+  const chunks = await tx.query<{ file_path: string; symbols: string[]; h: string }>(
+    `SELECT f.file_path, c.symbols, md5(c.content) AS h FROM sync_files f
+       JOIN file_content_chunks c ON c.content_id = f.content_id
+      WHERE f.sync_id = $1 AND f.file_path = ANY($2::text[]) AND cardinality(c.symbols) > 0`,
+    [syncId, paths],
+  );
+  const bySymbol = new Map<string, Map<string, string[]>>();
+  for (const c of chunks.rows) {
+    let m = bySymbol.get(c.file_path);
+    if (!m) bySymbol.set(c.file_path, (m = new Map<string, string[]>()));
+    for (const name of c.symbols) (m.get(name) ?? m.set(name, []).get(name)!).push(c.h);
+  }
+  for (const [path, fs] of out) {
+    const m = bySymbol.get(path);
+    for (const [key, s] of fs.symbols) fs.chunks.set(key, (m?.get(s.name) ?? []).sort().join(','));
+  }
+  return out;
+}
+
+interface Touched {
+  path: string;
+  change: 'added' | 'removed' | 'changed';
+  /** Index in the snapshot the file's dependents are counted in (head, or base for a removed file). */
+  index: number;
+  snap: SyncSnapshot;
+  syncId: string;
+}
+
+export function prReportRoutes(router: Router, deps: GraphAppDeps, snapshots: SnapshotCache): void {
+  const { pool, graphTimeoutMs } = deps;
+
+  router.get('/api/graph/pr', async (ctx) => {
+    const started = performance.now();
+    const syncId = queryUuid(ctx.query, 'sync_id');
+    const sourceId = queryUuid(ctx.query, 'source_id');
+    const number = queryInt(ctx.query, 'number', { default: 0, min: 1, max: 2_147_483_647 });
+    const limit = queryInt(ctx.query, 'limit', PR_LIMIT);
+    if (!syncId && !(sourceId && number)) {
+      throw new InvalidArgumentError('number', 'source_id and number are required unless sync_id is given');
+    }
+    const r = await withReadTx(pool, graphTimeoutMs, async (tx) => {
+      const head = await headSync(tx, syncId ? { syncId } : { sourceId: sourceId!, number });
+      if (head.status !== 'completed') {
+        throw new FailedPreconditionError(`sync ${head.id} of pull request ${head.pr_number} is ${head.status}`, {
+          sync_id: head.id,
+          status: head.status,
+        });
+      }
+      const base = await baseSync(tx, head.source_id, head.base_ref);
+      requireGraph(base.row);
+      const [a, b] = [await snapshotOf(tx, snapshots, base.row), await snapshotOf(tx, snapshots, head)];
+      const d = diffSnapshots(a, b);
+      const touched: Touched[] = [
+        ...d.added.map((i) => ({ path: b.paths[i]!, change: 'added' as const, index: i, snap: b, syncId: head.id })),
+        ...d.changed.map((c) => ({
+          path: b.paths[c.to]!,
+          change: 'changed' as const,
+          index: c.to,
+          snap: b,
+          syncId: head.id,
+        })),
+        ...d.removed.map((j) => ({
+          path: a.paths[j]!,
+          change: 'removed' as const,
+          index: j,
+          snap: a,
+          syncId: base.row.id,
+        })),
+      ];
+      const paths = touched.filter((t) => t.change !== 'removed').map((t) => t.path);
+      const basePaths = touched.filter((t) => t.change !== 'added').map((t) => t.path);
+      const [headSyms, baseSyms] = [await symbolsOf(tx, head.id, paths), await symbolsOf(tx, base.row.id, basePaths)];
+      return { head, base, a, b, d, touched, headSyms, baseSyms };
+    });
+
+    const { head, base, a, b, d, touched, headSyms, baseSyms } = r;
+    const touchedInHead = new Set(touched.filter((t) => t.snap === b).map((t) => t.index));
+    const impacted = new Map<number, { distance: number; via: number }>();
+    const counts = { symbols_added: 0, symbols_removed: 0, symbols_changed: 0 };
+    const files = touched.map((t) => {
+      const walk = walkImpact(t.snap, t.index, 'dependents', PR_IMPACT_DEPTH);
+      if (t.snap === b) {
+        for (const h of walk.hits) {
+          if (touchedInHead.has(h.index)) continue;
+          const seen = impacted.get(h.index);
+          if (!seen || seen.distance > h.distance) impacted.set(h.index, { distance: h.distance, via: t.index });
+        }
+      }
+      const now = headSyms.get(t.path);
+      const was = baseSyms.get(t.path);
+      const symbols = { added: [] as object[], removed: [] as object[], changed: [] as object[] };
+      for (const [key, s] of now?.symbols ?? []) {
+        if (!was?.symbols.has(key)) symbols.added.push(s);
+        else if (was.chunks.get(key) !== now!.chunks.get(key)) symbols.changed.push(s);
+      }
+      for (const [key, s] of was?.symbols ?? []) if (!now?.symbols.has(key)) symbols.removed.push(s);
+      counts.symbols_added += symbols.added.length;
+      counts.symbols_removed += symbols.removed.length;
+      counts.symbols_changed += symbols.changed.length;
+      const nodeId = encodeNodeId(t.snap.sourceId, t.path);
+      return {
+        node_id: nodeId,
+        file_path: t.path,
+        change: t.change,
+        sync_id: t.syncId,
+        detail: `/api/graph/nodes/${encodeURI(nodeId)}?sync_id=${t.syncId}`,
+        dependents: { direct: walk.byDistance[0] ?? 0, total: walk.hits.length },
+        symbols,
+        // Risk: how many files the change can break, then how much of the file's API moved.
+        risk: walk.hits.length + symbols.removed.length + symbols.changed.length,
+      };
+    });
+    files.sort((x, y) => y.risk - x.risk || y.dependents.direct - x.dependents.direct || cmp(x.file_path, y.file_path));
+    const impactedList = [...impacted.entries()]
+      .sort((x, y) => x[1].distance - y[1].distance || cmp(b.paths[x[0]]!, b.paths[y[0]]!))
+      .map(([i, h]) => ({
+        node_id: encodeNodeId(b.sourceId, b.paths[i]!),
+        file_path: b.paths[i],
+        distance: h.distance,
+        via: encodeNodeId(b.sourceId, b.paths[h.via]!),
+      }));
+    const edge = (s: SyncSnapshot, [x, y]: [number, number]) => ({
+      source: encodeNodeId(s.sourceId, s.paths[x]!),
+      target: encodeNodeId(s.sourceId, s.paths[y]!),
+    });
+    ctx.body = {
+      source_id: head.source_id,
+      pr: {
+        number: head.pr_number,
+        provider: head.provider,
+        base_ref: head.base_ref,
+        head_commit: head.head_commit,
+        closed: head.closed_at !== null,
+      },
+      head: { sync_id: head.id, ref: head.ref, created_at: head.created_at.toISOString() },
+      base: {
+        sync_id: base.row.id,
+        ref: base.row.ref,
+        ref_matched: base.matched,
+        created_at: base.row.created_at.toISOString(),
+      },
+      counts: {
+        files_added: d.added.length,
+        files_removed: d.removed.length,
+        files_changed: d.changed.length,
+        ...counts,
+        edges_added: d.edgesAdded.length,
+        edges_removed: d.edgesRemoved.length,
+        impacted_files: impacted.size,
+      },
+      truncated: Math.max(files.length, impactedList.length, d.edgesAdded.length, d.edgesRemoved.length) > limit,
+      files: files.slice(0, limit),
+      impacted: impactedList.slice(0, limit),
+      edges: {
+        added: d.edgesAdded.slice(0, limit).map((e) => edge(b, e)),
+        removed: d.edgesRemoved.slice(0, limit).map((e) => edge(a, e)),
+      },
+      query_ms: Math.round(performance.now() - started),
+    };
+  });
+}
+
+function cmp(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}

@@ -1,0 +1,246 @@
+/**
+ * One sync's symbol graph in memory (issue 28): its Symbol vertices and the Symbol -> Symbol edges of the five labels
+ * (calls, inherits, implements, overrides, references), with each edge's provenance, confidence and sites, plus how
+ * many unresolved uses each file and each name has. Read once per sync and kept while the sync cannot change (same
+ * rule and key as the merged graph's snapshots, graph/cache.ts), so symbol detail and symbol impact walk arrays
+ * instead of reading agtype values (about a microsecond each) per request.
+ */
+import type { ReadTx } from '../db/read.ts';
+import { FINAL_STATUSES } from '../graph/cache.ts';
+import type { SnapshotSync } from '../graph/snapshot.ts';
+
+export const SYMBOL_LABELS = ['calls', 'inherits', 'implements', 'overrides', 'references'] as const;
+export type SymbolLabel = (typeof SYMBOL_LABELS)[number];
+
+export interface SymbolEdgeInfo {
+  /** Index of the other end. */
+  other: number;
+  label: SymbolLabel;
+  provenance: string;
+  confidence: number;
+  lines: number[];
+  count: number;
+}
+
+export interface SymbolGraph {
+  syncId: string;
+  sourceId: string;
+  /** Files of the sync (paths, types, file record ids), by index. */
+  filePaths: string[];
+  fileTypes: string[];
+  fileIds: string[];
+  fileByPath: Map<string, number>;
+  /** Symbols, parallel arrays. */
+  file: Int32Array;
+  keys: string[];
+  names: string[];
+  kinds: string[];
+  symbolKinds: string[];
+  lines: Int32Array;
+  endLines: Int32Array;
+  /** `<path>#<key>` → symbol index (symbols without a key are not addressable). */
+  byRef: Map<string, number>;
+  /** Symbols of each file, in line order. */
+  byFile: Map<number, number[]>;
+  /** Outgoing and incoming edges of each symbol. */
+  out: SymbolEdgeInfo[][];
+  in: SymbolEdgeInfo[][];
+  /** Unresolved uses held by each symbol (by reason), and per used name (the last segment of the text as written). */
+  unresolvedBySymbol: Map<number, Record<string, number>>;
+  unresolvedByName: Map<string, number>;
+  bytes: number;
+}
+
+interface SymbolRow {
+  f: string;
+  s: string;
+  p: string;
+}
+
+interface FileRow {
+  v: string;
+  p: string;
+}
+
+/** The sync's File vertices (by its sync_id index) and their defines edges to Symbol vertices. */
+const FILES = `SELECT id::text AS v, ag_catalog.agtype_out(properties)::text AS p FROM service."File"
+  WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`;
+
+const SYMBOLS = `SELECT d.start_id::text AS f, d.end_id::text AS s, ag_catalog.agtype_out(v.properties)::text AS p
+  FROM unnest($1::text[]) AS u(id)
+  JOIN service.defines d ON d.start_id = u.id::ag_catalog.graphid
+  JOIN service."Symbol" v ON v.id = d.end_id`;
+
+const edgesOf = (label: SymbolLabel) => `SELECT e.start_id::text AS s, e.end_id::text AS t,
+    ag_catalog.agtype_out(e.properties)::text AS p
+  FROM unnest($1::text[]) AS u(id) JOIN service."${label}" e ON e.start_id = u.id::ag_catalog.graphid`;
+
+/** The name a use's text ends with: `foo` for `a.b.foo`, `bar` for `Foo::bar`. */
+export function lastSegment(text: string): string {
+  const m = /([A-Za-z_$][\w$]*)[^\w$]*$/.exec(text);
+  return m ? m[1]! : text;
+}
+
+export async function loadSymbolGraph(
+  tx: ReadTx,
+  sync: { id: string; source_id: string; status: string },
+): Promise<SymbolGraph> {
+  const key = JSON.stringify(sync.id);
+  const files = sync.status === 'cleaned' ? [] : (await tx.query<FileRow>(FILES, [key])).rows;
+  const fileIndex = new Map<string, number>();
+  const filePaths: string[] = [];
+  const fileTypes: string[] = [];
+  const fileIds: string[] = [];
+  for (const f of files) {
+    const p = JSON.parse(f.p) as { file_path: string; type: string; file_id: string };
+    fileIndex.set(f.v, filePaths.length);
+    filePaths.push(p.file_path);
+    fileTypes.push(p.type);
+    fileIds.push(p.file_id);
+  }
+  const symbols = files.length === 0 ? [] : (await tx.query<SymbolRow>(SYMBOLS, [files.map((f) => f.v)])).rows;
+  const n = symbols.length;
+  const g: SymbolGraph = {
+    syncId: sync.id,
+    sourceId: sync.source_id,
+    filePaths,
+    fileTypes,
+    fileIds,
+    fileByPath: new Map(filePaths.map((p, i) => [p, i])),
+    file: new Int32Array(n),
+    keys: new Array<string>(n),
+    names: new Array<string>(n),
+    kinds: new Array<string>(n),
+    symbolKinds: new Array<string>(n),
+    lines: new Int32Array(n),
+    endLines: new Int32Array(n),
+    byRef: new Map(),
+    byFile: new Map(),
+    out: Array.from({ length: n }, () => []),
+    in: Array.from({ length: n }, () => []),
+    unresolvedBySymbol: new Map(),
+    unresolvedByName: new Map(),
+    bytes: 0,
+  };
+  const vertexIndex = new Map<string, number>();
+  let bytes = 1000 + files.length * 200;
+  symbols.forEach((r, i) => {
+    const p = JSON.parse(r.p) as {
+      key?: string;
+      name: string;
+      kind: string;
+      symbol_kind?: string;
+      line: number;
+      end_line?: number;
+    };
+    const fi = fileIndex.get(r.f)!;
+    vertexIndex.set(r.s, i);
+    g.file[i] = fi;
+    g.keys[i] = p.key ?? '';
+    g.names[i] = p.name;
+    g.kinds[i] = p.kind;
+    g.symbolKinds[i] = p.symbol_kind ?? p.kind;
+    g.lines[i] = p.line;
+    g.endLines[i] = p.end_line ?? p.line;
+    if (p.key) g.byRef.set(`${filePaths[fi]}#${p.key}`, i);
+    let list = g.byFile.get(fi);
+    if (!list) g.byFile.set(fi, (list = []));
+    list.push(i);
+    bytes += 200 + 2 * ((p.key?.length ?? 0) + p.name.length) + 100;
+  });
+  for (const list of g.byFile.values()) list.sort((a, b) => g.lines[a]! - g.lines[b]! || cmp(g.keys[a]!, g.keys[b]!));
+  if (n > 0) {
+    const ids = symbols.map((r) => r.s);
+    for (const label of SYMBOL_LABELS) {
+      const rows = (await tx.query<{ s: string; t: string; p: string }>(edgesOf(label), [ids])).rows;
+      for (const r of rows) {
+        const s = vertexIndex.get(r.s);
+        const t = vertexIndex.get(r.t);
+        if (s === undefined || t === undefined) continue;
+        const p = JSON.parse(r.p) as { provenance: string; confidence: number; lines?: number[]; count?: number };
+        const base = {
+          label,
+          provenance: p.provenance,
+          confidence: p.confidence,
+          lines: p.lines ?? [],
+          count: p.count ?? 1,
+        };
+        g.out[s]!.push({ other: t, ...base });
+        g.in[t]!.push({ other: s, ...base });
+        bytes += 2 * (80 + 4 * base.lines.length);
+      }
+    }
+  }
+  if (sync.status !== 'cleaned') {
+    const unresolved = await tx.query<{
+      file_path: string;
+      uses: Array<{ from: string; text: string; reason: string }>;
+    }>(
+      `SELECT u.file_path, s.uses FROM sync_symbol_unresolved u JOIN symbol_unresolved_sets s ON s.hash = u.set_hash
+        WHERE u.sync_id = $1`,
+      [sync.id],
+    );
+    for (const r of unresolved.rows) {
+      for (const u of r.uses) {
+        const name = lastSegment(u.text);
+        g.unresolvedByName.set(name, (g.unresolvedByName.get(name) ?? 0) + 1);
+        const i = g.byRef.get(`${r.file_path}#${u.from}`);
+        if (i === undefined) continue;
+        let by = g.unresolvedBySymbol.get(i);
+        if (!by) g.unresolvedBySymbol.set(i, (by = {}));
+        by[u.reason] = (by[u.reason] ?? 0) + 1;
+      }
+      bytes += 100 + r.file_path.length * 2;
+    }
+    bytes += g.unresolvedByName.size * 80;
+  }
+  g.bytes = bytes;
+  return g;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Symbol graphs of final syncs, least recently used first out, within a byte budget. */
+export class SymbolGraphCache {
+  private readonly entries = new Map<string, SymbolGraph>();
+  private bytes = 0;
+  /** Loads in flight, so concurrent first requests for a sync read it once. */
+  private readonly loading = new Map<string, Promise<SymbolGraph>>();
+
+  constructor(private readonly maxBytes: number) {}
+
+  async get(tx: ReadTx, sync: SnapshotSync): Promise<SymbolGraph> {
+    if (!FINAL_STATUSES.has(sync.status)) return loadSymbolGraph(tx, sync);
+    const key = `${sync.id}|${sync.status}|${sync.completed_at?.toISOString() ?? ''}`;
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit;
+    }
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const load = loadSymbolGraph(tx, sync);
+    this.loading.set(key, load);
+    try {
+      const g = await load;
+      this.put(key, g);
+      return g;
+    } finally {
+      this.loading.delete(key);
+    }
+  }
+
+  private put(key: string, g: SymbolGraph): void {
+    if (g.bytes > this.maxBytes) return;
+    this.entries.set(key, g);
+    this.bytes += g.bytes;
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.bytes -= v.bytes;
+    }
+  }
+}
