@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { createPool } from '../lib/db.ts';
 import { createLogger } from '../lib/log.ts';
+import { DEFAULT_URL_POLICY } from '../lib/source-url.ts';
 import { migrate } from '../schema/migrate.ts';
 import { createGraphApp } from '../graph-api/app.ts';
 import { createIngestionClient } from '../graph-api/ingestion-client.ts';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     pool,
     log,
     ingestion: createIngestionClient('http://127.0.0.1:9', 1000),
+    sourceUrls: DEFAULT_URL_POLICY,
     embedder: { embedOne: () => Promise.resolve(queryVector) },
     summaries: createSummaryService({
       pool,

@@ -3,10 +3,12 @@
  */
 import { databaseVars, embeddingVars, loadConfig, type ConfigOf, type VarSpec } from '../lib/config.ts';
 import { ConfigError } from '../lib/errors.ts';
+import { sourceUrlVars } from '../lib/source-url.ts';
 
 export const graphVars = {
   ...databaseVars,
   ...embeddingVars,
+  ...sourceUrlVars,
   APP_PORT: { type: 'int', default: 8082, min: 0, max: 65535 },
   APP_HOST: { type: 'string', default: '0.0.0.0' },
   LOG_LEVEL: { type: 'enum', values: ['debug', 'info', 'warning', 'error'], default: 'info' },

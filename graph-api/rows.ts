@@ -2,6 +2,7 @@
  * JSON representation of the rows only the graph component serves (sources, sync issues): timestamps as ISO
  * strings, bigint ids as numbers, secrets never. Sync runs and schedules: lib/resources.ts.
  */
+import { scrubUrl } from '../lib/source-url.ts';
 import type { SourceRow } from './sources/queries.ts';
 import type { IssueRow } from './syncs/queries.ts';
 
@@ -17,7 +18,8 @@ export function sourceJson(r: SourceRow): Json {
     source_type: r.source_type,
     owner: r.owner,
     name: r.name,
-    url: r.url,
+    // A URL stored with credentials before they were refused (docs/security.md) is returned without them.
+    url: r.url === null ? null : scrubUrl(r.url),
     default_branch: r.default_branch,
     config: r.config,
     enabled: r.enabled,

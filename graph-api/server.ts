@@ -10,6 +10,7 @@ import { listen } from '../lib/http.ts';
 import { EmbeddingClient } from '../lib/embeddings.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { createReadiness, databaseCheck, httpCheck } from '../lib/readiness.ts';
+import { sourceUrlPolicy } from '../lib/source-url.ts';
 import { checkEmbeddingDimension, migrate } from '../schema/migrate.ts';
 import { createGraphApp } from './app.ts';
 import type { GraphConfig } from './config.ts';
@@ -89,6 +90,7 @@ export async function startGraphApi(
     // Wedged: every read connection checked out for twice the longest a read may take, none released.
     liveness: poolLiveness(pool, Math.max(60_000, 2 * config.GRAPH_QUERY_TIMEOUT_SECONDS * 1000)),
     ingestion: createIngestionClient(config.INGESTION_SERVICE_URL, config.INGESTION_TIMEOUT_SECONDS * 1000),
+    sourceUrls: sourceUrlPolicy(config),
     embedder,
     summaries,
     graphTimeoutMs: Math.round(config.GRAPH_QUERY_TIMEOUT_SECONDS * 1000),

@@ -1,10 +1,12 @@
 /** The sync worker's environment (validated once at start-up; the error names the bad variable). */
 import { databaseVars, embeddingVars, loadConfig, type ConfigOf, type VarSpec } from '../lib/config.ts';
 import type { PipelineSettings } from '../activities/sync/deps.ts';
+import { sourceUrlPolicy, sourceUrlVars } from '../lib/source-url.ts';
 
 export const workerVars = {
   ...databaseVars,
   ...embeddingVars,
+  ...sourceUrlVars,
   TEMPORAL_ADDRESS: { type: 'string', default: '127.0.0.1:7233' },
   /** The worker's small HTTP port for operators: /metrics, /ready, /health (docs/deployment.md). */
   METRICS_PORT: { type: 'int', default: 8093, min: 0, max: 65535 },
@@ -51,6 +53,7 @@ export function pipelineSettings(c: WorkerConfig): PipelineSettings {
     attemptTimeoutMs: c.SYNC_ACTIVITY_TIMEOUT_MINUTES * 60_000,
     hostQueueTimeoutMs: Math.round(c.SYNC_HOST_QUEUE_TIMEOUT_SECONDS * 1000),
     cloneTimeoutMs: c.SYNC_CLONE_TIMEOUT_SECONDS * 1000,
+    sourceUrls: sourceUrlPolicy(c),
     embeddingBatchSize: c.EMBEDDING_BATCH_SIZE,
     embeddingConcurrency: c.EMBEDDING_CONCURRENCY,
     embeddingBreakerFailures: 3,

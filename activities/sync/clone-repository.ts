@@ -80,7 +80,14 @@ export function createCloneRepository(deps: ActivityDeps) {
       let edits: { since: string; paths: ReadonlySet<string> } | undefined;
       try {
         const token = await loadAccessToken(pool, sourceId);
-        const request = { url, ref, token, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal };
+        const request = {
+          url,
+          ref,
+          token,
+          urls: settings.sourceUrls,
+          timeoutMs: settings.cloneTimeoutMs,
+          signal: hb.signal,
+        };
         // The source's kept clone on this worker, brought to the new commit (git-cache.ts); a fresh one otherwise.
         const cache = await acquireCache(deps, sourceId, syncId);
         const kept = cache

@@ -2,6 +2,7 @@
 import type { Pool } from '../../lib/db.ts';
 import type { EmbeddingClient } from '../../lib/embeddings.ts';
 import type { Logger } from '../../lib/log.ts';
+import { DEFAULT_URL_POLICY, type SourceUrlPolicy } from '../../lib/source-url.ts';
 import type { Engine } from '../../engine/types.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -24,6 +25,8 @@ export interface PipelineSettings {
   hostQueueTimeoutMs: number;
   /** Upper bound of the git fetch. */
   cloneTimeoutMs: number;
+  /** Which repository URLs the worker fetches (lib/source-url.ts; SOURCE_URL_SCHEMES, SOURCE_URL_HOSTS). */
+  sourceUrls: SourceUrlPolicy;
   /** Inputs per embedding request and requests in flight. */
   embeddingBatchSize: number;
   embeddingConcurrency: number;
@@ -54,6 +57,7 @@ export const DEFAULT_PIPELINE_SETTINGS: PipelineSettings = {
   attemptTimeoutMs: 2 * 60 * 60 * 1000,
   hostQueueTimeoutMs: 60_000,
   cloneTimeoutMs: 10 * 60 * 1000,
+  sourceUrls: DEFAULT_URL_POLICY,
   embeddingBatchSize: 64,
   embeddingConcurrency: 4,
   embeddingBreakerFailures: 3,

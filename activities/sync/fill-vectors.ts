@@ -63,7 +63,15 @@ export function createFillVectorActivities(deps: ActivityDeps) {
     const dir = resolve(join(settings.cloneDir, `fill-${ids.syncId}-${Context.current().info.attempt}`));
     try {
       const token = await loadAccessToken(pool, ids.sourceId);
-      await checkoutRef({ url, ref: commitSha, token, dir, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal });
+      await checkoutRef({
+        url,
+        ref: commitSha,
+        token,
+        urls: settings.sourceUrls,
+        dir,
+        timeoutMs: settings.cloneTimeoutMs,
+        signal: hb.signal,
+      });
       const items: EmbedItem[] = [];
       for await (const f of engine.analyzeTree(dir, {
         includePaths: [...idByPath.keys()],

@@ -159,9 +159,9 @@ export async function updateCachedCheckout(
   req: CloneRequest & { previousCommit: string | null; reset: boolean },
 ): Promise<CachedCheckout | null> {
   checkRef(req.ref);
-  const url = fetchUrl(req.url);
+  const url = fetchUrl(req.url, req.urls);
   const dir = resolve(req.dir);
-  const env = gitEnv(req.token, dir);
+  const env = gitEnv(req.token, dir, req.urls.schemes);
   const run = (args: string[]) => git(args, env, req.signal, req.timeoutMs);
   const bytes = (args: string[]) => gitBytes(args, env, req.signal, req.timeoutMs);
   let rewritten = false;

@@ -15,9 +15,9 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
 import { gitRefProblem } from '../../lib/git-ref.ts';
+import { parseSourceUrl, sourceUrlProblem, type SourceUrlPolicy, type SourceUrlScheme } from '../../lib/source-url.ts';
 
 export type CloneErrorCode =
   | 'clone_auth_failed'
@@ -42,6 +42,8 @@ export interface CloneRequest {
   url: string;
   ref: string;
   token: string | null;
+  /** Which URLs may be fetched (the worker's SOURCE_URL_SCHEMES / SOURCE_URL_HOSTS). */
+  urls: SourceUrlPolicy;
   dir: string;
   timeoutMs: number;
   signal: AbortSignal;
@@ -70,34 +72,26 @@ export function displayUrl(url: string): string {
   }
 }
 
-/** Normalises a source URL: absolute local paths become file:// URLs (so --depth applies). */
-export function fetchUrl(url: string): string {
-  if (isAbsolute(url)) return pathToFileURL(url).toString();
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new CloneError(
-      'clone_invalid_url',
-      `source url ${JSON.stringify(url)} is neither an absolute path nor a URL`,
-    );
-  }
-  if (!['file:', 'http:', 'https:', 'ssh:'].includes(u.protocol)) {
-    throw new CloneError('clone_invalid_url', `source url scheme ${u.protocol} is not supported`);
-  }
-  if (u.password)
-    throw new CloneError('clone_invalid_url', 'source url must not carry credentials: set the source token');
-  return url;
+/** What git is given for a source URL the policy allows (lib/source-url.ts); clone_invalid_url otherwise. */
+export function fetchUrl(url: string, policy: SourceUrlPolicy): string {
+  const problem = sourceUrlProblem(url, policy);
+  if (problem) throw new CloneError('clone_invalid_url', `the source url ${problem}; nothing was fetched`);
+  const parsed = parseSourceUrl(url);
+  if ('problem' in parsed) throw new CloneError('clone_invalid_url', `the source url ${parsed.problem}`);
+  return parsed.fetchUrl;
 }
-
-/** The transports git may use (GIT_ALLOW_PROTOCOL and protocol.<name>.allow); ext:: and every other one: never. */
-const ALLOWED_PROTOCOLS = ['https', 'ssh', 'http', 'file'] as const;
 
 /**
  * git's environment: `token` as an Authorization header; `dir` (absolute) names the repository the command works on
- * (GIT_DIR=<dir>/.git, GIT_WORK_TREE=<dir>), so git never looks for one in the folders above.
+ * (GIT_DIR=<dir>/.git, GIT_WORK_TREE=<dir>), so git never looks for one in the folders above; `transports` are the
+ * only ones git may use (GIT_ALLOW_PROTOCOL, protocol.allow=never + protocol.<name>.allow=always): ext:: and every
+ * other one never.
  */
-export function gitEnv(token: string | null, dir?: string): NodeJS.ProcessEnv {
+export function gitEnv(
+  token: string | null,
+  dir?: string,
+  transports: readonly SourceUrlScheme[] = [],
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -106,7 +100,7 @@ export function gitEnv(token: string | null, dir?: string): NodeJS.ProcessEnv {
     GIT_ASKPASS: 'echo',
     SSH_ASKPASS: 'echo',
     GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=30',
-    GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS.join(':'),
+    GIT_ALLOW_PROTOCOL: transports.join(':'),
     GIT_PROTOCOL_FROM_USER: '0',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
@@ -130,7 +124,7 @@ export function gitEnv(token: string | null, dir?: string): NodeJS.ProcessEnv {
     ['core.attributesFile', '/dev/null'],
     ['core.symlinks', 'true'],
     ['protocol.allow', 'never'],
-    ...ALLOWED_PROTOCOLS.map((p): [string, string] => [`protocol.${p}.allow`, 'always']),
+    ...transports.map((p): [string, string] => [`protocol.${p}.allow`, 'always']),
     ['submodule.recurse', 'false'],
     ['fetch.recurseSubmodules', 'false'],
     ['fetch.writeCommitGraph', 'false'],
@@ -242,11 +236,11 @@ function classify(stderr: string): CloneError {
 /** Fetches `ref` at depth 1 into `dir` (emptied first) and checks it out; returns the commit id and time. */
 export async function checkoutRef(req: CloneRequest): Promise<CloneResult> {
   checkRef(req.ref);
-  const url = fetchUrl(req.url);
+  const url = fetchUrl(req.url, req.urls);
   const dir = resolve(req.dir);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  const env = gitEnv(req.token, dir);
+  const env = gitEnv(req.token, dir, req.urls.schemes);
   const run = (args: string[]) => git(args, env, req.signal, req.timeoutMs);
   await git(['init', '-q', dir], gitEnv(null), req.signal, req.timeoutMs);
   await run(['-C', dir, ...fetchArgs(url, req.ref)]);

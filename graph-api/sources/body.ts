@@ -4,6 +4,7 @@
  * (access_token: null removes the token; `url: null` is 400: url is a string, and leaving it out keeps the stored one).
  */
 import { InvalidArgumentError } from '../../lib/errors.ts';
+import { sourceUrlProblem, type SourceUrlPolicy } from '../../lib/source-url.ts';
 import { checkSyncConfig } from '../../lib/sync-config.ts';
 import { bodyBool, bodyGitRef, bodyObject, bodyString, refuseUnknown, type Body } from '../../lib/validate.ts';
 import type { SourcePatch, SourceUpsert } from './queries.ts';
@@ -21,26 +22,12 @@ function ownerOrName(body: Body, field: string): string {
   });
 }
 
-/** Clone URLs: http(s)/ssh/git/file URLs, scp-like git@host:path, or an absolute local path. */
-function url(body: Body): string | undefined {
+/** A repository URL the deployment's policy allows (lib/source-url.ts): transport, host, no credentials. */
+function url(body: Body, policy: SourceUrlPolicy): string | undefined {
   const v = bodyString(body, 'url', { maxLength: MAX_URL });
   if (v === undefined) return undefined;
-  const scpLike = /^[\w.-]+@[\w.-]+:\S+$/.test(v);
-  const localPath = v.startsWith('/');
-  if (!scpLike && !localPath) {
-    let protocol: string;
-    try {
-      protocol = new URL(v).protocol;
-    } catch {
-      throw new InvalidArgumentError(
-        'url',
-        'must be a clone URL (https, ssh, git, file), user@host:path or an absolute path',
-      );
-    }
-    if (!['http:', 'https:', 'ssh:', 'git:', 'file:'].includes(protocol)) {
-      throw new InvalidArgumentError('url', `protocol ${protocol} is not supported (https, http, ssh, git, file)`);
-    }
-  }
+  const problem = sourceUrlProblem(v, policy);
+  if (problem) throw new InvalidArgumentError('url', problem);
   return v;
 }
 
@@ -67,8 +54,8 @@ function webhookSecret(body: Body): string | null | undefined {
 
 const EDITABLE = ['url', 'default_branch', 'config', 'enabled', 'meta', 'access_token', 'webhook_secret'] as const;
 
-function editable(body: Body, into: SourcePatch): void {
-  const u = url(body);
+function editable(body: Body, into: SourcePatch, policy: SourceUrlPolicy): void {
+  const u = url(body, policy);
   if (u !== undefined) into.url = u;
   const branch = bodyGitRef(body, 'default_branch');
   if (branch !== undefined) into.default_branch = branch;
@@ -86,14 +73,14 @@ export interface ParsedCreate {
   webhookSecret: string | null | undefined;
 }
 
-export function parseCreate(body: Body): ParsedCreate {
+export function parseCreate(body: Body, policy: SourceUrlPolicy): ParsedCreate {
   refuseUnknown(body, ['source_type', 'owner', 'name', ...EDITABLE]);
   const source: SourceUpsert = {
     source_type: bodyString(body, 'source_type', { maxLength: MAX_NAME }) ?? 'github_repo',
     owner: ownerOrName(body, 'owner'),
     name: ownerOrName(body, 'name'),
   };
-  editable(body, source);
+  editable(body, source, policy);
   return { source, accessToken: accessToken(body), webhookSecret: webhookSecret(body) };
 }
 
@@ -103,7 +90,7 @@ export interface ParsedPatch {
   webhookSecret: string | null | undefined;
 }
 
-export function parsePatch(body: Body): ParsedPatch {
+export function parsePatch(body: Body, policy: SourceUrlPolicy): ParsedPatch {
   for (const key of ['source_type', 'owner', 'name']) {
     if (key in body)
       throw new InvalidArgumentError(key, 'cannot be changed (it identifies the source; create another one)');
@@ -113,6 +100,6 @@ export function parsePatch(body: Body): ParsedPatch {
     throw new InvalidArgumentError('body', `must contain at least one of ${EDITABLE.join(', ')}`);
   }
   const patch: SourcePatch = {};
-  editable(body, patch);
+  editable(body, patch, policy);
   return { patch, accessToken: accessToken(body), webhookSecret: webhookSecret(body) };
 }

@@ -53,7 +53,7 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
   });
 
   router.post('/api/sources', async (ctx) => {
-    const { source, accessToken, webhookSecret } = parseCreate(jsonObjectBody(ctx));
+    const { source, accessToken, webhookSecret } = parseCreate(jsonObjectBody(ctx), deps.sourceUrls);
     const { row, created } = await withTransaction(pool, async (c) => {
       const { id, created } = await upsertSource(c, source);
       if (accessToken !== undefined) await setAccessToken(c, id, accessToken);
@@ -69,7 +69,7 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
 
   router.patch('/api/sources/:id', async (ctx) => {
     const id = requireUuid(ctx.params.id, 'source_id');
-    const { patch, accessToken, webhookSecret } = parsePatch(jsonObjectBody(ctx));
+    const { patch, accessToken, webhookSecret } = parsePatch(jsonObjectBody(ctx), deps.sourceUrls);
     const row = await withTransaction(pool, async (c) => {
       if (!(await patchSource(c, id, patch))) throw new NotFoundError('source', id);
       if (accessToken !== undefined) await setAccessToken(c, id, accessToken);

@@ -116,6 +116,8 @@ services_up() {
     "EMBEDDING_URL=${EXTERNAL_EMBEDDING_URL:-http://127.0.0.1:$EMBED_PORT/v1/embeddings}"
     "DENSE_LLM_URL=${EXTERNAL_DENSE_LLM_URL:-http://127.0.0.1:$CHAT_PORT/v1/chat/completions}"
     "LLM_API_KEY=${LLM_API_KEY:-}"
+    # The local stack indexes local repositories (paths, file://) and plain-http hosts: docs/security.md.
+    "SOURCE_URL_SCHEMES=${SOURCE_URL_SCHEMES:-https,ssh,http,file}"
   )
   if [[ -z $EXTERNAL_EMBEDDING_URL ]]; then
     start_service model-host standins/model-host/main.ts "http://127.0.0.1:$EMBED_PORT/health" \

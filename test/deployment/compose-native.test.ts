@@ -33,6 +33,8 @@ const VARS = {
   CLIENT_SECRET: randomBytes(18).toString('base64url'),
   POSTGRES_PASSWORD: randomBytes(12).toString('hex'),
   TEMPORAL_TASK_QUEUE: uniqueTaskQueue('deploy'),
+  // The test syncs a repository made on local disk (the deployment's default is https and ssh only).
+  SOURCE_URL_SCHEMES: 'https,ssh,file',
 };
 
 describe('docker-compose.yml, run natively', { timeout: 600_000 }, () => {

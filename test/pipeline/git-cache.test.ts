@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
+import { TEST_URL_POLICY } from '../support/env.ts';
 import { updateCachedCheckout } from '../../activities/sync/git-cache.ts';
 import { Workspaces } from '../../activities/sync/workspace.ts';
 
@@ -53,6 +54,7 @@ describe('the kept clone of a source', () => {
       url: repo.dir,
       ref: 'main',
       token: null,
+      urls: TEST_URL_POLICY,
       dir,
       timeoutMs: 60_000,
       signal,

@@ -8,6 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CloneError, checkoutRef } from '../../activities/sync/git-checkout.ts';
+import { DEFAULT_URL_POLICY } from '../../lib/source-url.ts';
 import { createRepo, type TestRepo } from '../support/git-repos.ts';
 import { createHarness, getRun, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';
 
@@ -74,6 +76,27 @@ describe('hostile input and repository content never run a command on the worker
       );
     }
     noMarkers();
+  });
+
+  it('under the production policy a local path, file:// and http are refused before git runs', async () => {
+    for (const url of [ok.dir, `file://${ok.dir}`, 'http://127.0.0.1:9/acme/r.git']) {
+      await assert.rejects(
+        checkoutRef({
+          url,
+          ref: 'main',
+          token: null,
+          urls: DEFAULT_URL_POLICY,
+          dir: join(h.cloneDir, 'production'),
+          timeoutMs: 10_000,
+          signal: new AbortController().signal,
+        }),
+        (e: unknown) =>
+          e instanceof CloneError &&
+          e.code === 'clone_invalid_url' &&
+          /does not fetch from \(allowed: https, ssh\)/.test(e.message),
+      );
+    }
+    assert.equal(existsSync(join(h.cloneDir, 'production', '.git')), false, 'git never ran');
   });
 
   it("a repository's hooks, filters, LFS, fsmonitor and submodule never act, even when a user config asks", async () => {

@@ -12,6 +12,7 @@ import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { toServiceError } from '../../lib/errors.ts';
 import { listen } from '../../lib/http.ts';
 import { createLogger } from '../../lib/log.ts';
+import { DEFAULT_URL_POLICY } from '../../lib/source-url.ts';
 import { createGraphApp } from '../../graph-api/app.ts';
 import { createIngestionClient } from '../../graph-api/ingestion-client.ts';
 import { createDenseClient } from '../../graph-api/summary/dense-client.ts';
@@ -35,6 +36,7 @@ async function graphServer(pool: Pool, liveness?: () => string | undefined): Pro
     log,
     ...(liveness ? { liveness } : {}),
     ingestion: createIngestionClient(nowhere, 1000),
+    sourceUrls: DEFAULT_URL_POLICY,
     embedder: new EmbeddingClient({ url: `${nowhere}/v1/embeddings`, model: 'e', dimension: 896, attempts: 1 }),
     summaries: createSummaryService({
       pool,

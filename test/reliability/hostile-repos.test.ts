@@ -13,6 +13,7 @@ import { discover } from '../../engine/discover.ts';
 import type { EngineIssue } from '../../engine/types.ts';
 import { checkoutRef as cloneRepository } from '../../activities/sync/git-checkout.ts';
 import { createHarness, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';
+import { TEST_URL_POLICY } from '../support/env.ts';
 
 const LONG =
   Array.from({ length: 21 }, (_, i) => `${String(i).padStart(2, '0')}${'d'.repeat(198)}`).join('/') + '/f.ts';
@@ -55,6 +56,7 @@ describe('reliability: hostile repositories', () => {
       url: repo,
       ref: 'main',
       token: null,
+      urls: TEST_URL_POLICY,
       dir,
       timeoutMs: 60_000,
       signal: new AbortController().signal,

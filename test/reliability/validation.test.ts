@@ -132,6 +132,31 @@ describe('reliability: one request validator', () => {
     assert.equal((await app.db.pool.query(`SELECT 1 FROM sources WHERE owner = 'o'`)).rowCount, 0);
   });
 
+  it('URLs with credentials or a command transport are 400 naming url; stored credentials never come back', async () => {
+    const token = 'ghp_0123456789abcdefSECRET';
+    for (const url of [
+      `https://x-access-token:${token}@github.com/acme/r.git`,
+      `https://${token}@github.com/a/r.git`,
+    ]) {
+      const r = await raw(app.url, 'POST', '/api/sources', Buffer.from(JSON.stringify({ owner: 'o', name: 'n', url })));
+      assert.equal(r.status, 400);
+      assert.equal(r.json.error.field, 'url');
+      assert.ok(!JSON.stringify(r.json).includes(token), 'the token is not echoed');
+    }
+    await expect400(app.url, 'PATCH', `/api/sources/${src}`, { url: 'ext::sh -c touch% /tmp/ckg-pwned' }, 'url');
+    // A row stored before credentials were refused: reads return the URL without them.
+    const stored = await insertSource(app.db.pool);
+    await app.db.pool.query(`UPDATE sources SET url = $2 WHERE id = $1`, [
+      stored,
+      `https://x-access-token:${token}@github.com/acme/old.git`,
+    ]);
+    const one = await app.send<{ url: string }>('GET', `/api/sources/${stored}`);
+    assert.equal(one.body.url, 'https://github.com/acme/old.git');
+    const list = await app.send('GET', '/api/sources?limit=200');
+    assert.ok(!JSON.stringify(list.body).includes(token));
+    await app.db.pool.query(`DELETE FROM sources WHERE id = $1`, [stored]);
+  });
+
   it('null means what the OpenAPI document says: url is a string (400), access_token null removes the token', async () => {
     const before = await app.db.pool.query<{ url: string }>(`SELECT url FROM sources WHERE id = $1`, [src]);
     await expect400(app.url, 'PATCH', `/api/sources/${src}`, { url: null }, 'url');

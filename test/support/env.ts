@@ -20,3 +20,10 @@ export const testEnv = {
     return process.env.TEMPORAL_NAMESPACE ?? 'default';
   },
 };
+
+/**
+ * The tests' repository URL policy (lib/source-url.ts): local repositories (paths, file://) and the plain-http test
+ * code host (test/support/git-http.ts) besides https and ssh, as SOURCE_URL_SCHEMES=https,ssh,http,file turns on.
+ */
+export const TEST_URL_POLICY = { schemes: ['https', 'ssh', 'http', 'file'], hosts: [] } as const;
+export const TEST_URL_ENV = { SOURCE_URL_SCHEMES: 'https,ssh,http,file' } as const;

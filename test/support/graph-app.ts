@@ -17,6 +17,7 @@ import type { ModelHostConfig } from '../../standins/model-host/config.ts';
 import { startModelHost, type ModelHost } from '../../standins/model-host/server.ts';
 import type { ErrorBody } from './graph-api-types.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
+import { TEST_URL_POLICY } from './env.ts';
 import { startIngestionComponent, type IngestionComponent } from './ingestion-component.ts';
 
 /** A response: the body as the caller expects it, or the error body. */
@@ -74,6 +75,7 @@ export async function startGraphTestApp(opts: GraphTestAppOptions = {}): Promise
     pool: db.pool,
     log,
     ingestion: createIngestionClient(opts.ingestionUrl ?? ingestion!.url, 10_000),
+    sourceUrls: TEST_URL_POLICY,
     embedder: new EmbeddingClient({
       url: models.embeddingUrl,
       model: 'embeddings',

@@ -22,7 +22,7 @@ import type { syncWorkflow } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { startObservedModelHost, type ObservedModelHost } from './observed-model-host.ts';
 import { connectClient, connectWorker, uniqueTaskQueue } from './temporal.ts';
-import { testEnv } from './env.ts';
+import { TEST_URL_POLICY, testEnv } from './env.ts';
 
 export const quietLog = testLogger('worker-test');
 
@@ -48,6 +48,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
   const cloneDir = mkdtempSync(join(tmpdir(), 'ckg-clones-'));
   const settings: PipelineSettings = {
     ...DEFAULT_PIPELINE_SETTINGS,
+    sourceUrls: TEST_URL_POLICY,
     cloneDir,
     heartbeatTimeoutMs: 5000,
     hostQueueTimeoutMs: 10_000,

@@ -20,7 +20,7 @@ import { start as startIngestion, type RunningIngestion } from '../../temporal/i
 import { loadWorkerConfig } from '../../temporal/worker-config.ts';
 import { startWorker, type RunningWorker } from '../../temporal/worker.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
-import { testEnv } from './env.ts';
+import { TEST_URL_ENV, testEnv } from './env.ts';
 import { uniqueTaskQueue } from './temporal.ts';
 
 export interface ServiceOptions {
@@ -110,6 +110,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     const graph = await startGraphApi(
       loadGraphConfig({
         ...common,
+        ...TEST_URL_ENV,
         INGESTION_SERVICE_URL: ingestion.url,
         EMBEDDING_URL: modelHost.embeddingUrl,
         DENSE_LLM_URL: modelHost.chatUrl,
@@ -129,6 +130,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         EMBEDDING_URL: modelHost.embeddingUrl,
         WORKER_CLONE_DIR: cloneDir,
         SYNC_PARSE_THREADS: '2',
+        ...TEST_URL_ENV,
       }),
       logger('worker'),
     );

@@ -1,6 +1,7 @@
 /** The worker as a child process (`node --import tsx temporal/worker-main.ts`), for crash tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TEST_URL_ENV } from './env.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,7 +19,7 @@ export function startWorkerProcess(
 ): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'temporal/worker-main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', METRICS_PORT: '0', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', METRICS_PORT: '0', ...TEST_URL_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -25,7 +25,7 @@ import { createApp } from '../../../temporal/ingestion/app.ts';
 import type { IngestionDeps, IngestionSettings } from '../../../temporal/ingestion/deps.ts';
 import { createWorker } from '../../../temporal/worker.ts';
 import { createTestDatabase, type TestDatabase } from '../db.ts';
-import { testEnv } from '../env.ts';
+import { TEST_URL_POLICY, testEnv } from '../env.ts';
 import { addCommit, addRef, createRepo, generatedFiles, type TestRepo } from '../git-repos.ts';
 import { startObservedModelHost, type ObservedModelHost } from '../observed-model-host.ts';
 import { connectClient, connectWorker, uniqueTaskQueue } from '../temporal.ts';
@@ -107,6 +107,7 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
   const cloneDir = mkdtempSync(join(tmpdir(), 'ckg-ingestion-clones-'));
   const pipeline: PipelineSettings = {
     ...DEFAULT_PIPELINE_SETTINGS,
+    sourceUrls: TEST_URL_POLICY,
     cloneDir,
     heartbeatTimeoutMs: 5000,
     maxAttempts: 3,
