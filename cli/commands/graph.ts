@@ -201,6 +201,62 @@ export function registerGraph(program: Command): void {
     });
 
   program
+    .command('pr')
+    .description('what a pull/merge request changes, riskiest file first (its sync came from a code-host webhook)')
+    .argument('<source>', 'the source id')
+    .argument('<number>', 'the pull/merge request number')
+    .option('--limit <n>', 'most entries per list', '200')
+    .action(async (source: string, number: string, _o: unknown, cmd: Command) => {
+      const o = cmd.optsWithGlobals<GlobalOptions & { limit: string }>();
+      const r = await openSession(o).api.call<{
+        pr: { number: number; base_ref: string; head_commit: string | null; closed: boolean };
+        head: { sync_id: string };
+        base: { sync_id: string; ref: string | null };
+        counts: Record<string, number>;
+        files: Array<{
+          file_path: string;
+          change: string;
+          risk: number;
+          dependents: { direct: number; total: number };
+          symbols: Record<'added' | 'removed' | 'changed', Array<{ name: string }>>;
+        }>;
+        impacted: Array<{ file_path: string; distance: number }>;
+      }>('GET', '/api/graph/pr', {
+        query: { source_id: source, number: intOption('number', number), limit: intOption('limit', o.limit) },
+      });
+      if (o.json) return printJson(r);
+      const ch = { added: 'A', removed: 'D', changed: 'M' } as Record<string, string>;
+      const list = (xs: Array<{ name: string }>, sign: string) => xs.map((x) => sign + x.name);
+      print(
+        table(
+          r.files.map((f) => ({
+            change: ch[f.change] ?? f.change,
+            risk: f.risk,
+            dependents: `${f.dependents.direct}/${f.dependents.total}`,
+            path: f.file_path,
+            symbols: [
+              ...list(f.symbols.removed, '-'),
+              ...list(f.symbols.changed, '~'),
+              ...list(f.symbols.added, '+'),
+            ].join(' '),
+          })),
+          [
+            { key: 'change', header: 'CH' },
+            { key: 'risk', header: 'RISK' },
+            { key: 'dependents', header: 'DEPENDENTS' },
+            { key: 'path', header: 'PATH', max: 70 },
+            { key: 'symbols', header: 'SYMBOLS', max: 60 },
+          ],
+        ),
+      );
+      const c = r.counts;
+      note(
+        `PR ${r.pr.number} (${r.pr.head_commit?.slice(0, 12) ?? '?'}) against ${r.base.ref ?? '?'} ` +
+          `(sync ${r.base.sync_id}): ${c.files_added} added, ${c.files_removed} removed, ${c.files_changed} changed ` +
+          `files; ${c.impacted_files} more files impacted`,
+      );
+    });
+  program
     .command('diff')
     .description('what changed between two syncs of a source (default: its last two completed syncs)')
     .option('--source <source-id>', 'the source (needed without --from / --to)')

@@ -1,4 +1,4 @@
-/** impact and diff (GET /api/graph/impact, GET /api/graph/diff), rendered with paths to spare the model's context. */
+/** impact, diff and pr_report (GET /api/graph/impact, /diff, /pr), rendered with paths to spare the model's context. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Api } from '../api.ts';
@@ -29,6 +29,22 @@ interface DiffAnswer {
   counts: Record<string, number>;
   truncated: boolean;
   files: { added: DiffFile[]; removed: DiffFile[]; changed: DiffFile[] };
+  edges: { added: DiffEdge[]; removed: DiffEdge[] };
+}
+
+interface PrAnswer {
+  pr: Record<string, unknown>;
+  head: { sync_id: string };
+  base: { sync_id: string };
+  counts: Record<string, number>;
+  files: Array<{
+    file_path: string;
+    change: string;
+    risk: number;
+    dependents: { direct: number; total: number };
+    symbols: Record<'added' | 'removed' | 'changed', Array<{ name: string }>>;
+  }>;
+  impacted: Array<{ file_path: string; distance: number }>;
   edges: { added: DiffEdge[]; removed: DiffEdge[] };
 }
 
@@ -117,6 +133,52 @@ export function registerAnalysis(server: McpServer, api: Api): void {
           const text = JSON.stringify(note ? { ...shown, note } : shown, null, 1);
           if (text.length <= MAX_CHARS || n <= 1) return textResult(text.slice(0, MAX_CHARS));
         }
+      }),
+  );
+  server.registerTool(
+    'pr_report',
+    {
+      title: 'What a pull/merge request changes, riskiest first',
+      description:
+        'Compares the request’s newest synced head (synced from a code-host webhook) with its base branch: files ' +
+        'added, removed and changed, ranked riskiest first (how many files depend on each, transitively to depth ' +
+        '3, then symbols removed or changed), each with its symbols added/removed/changed; the files impacted ' +
+        'without being touched; depends_on edges added and removed. Give sync_id, or source_id and number.',
+      inputSchema: {
+        source_id: z.string().uuid().optional(),
+        number: z.number().int().min(1).optional().describe('The pull/merge request number (with source_id).'),
+        sync_id: syncId,
+        limit: z.number().int().min(1).max(1000).default(50).describe('Most entries per list.'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ source_id, number, sync_id, limit }) =>
+      safely(async () => {
+        const r = await api.call<PrAnswer>('GET', '/api/graph/pr', { query: { source_id, number, sync_id, limit } });
+        const names = (xs: Array<{ name: string }>) => xs.map((s) => s.name);
+        const files = r.files.map((f) => ({
+          path: f.file_path,
+          change: f.change,
+          risk: f.risk,
+          dependents: f.dependents,
+          symbols_added: names(f.symbols.added),
+          symbols_removed: names(f.symbols.removed),
+          symbols_changed: names(f.symbols.changed),
+        }));
+        return fitList(
+          {
+            pr: r.pr,
+            head_sync_id: r.head.sync_id,
+            base_sync_id: r.base.sync_id,
+            counts: r.counts,
+            impacted: r.impacted.map((h) => `${h.file_path} (distance ${h.distance})`),
+            edges_added: r.edges.added.map((e) => `${pathOf(e.source)} -> ${pathOf(e.target)}`),
+            edges_removed: r.edges.removed.map((e) => `${pathOf(e.source)} -> ${pathOf(e.target)}`),
+          },
+          'files',
+          files,
+          { offset: 0, total: r.counts.files_added! + r.counts.files_removed! + r.counts.files_changed! },
+        );
       }),
   );
 }

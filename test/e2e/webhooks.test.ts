@@ -7,6 +7,11 @@ import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { rmSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { configHome, runCli } from '../support/agent-stack.ts';
 import { connectClient } from '../support/temporal.ts';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
 import { startService, type Service } from '../support/service.ts';
@@ -398,6 +403,42 @@ describe('code-host webhooks through the gateway', () => {
     });
     const detail = await call('GET', util.detail);
     assert.equal(detail.status, 200, JSON.stringify(detail.body));
+
+    // The same report for agents (MCP pr_report) and people at a terminal (ckg pr).
+    const mcp = new Client({ name: 'test-webhooks', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.gateway.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      const res = (await mcp.callTool({
+        name: 'pr_report',
+        arguments: { source_id: sourceId, number: 3 },
+      })) as CallToolResult;
+      const first = res.content[0];
+      assert.ok(first?.type === 'text');
+      const answer = JSON.parse(first.text) as { files: Array<{ path: string; symbols_changed: string[] }> };
+      assert.deepEqual(answer.files[0], { ...answer.files[0], path: 'src/util.ts', symbols_changed: ['clamp'] });
+    } finally {
+      await mcp.close();
+    }
+    const home = configHome();
+    try {
+      const env = { XDG_CONFIG_HOME: home };
+      const login = await runCli(['login', '--url', svc.gateway.url, '--client-id', 'service-gateway'], {
+        ...env,
+        CKG_CLIENT_SECRET: svc.idp.gatewayClientSecret,
+      });
+      assert.equal(login.code, 0, login.stderr);
+      const cli = await runCli(['pr', sourceId, '3'], env);
+      assert.equal(cli.code, 0, cli.stderr);
+      const lines = cli.stdout.split('\n').filter((l) => l.trim() !== '');
+      assert.match(lines[1]!, /^M\s+\d+\s+2\/3\s+src\/util\.ts\s+~clamp \+half/);
+      assert.match(cli.stderr, /PR 3 .* against main/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
 
     const merged = await send(mr('merge'));
     assert.equal((merged.body.results as Array<{ status: string }>)[0]!.status, 'closed');

@@ -20,6 +20,7 @@ const TOOLS = [
   'impact',
   'list_sources',
   'list_syncs',
+  'pr_report',
   'read_file',
   'search',
   'start_sync',

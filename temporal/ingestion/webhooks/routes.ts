@@ -21,6 +21,7 @@ import {
   PROVIDERS,
   readDelivery,
   repoIdentity,
+  urlKey,
   verifySignature,
   type Delivery,
   type Provider,
@@ -36,28 +37,50 @@ interface Candidate {
   secret: string;
 }
 
+/** A body this much over the limit is not read to its end: the connection is closed under it instead. */
+const DRAIN_FACTOR = 4;
+
+/**
+ * The raw body, at most `limit` bytes. A larger one is read to its end and dropped (up to DRAIN_FACTOR × limit), so
+ * the sender gets its 400 instead of a connection reset in the middle of its upload.
+ */
 async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || NaN);
-  if (declared > limit) throw new InvalidArgumentError('body', `is larger than ${limit} bytes`);
+  const tooLarge = () => new InvalidArgumentError('body', `is larger than ${limit} bytes`);
+  if (declared > DRAIN_FACTOR * limit) {
+    ctx.set('connection', 'close');
+    throw tooLarge();
+  }
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new InvalidArgumentError('body', `is larger than ${limit} bytes`);
-    parts.push(chunk);
+    if (size > DRAIN_FACTOR * limit) {
+      ctx.set('connection', 'close');
+      throw tooLarge();
+    }
+    if (size <= limit) parts.push(chunk);
   }
+  if (size > limit) throw tooLarge();
   return Buffer.concat(parts);
 }
 
+/**
+ * Sources with a webhook secret that the delivery's repository names: by owner/name (case-insensitive), or by a clone
+ * URL equal to the source's up to scheme, case and `.git` (urlKey).
+ */
 async function candidates(deps: IngestionDeps, fullName: string, urls: string[]): Promise<Candidate[]> {
-  const r = await deps.pool.query<Candidate>(
-    `SELECT s.id, s.default_branch, s.enabled, w.secret
+  const keys = new Set(urls.flatMap((u) => urlKey(u) ?? []));
+  const r = await deps.pool.query<Candidate & { url: string | null; by_name: boolean }>(
+    `SELECT s.id, s.default_branch, s.enabled, w.secret, s.url, lower(s.owner || '/' || s.name) = lower($1) AS by_name
        FROM sources s JOIN source_webhook_secrets w ON w.source_id = s.id
-      WHERE lower(s.owner || '/' || s.name) = lower($1) OR s.url = ANY($2::text[])
+      WHERE lower(s.owner || '/' || s.name) = lower($1) OR ($2 AND s.url IS NOT NULL)
       ORDER BY s.created_at, s.id`,
-    [fullName, urls],
+    [fullName, keys.size > 0],
   );
-  return r.rows;
+  return r.rows
+    .filter((c) => c.by_name || (c.url !== null && keys.has(urlKey(c.url) ?? '')))
+    .map(({ id, default_branch, enabled, secret }) => ({ id, default_branch, enabled, secret }));
 }
 
 type Outcome =
