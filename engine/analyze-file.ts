@@ -150,6 +150,7 @@ function extract(
         name: c.name,
         text: c.node.text,
         row: c.node.startPosition.row,
+        endRow: c.node.endPosition.row,
         type: c.node.type,
       }));
       imports.push(...readImport(views));
@@ -372,6 +373,12 @@ async function analyzeCode(
   if (tree === null) {
     issue('warning', 'parsing', 'parse_timeout', 'parsing took too long, chunked by lines');
     return null;
+  }
+  if (tree.rootNode.hasError && plugin.repairText) {
+    // The grammar's known gaps (see LanguagePlugin.repairText): the repaired text's tree only when it is clean.
+    const repaired = plugin.repairText(text);
+    const second = repaired === null ? null : parseText(lang, repaired);
+    if (second && !second.rootNode.hasError) tree = second;
   }
   if (tree.rootNode.hasError) {
     const row = firstErrorRow(tree.rootNode);

@@ -15,6 +15,8 @@ export interface CaptureView {
   name: string;
   text: string;
   row: number;
+  /** Row of the node's last character. */
+  endRow: number;
   /** Type of the captured node. */
   type: string;
 }
@@ -60,6 +62,15 @@ export interface LanguagePlugin {
    * language sets it only with an argument from its grammar and a check of the output over a large corpus.
    */
   queryPrune?: { types: readonly string[]; word: string };
+  /**
+   * Known gaps of the grammar that valid code falls into: given the text of a file whose tree has a syntax error,
+   * a text of the same length with the same line breaks in which those constructs are written so that the grammar
+   * parses them (e.g. an explicit `;` in white space where the language's rule inserts one), or null when nothing
+   * applies. The engine parses the repaired text and keeps its tree only when that tree has no error; everything
+   * else (names, chunks, lines) is read from the original text, so a repair may only touch white space and
+   * keywords whose removal the language's rules allow.
+   */
+  repairText?(text: string): string | null;
   /** Whether a definition is visible outside its file; used when the query has no `@export.name` captures. */
   isExported?(def: DefinitionView): boolean;
   /**
