@@ -19,6 +19,35 @@ function readImport(captures: CaptureView[]): ImportRef[] {
         alias ? { spec: `${c.text}=${alias.text}`, line, kind: 'crate_alias' } : { spec: c.text, line, kind: 'crate' },
       );
     else if (c.name === 'import.use') for (const spec of expandUse(c.text)) out.push({ spec, line });
+    else if (c.name === 'import.inline_mod') out.push({ spec: '', line, kind: `inline_mod:${c.endRow + 1}` });
+  }
+  return out;
+}
+
+/**
+ * Uses inside inline modules (`mod tests { use super::*; }`): the query gives each inline module's body rows as an
+ * `inline_mod:<last line>` marker. In a use nested in d inline modules the first d `super`s stay in this file: the
+ * path is rewritten to start at the file's module (`self::…`, which names no other file when all of it stays
+ * here). The markers are dropped.
+ */
+function foldInlineModules(imports: ImportRef[]): ImportRef[] {
+  const bodies: Array<[number, number]> = [];
+  for (const r of imports) if (r.kind?.startsWith('inline_mod:')) bodies.push([r.line, Number(r.kind.slice(11))]);
+  if (bodies.length === 0) return imports;
+  const out: ImportRef[] = [];
+  for (const r of imports) {
+    if (r.kind?.startsWith('inline_mod:')) continue;
+    if (r.kind !== undefined || !r.spec.startsWith('super')) {
+      out.push(r);
+      continue;
+    }
+    const depth = bodies.filter(([first, last]) => r.line >= first && r.line <= last).length;
+    const segs = r.spec.split('::');
+    let supers = 0;
+    while (segs[supers] === 'super') supers++;
+    if (depth === 0) out.push(r);
+    else if (supers > depth) out.push({ ...r, spec: segs.slice(depth).join('::') });
+    else out.push({ ...r, spec: ['self', ...segs.slice(supers)].join('::') });
   }
   return out;
 }
@@ -26,11 +55,12 @@ function readImport(captures: CaptureView[]): ImportRef[] {
 const PATH_ATTR = /#\[\s*path\s*=\s*"([^"]+)"\s*\]/;
 
 /**
- * File-level rewrites: a `#[path = "…"]` attribute on (or above) a `mod x;` line makes it kind 'mod_path' with
+ * File-level rewrites: uses inside inline modules folded (foldInlineModules); a `#[path = "…"]` attribute on (or above) a `mod x;` line makes it kind 'mod_path' with
  * that path; `use` paths through an `extern crate x as y` alias are rewritten to x; a `use` whose first segment is a
  * module this file declares (`mod util; use util::X;`, the 2018 uniform paths) is read as `self::…`.
  */
-function finishImports(imports: ImportRef[], lines: readonly string[]): ImportRef[] {
+function finishImports(found: ImportRef[], lines: readonly string[]): ImportRef[] {
+  const imports = foldInlineModules(found);
   const aliases = new Map<string, string>();
   const localMods = new Set<string>();
   const out = imports.map((ref): ImportRef => {
@@ -125,18 +155,43 @@ function resolve(ref: ImportRef, from: string, repo: RepoIndex): string[] {
     dir = root === null ? dirname(from) : dirname(root);
   } else if (head === 'self') dir = moduleDir(repo, from);
   else if (head === 'super') {
+    // Each `super` climbs one module: from the directory holding this module's submodules to its parent's.
     dir = moduleDir(repo, from);
     while (segs[0] === 'super') {
       dir = dirname(dir);
       segs.shift();
     }
     segs.unshift('super');
+    // An item of the module reached (`use super::Item`) is in that module's own file.
+    root = moduleOwning(repo, from, dir);
   } else if (head !== undefined && repo.crates.has(head)) {
-    root = repo.crates.get(head)!;
+    // A facade crate's re-exported crates (`pub extern crate grep_printer as printer;`): grep::printer::X is
+    // grep_printer::X (followed through facades of facades, a few levels at most).
+    let crate = head;
+    for (let hops = 0; hops < 4; hops++) {
+      const target = segs[1] === undefined ? undefined : repo.crateAliases.get(crate)?.get(segs[1]);
+      if (target === undefined) break;
+      crate = target;
+      segs.splice(0, 2, target);
+    }
+    root = repo.crates.get(crate)!;
     dir = dirname(root);
   } else return [];
   const hit = moduleFile(repo, dir, segs.slice(1)) ?? root;
   return hit !== null && hit !== from ? [hit] : [];
+}
+
+/**
+ * The file of the module whose submodules live in `dir`, seen from `from` (a file of the same crate): the crate root
+ * when `dir` is the root's directory, else `dir.rs` or `dir/mod.rs`.
+ */
+function moduleOwning(repo: RepoIndex, from: string, dir: string): string | null {
+  const root = crateRoot(repo, from);
+  if (root !== null && dirname(root) === dir) return root;
+  if (dir === '') return null;
+  if (repo.files.has(`${dir}.rs`)) return `${dir}.rs`;
+  if (repo.files.has(`${dir}/mod.rs`)) return `${dir}/mod.rs`;
+  return null;
 }
 
 export const rust: LanguagePlugin = {

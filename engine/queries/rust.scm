@@ -8,6 +8,8 @@
 (macro_definition name: (identifier) @name) @definition.function
 
 (use_declaration argument: (_) @import.use) @import
+; The rows of an inline module's body: a `super` in a use inside it (`mod tests { use super::*; }`) is this file.
+(mod_item body: (declaration_list) @import.inline_mod) @import
 (mod_item !body name: (identifier) @import.mod) @import
 (extern_crate_declaration name: (identifier) @import.crate alias: (identifier)? @import.alias) @import
 

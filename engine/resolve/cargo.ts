@@ -77,3 +77,20 @@ export function cargoTargets(
   }
   return { lib, roots: [...roots] };
 }
+
+/**
+ * The crates a library root re-exports under a name of its own (a facade crate): `pub extern crate x as y;`,
+ * `pub extern crate x;` and `pub use x as y;` (with any `pub(…)`, attributes such as `#[cfg(…)]` before them), as
+ * alias → crate name pairs. Whether `x` is a crate of the tree is for the resolver to check.
+ */
+export function crateReexports(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const re =
+    /^[ \t]*(?:#\[[^\]\n]*\][ \t]*)*pub(?:\([^)\n]*\))?[ \t]+(extern[ \t]+crate|use)[ \t]+(?:::)?(\w+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*;/gm;
+  for (const m of text.matchAll(re)) {
+    const alias = m[3] ?? m[2]!;
+    if (m[1] === 'use' && m[3] === undefined) continue;
+    if (alias !== '_') out.set(alias, m[2]!);
+  }
+  return out;
+}

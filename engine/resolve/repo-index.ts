@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join as joinFs } from 'node:path';
 import { basename, dirname, join } from './paths.ts';
-import { cargoTargets } from './cargo.ts';
+import { cargoTargets, crateReexports } from './cargo.ts';
 import type { ComposerIndex } from './composer.ts';
 import { addComposerJson, emptyComposerIndex, finishComposerIndex } from './composer.ts';
 
@@ -31,6 +31,11 @@ export interface RepoIndex {
   crates: ReadonlyMap<string, string>;
   /** Every Cargo crate root file: lib, bins, tests, examples, benches, build scripts, `path =` targets. */
   rustRoots: ReadonlySet<string>;
+  /**
+   * Library crate name → the crates its root re-exports under a name (`pub extern crate grep_printer as printer;`):
+   * alias → crate name, only for crates of the tree. A facade's `grep::printer::X` is `grep_printer::X`.
+   */
+  crateAliases: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Python (sub-)projects: directories holding pyproject.toml, setup.py or setup.cfg, deepest first. */
   pythonProjects: string[];
   /** package.json files: directory → the entry fields resolution reads. */
@@ -245,6 +250,12 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
       for (const r of targets.roots) rustRoots.add(r);
     }
   }
+  // A library root is read for its re-exported crates (and so counts as a file the index read).
+  const crateAliases = new Map<string, Map<string, string>>();
+  for (const [name, libRoot] of crates) {
+    const aliases = new Map([...crateReexports(read(libRoot) ?? '')].filter(([, target]) => crates.has(target)));
+    if (aliases.size > 0) crateAliases.set(name, aliases);
+  }
   goModules.sort((a, b) => b.module.length - a.module.length);
   tsconfigs.sort((a, b) => b.dir.length - a.dir.length);
   finishComposerIndex(composer, files, (p) => {
@@ -261,6 +272,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
     composer,
     crates,
     rustRoots,
+    crateAliases,
     packages,
     packageDirs,
     pythonProjects: [...pythonProjects].sort((a, b) => b.length - a.length || (a < b ? -1 : 1)),
