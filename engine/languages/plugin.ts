@@ -15,8 +15,8 @@ export interface CaptureView {
   name: string;
   text: string;
   row: number;
-  /** Row of the node's last character. */
-  endRow: number;
+  /** Row of the node's last character (set for the file's imports query; optional for other producers of views). */
+  endRow?: number;
   /** Type of the captured node. */
   type: string;
 }

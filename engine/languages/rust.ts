@@ -19,7 +19,8 @@ function readImport(captures: CaptureView[]): ImportRef[] {
         alias ? { spec: `${c.text}=${alias.text}`, line, kind: 'crate_alias' } : { spec: c.text, line, kind: 'crate' },
       );
     else if (c.name === 'import.use') for (const spec of expandUse(c.text)) out.push({ spec, line });
-    else if (c.name === 'import.inline_mod') out.push({ spec: '', line, kind: `inline_mod:${c.endRow + 1}` });
+    else if (c.name === 'import.inline_mod')
+      out.push({ spec: '', line, kind: `inline_mod:${(c.endRow ?? c.row) + 1}` });
   }
   return out;
 }
