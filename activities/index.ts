@@ -15,6 +15,7 @@ import { createEmbedFiles } from './sync/embed-files.ts';
 import { createEmbedChunks } from './sync/embed-chunks.ts';
 import { createFinalizeSync } from './sync/finalize-sync.ts';
 import { createEndSync } from './sync/end-sync.ts';
+import { createSignalActivities } from './sync/signals.ts';
 import { createFillVectorActivities } from './sync/fill-vectors.ts';
 import { createScheduleActivities } from './schedule/index.ts';
 import { outlastDatabaseOutages } from './outage.ts';
@@ -39,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createEmbedChunks(deps),
     ...createFinalizeSync(deps),
     ...createEndSync(deps),
+    ...createSignalActivities(deps),
     // issue 12: fill a completed sync's missing vectors (POST /api/syncs/{id}/embed)
     ...createFillVectorActivities(deps),
     // ingestion (the schedules' trigger workflow):

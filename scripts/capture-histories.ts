@@ -1,7 +1,10 @@
 /**
  * Records the workflow histories the replay test (test/pipeline/replay.test.ts) replays: a completed sync of a
- * two-batch repository, a failed sync (clone refused), and the schedules' trigger workflow starting a sync. Run it
- * against the local stack when a workflow change is meant to change histories (then say so in the commit):
+ * two-batch repository, a failed sync (clone refused), a sync that receives bad signals (an empty retry, a retry
+ * naming no UUID, a cancel with a number for its reason) and a retry of an earlier failed run that it queues, and
+ * the schedules' trigger workflow starting a sync. Run it against the local stack when a workflow change is meant to
+ * change histories (then say so in the commit); the files are named after the day (`sync-completed-2026-11-27`) and
+ * every earlier day's stay, so the code keeps replaying the workflows each version started:
  *
  *   set -a; source .stack/env; set +a; node --import tsx scripts/capture-histories.ts
  */
@@ -12,9 +15,11 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createRepo, generatedFiles } from '../test/support/git-repos.ts';
 import { createHarness, insertPendingSync, insertSource, startSync } from '../test/support/pipeline.ts';
-import { SCHEDULED_SYNC_WORKFLOW_TYPE } from '../workflows/sync-contract.ts';
+import { changeStatus } from '../lib/sync-runs/index.ts';
+import { retrySignal, SCHEDULED_SYNC_WORKFLOW_TYPE } from '../workflows/sync-contract.ts';
 
 const OUT = new URL('../test/fixtures/histories/', import.meta.url);
+const DAY = new Date().toISOString().slice(0, 10);
 const CLI =
   process.env.TEMPORAL_CLI ??
   join(process.env.CKG_CACHE_DIR ?? join(homedir(), '.cache', 'ckg'), 'temporal-1.9.1', 'bin', 'temporal');
@@ -38,7 +43,7 @@ async function save(name: string, handle: WorkflowHandle): Promise<void> {
     ],
     { encoding: 'utf8', maxBuffer: 1 << 26 },
   );
-  writeFileSync(new URL(`${name}.json`, OUT), json);
+  writeFileSync(new URL(`${name}-${DAY}.json`, OUT), json);
   console.log(`${name}: ${(JSON.parse(json) as { events: unknown[] }).events.length} events`);
 }
 
@@ -52,6 +57,20 @@ async function main() {
 
     const bad = await insertSource(h.db.pool, { url: '/nonexistent/repository', owner: 'acme', name: 'gone' });
     await save('sync-failed', await startSync(h, bad, await insertPendingSync(h.db.pool, bad)));
+
+    // Bad signals are rejected (signal_rejected events); a retry of the source's failed run is queued and run next.
+    const sig = await insertSource(h.db.pool, { url: repo.dir, owner: 'acme', name: 'signals' });
+    const earlier = await insertPendingSync(h.db.pool, sig);
+    await changeStatus(h.db.pool, { syncId: earlier, from: ['pending'], to: 'failed', error: 'an earlier failure' });
+    h.modelHost.setFaults({ latencyMs: 300 }, 'embeddings');
+    const signalled = await startSync(h, sig, await insertPendingSync(h.db.pool, sig));
+    await signalled.signal('retry');
+    await signalled.signal('retry', null);
+    await signalled.signal('retry', { syncId: 'not-a-uuid' });
+    await signalled.signal('cancel', { reason: 5 });
+    await signalled.signal(retrySignal, { syncId: earlier });
+    await save('sync-signals', signalled);
+    h.modelHost.setFaults({ latencyMs: 0 }, 'embeddings');
 
     const src = await insertSource(h.db.pool, { url: repo.dir, owner: 'acme', name: 'scheduled' });
     const sched = await h.db.pool.query<{ id: string }>(

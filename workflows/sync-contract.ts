@@ -6,26 +6,75 @@
  * string.
  *
  * Signals, as typed into the Temporal UI's Send Signal dialog (signal name, then the JSON input):
- *   cancel  {"reason": "asked by alice"}        the run ends cancelled with that error (reason optional)
- *   retry   {"syncId": "<uuid>"}                a failed or cancelled run of this source runs again
+ *   cancel  {"reason": "asked by alice"}        the run ends cancelled with that error (reason optional: an empty
+ *                                               input, null or {} cancel with "cancelled by request")
+ *   retry   {"syncId": "<uuid>"}                a failed or cancelled run of this source runs again (queued behind
+ *                                               the run in progress: progress_meta.phase "queued")
+ * Any other input (wrong types, a syncId that is not a UUID or no failed/cancelled run of this source) is rejected:
+ * logged, recorded as a `signal_rejected` event, and ignored (parseCancelInput, parseRetryInput).
  * Query:
  *   progress                                   {"syncId", "phase", "done", "total"}
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import {
+  ApplicationFailure,
   defineSearchAttributeKey,
   SearchAttributeType,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
   type SearchAttributePair,
 } from '@temporalio/common';
-import type { SyncIds, SyncProgress } from './sync-types.ts';
+import type { SyncIds, SyncProgress, SyncWorkflowResult } from './sync-types.ts';
 
 export const SYNC_WORKFLOW_TYPE = 'syncWorkflow';
 export const SCHEDULED_SYNC_WORKFLOW_TYPE = 'scheduledSyncWorkflow';
+/**
+ * The failure type of a sync workflow whose last run failed (a failed workflow execution; its details hold the
+ * SyncWorkflowResult).
+ */
+export const SYNC_FAILED = 'SyncFailed';
 
 export const cancelSignal = defineSignal<[{ reason?: string }]>('cancel');
 export const retrySignal = defineSignal<[{ syncId: string }]>('retry');
+
+/** A signal's input as the workflow checked it: what to act on, or why it is ignored. */
+export type SignalCheck<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The cancel signal's reason: none (empty input, null, {}) is the default reason; a reason must be a string. */
+export function parseCancelInput(input: unknown): SignalCheck<{ reason: string | null }> {
+  if (input === undefined || input === null) return { ok: true, value: { reason: null } };
+  if (!isRecord(input))
+    return { ok: false, reason: 'the input must be a JSON object like {"reason": "asked by alice"}' };
+  const reason = input.reason;
+  if (reason === undefined || reason === null) return { ok: true, value: { reason: null } };
+  if (typeof reason !== 'string') return { ok: false, reason: '"reason" must be a string' };
+  return { ok: true, value: { reason: reason.trim().slice(0, 1000) || null } };
+}
+
+/** The retry signal's sync id: the input must be {"syncId": "<uuid>"}. */
+export function parseRetryInput(input: unknown): SignalCheck<{ syncId: string }> {
+  if (!isRecord(input)) return { ok: false, reason: 'the input must be a JSON object like {"syncId": "<uuid>"}' };
+  const syncId = input.syncId;
+  if (typeof syncId !== 'string')
+    return { ok: false, reason: '"syncId" must be a string (the id of a failed or cancelled sync)' };
+  if (!UUID.test(syncId)) return { ok: false, reason: '"syncId" is not a UUID' };
+  return { ok: true, value: { syncId: syncId.toLowerCase() } };
+}
+
+/** A signal input as recorded with its rejection: JSON, at most 500 characters. */
+export function signalInputPreview(input: unknown): string {
+  if (input === undefined) return '(no input)';
+  // A signal's input came as JSON, so it is JSON again (a function or symbol cannot come through a payload).
+  const text = JSON.stringify(input) ?? `(${typeof input})`;
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}
+
 export const progressQuery = defineQuery<SyncProgress>('progress');
 
 /** Files per batch of the parse and write steps: the spec's write batch of 500. */
@@ -120,4 +169,20 @@ export function syncRetryOptions(input: SyncStartInput) {
     signal: retrySignal,
     signalArgs: [{ syncId: input.syncId }] as [{ syncId: string }],
   };
+}
+
+/**
+ * The result of a sync workflow from its handle's `result()`, whether it completed or failed: a failed sync is a failed
+ * workflow execution whose failure (type SYNC_FAILED) carries the result as its details. Other failures are thrown.
+ */
+export async function syncWorkflowResult(result: Promise<unknown>): Promise<SyncWorkflowResult> {
+  try {
+    return (await result) as SyncWorkflowResult;
+  } catch (err) {
+    const cause = err instanceof Error ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === SYNC_FAILED && cause.details?.[0]) {
+      return cause.details[0] as SyncWorkflowResult;
+    }
+    throw err;
+  }
 }

@@ -46,7 +46,13 @@ export type BeginSyncResult =
       source: string;
       ref: string;
     }
-  | { proceed: false; status: SyncEndStatus | 'skipped'; error?: string };
+  | {
+      proceed: false;
+      status: SyncEndStatus | 'skipped';
+      error?: string;
+      /** The run's status in the database (absent: the run is gone, or a worker that did not say). */
+      runStatus?: string;
+    };
 
 export interface PhaseDurations {
   cloning?: number;
@@ -147,6 +153,32 @@ export interface EmbedResult {
 export interface EndSyncInput extends SyncIds {
   status: 'failed' | 'cancelled';
   error: string;
+}
+
+export interface EndSyncResult {
+  changed: boolean;
+  /** The run's status in the database afterwards (absent: the run is gone, or a worker that did not say). */
+  status?: string;
+}
+
+/** A retry signal the workflow accepted in form: queue the run behind the run in progress (position 1 = next). */
+export interface QueueRetryInput extends SyncIds {
+  position: number;
+  /** The run in progress, if any. */
+  behind: string | null;
+}
+
+export type QueueRetryResult = { queued: true } | { queued: false; reason: string };
+
+/** A signal the workflow ignores, recorded as a `signal_rejected` event. */
+export interface RejectedSignalInput {
+  sourceId: string;
+  /** The run in progress when it came, if any. */
+  syncId: string | null;
+  signal: string;
+  /** The input as JSON (signalInputPreview). */
+  input: string;
+  reason: string;
 }
 
 export interface FinalizeInput extends SyncIds {

@@ -21,8 +21,11 @@ import {
   ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
+  allHandlersFinished,
   CancellationScope,
+  condition,
   isCancellation,
+  log,
   patched,
   proxyActivities,
   setHandler,
@@ -33,11 +36,15 @@ import {
 import type { SyncActivities } from '../activities/index.ts';
 import {
   BATCH_FILES,
+  SYNC_FAILED,
   CKG_SYNC_ID,
   CKG_SYNC_STATUS,
   cancelSignal,
+  parseCancelInput,
+  parseRetryInput,
   progressQuery,
   retrySignal,
+  signalInputPreview,
 } from './sync-contract.ts';
 import type {
   BeginSyncResult,
@@ -117,6 +124,11 @@ const IDLE_EMBED_PATCH = 'skip-idle-embedding-steps';
 const SYMBOL_GRAPH_PATCH = 'symbol-graph';
 /** Workflows started before the writes of a light tree could run together replay one write at a time. */
 const CONCURRENT_WRITES_PATCH = 'light-tree-writes-together';
+/**
+ * Workflows started before signal inputs were checked replay the old handlers (a retry queued whatever it named),
+ * the old end (the last run failed: the workflow still completed) and no wait for the signal handlers' activities.
+ */
+const SIGNALS_PATCH = 'checked-signals-failed-workflows';
 
 const NOT_RETRIED = ['CloneFailed', 'SyncNotRunning', 'WorkspaceLost'];
 
@@ -141,19 +153,61 @@ function emptyTotals(): Omit<WriteBatchResult, 'issues' | 'embedInputs' | 'chunk
 
 export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkflowResult> {
   const queue: string[] = [input.syncId];
+  /** Retries being checked by queueRetry (a second signal for one of them is a duplicate). */
+  const claimed = new Set<string>();
   const runs: SyncRunOutcome[] = [];
   let current: string | null = null;
   let cancelReason: string | null = null;
   let scope: CancellationScope | null = null;
   let progress: SyncProgress = { syncId: input.syncId, phase: 'pending', done: 0, total: 0 };
 
-  setHandler(cancelSignal, (args) => {
-    cancelReason = args?.reason || 'cancelled by request';
+  /** A signal the workflow ignores: logged, and recorded as a `signal_rejected` event (never a task failure). */
+  async function reject(signal: string, raw: unknown, reason: string): Promise<void> {
+    log.warn('signal rejected', { signal, input: signalInputPreview(raw), reason });
+    await control(`ignore the ${signal} signal: ${reason}`).recordRejectedSignal({
+      sourceId: input.sourceId,
+      syncId: current,
+      signal,
+      input: signalInputPreview(raw),
+      reason,
+    });
+  }
+
+  setHandler(cancelSignal, async (raw: unknown) => {
+    if (!patched(SIGNALS_PATCH)) {
+      cancelReason = (raw as { reason?: string } | undefined)?.reason || 'cancelled by request';
+      scope?.cancel();
+      return;
+    }
+    const checked = parseCancelInput(raw);
+    if (!checked.ok) return reject('cancel', raw, checked.reason);
+    cancelReason = checked.value.reason ?? 'cancelled by request';
     scope?.cancel();
   });
-  setHandler(retrySignal, ({ syncId }) => {
+  setHandler(retrySignal, async (raw: unknown) => {
+    if (!patched(SIGNALS_PATCH)) {
+      const { syncId } = raw as { syncId: string };
+      // The run in progress already runs from scratch; a queued one runs once.
+      if (syncId !== current && !queue.includes(syncId)) queue.push(syncId);
+      return;
+    }
+    const checked = parseRetryInput(raw);
+    if (!checked.ok) return reject('retry', raw, checked.reason);
+    const { syncId } = checked.value;
     // The run in progress already runs from scratch; a queued one runs once.
-    if (syncId !== current && !queue.includes(syncId)) queue.push(syncId);
+    if (syncId === current || queue.includes(syncId) || claimed.has(syncId)) return;
+    claimed.add(syncId);
+    try {
+      const r = await control(`queue the retry of sync ${syncId}`).queueRetry({
+        syncId,
+        sourceId: input.sourceId,
+        position: queue.length + 1,
+        behind: current,
+      });
+      if (r.queued && syncId !== current && !queue.includes(syncId)) queue.push(syncId);
+    } finally {
+      claimed.delete(syncId);
+    }
   });
   setHandler(progressQuery, () => progress);
 
@@ -427,7 +481,8 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     const begin = await control('begin: pending → running').beginSync(ids);
     if (!begin.proceed) {
       setPhase(begin.status, 0, 0);
-      markStatus(begin.status);
+      // The search attribute says what the database says (a Reset may reach a run that completed).
+      markStatus(begin.runStatus ?? begin.status);
       return { syncId, status: begin.status, ...(begin.error ? { error: begin.error } : {}) };
     }
     const started = Date.now();
@@ -440,7 +495,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       });
       setPhase('finalizing', 0, 1);
       // The work is done: completing it is not interrupted by a late cancellation.
-      await CancellationScope.nonCancellable(() =>
+      const finalized = await CancellationScope.nonCancellable(() =>
         control('finalize: issue cap, stats, running → completed', begin.settings).finalizeSync({
           ...ids,
           stats,
@@ -448,34 +503,41 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
         }),
       );
       setPhase('completed', 1, 1);
-      markStatus('completed');
+      markStatus(finalized.status ?? 'completed');
       return { syncId, status: 'completed' };
     } catch (err) {
       if (isCancellation(err)) {
         const byTemporal = cancelReason === null;
         const reason = cancelReason ?? 'cancelled through Temporal';
-        await CancellationScope.nonCancellable(() =>
+        const ended = await CancellationScope.nonCancellable(() =>
           control('end: cancelled', begin.settings).endSync({ ...ids, status: 'cancelled', error: reason }),
         );
         setPhase('cancelled', 0, 0);
-        markStatus('cancelled');
+        markStatus(ended.status ?? 'cancelled');
         // Temporal's own cancellation ends the workflow as Canceled, so the UI shows what happened.
         if (byTemporal) throw err;
         return { syncId, status: 'cancelled', error: reason };
       }
       const error = failureMessage(err);
-      await CancellationScope.nonCancellable(() =>
+      const ended = await CancellationScope.nonCancellable(() =>
         control('end: failed', begin.settings).endSync({ ...ids, status: 'failed', error }),
       );
       setPhase('failed', 0, 0);
-      markStatus('failed');
+      markStatus(ended.status ?? 'failed');
       return { syncId, status: 'failed', error };
     } finally {
       scope = null;
     }
   }
 
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+  for (;;) {
+    let next = queue.shift();
+    if (next === undefined && patched(SIGNALS_PATCH)) {
+      // A retry signal being checked (queueRetry) may still add a run.
+      await condition(allHandlersFinished);
+      next = queue.shift();
+    }
+    if (next === undefined) break;
     current = next;
     cancelReason = null;
     upsertSearchAttributes([
@@ -488,15 +550,25 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       // Temporal's cancellation can also land during beginSync; ending the run is idempotent.
       if (isCancellation(err)) {
         const ids = { syncId: next, sourceId: input.sourceId };
-        await CancellationScope.nonCancellable(() =>
+        const ended = await CancellationScope.nonCancellable(() =>
           control('end: cancelled').endSync({ ...ids, status: 'cancelled', error: 'cancelled through Temporal' }),
         );
-        markStatus('cancelled');
+        markStatus(ended.status ?? 'cancelled');
       }
       throw err;
     }
     current = null;
   }
   const last = runs[runs.length - 1] ?? { syncId: input.syncId, status: 'skipped' as const };
+  if (last.status === 'failed' && patched(SIGNALS_PATCH)) {
+    // A failed sync is a failed workflow execution: Temporal's own status filter (Failed) finds it, with the
+    // run's error as the failure message; the result rides along as the failure's details.
+    throw ApplicationFailure.create({
+      type: SYNC_FAILED,
+      message: last.error ?? 'sync failed',
+      nonRetryable: true,
+      details: [{ ...last, runs }],
+    });
+  }
   return { ...last, runs };
 }

@@ -41,7 +41,7 @@ export function createBeginSync({ pool, settings, log }: ActivityDeps) {
         // As the API's retry: back to pending (error, progress and times cleared), then on as a pending run.
         await changeStatus(tx, { syncId, from: [run.status], to: 'pending', reset: true });
       } else if (run.status !== 'pending') {
-        return { proceed: false, status: 'skipped', error: `sync run is ${run.status}` };
+        return { proceed: false, status: 'skipped', error: `sync run is ${run.status}`, runStatus: run.status };
       }
       if (!run.source_enabled) {
         const error = `source ${proceed.source} is disabled: it starts no sync`;
@@ -52,7 +52,7 @@ export function createBeginSync({ pool, settings, log }: ActivityDeps) {
           error,
           meta: { phase: REFUSED_PHASE, workflow_run_id: runId },
         });
-        return { proceed: false, status: 'failed', error };
+        return { proceed: false, status: 'failed', error, runStatus: 'failed' };
       }
       await changeStatus(tx, {
         syncId,

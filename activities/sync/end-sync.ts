@@ -4,34 +4,38 @@
  * run that already ended is left alone.
  */
 import { withTransaction } from '../../lib/db.ts';
-import type { EndSyncInput } from '../../workflows/sync-types.ts';
+import type { EndSyncInput, EndSyncResult } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { heartbeating } from './heartbeat.ts';
-import { ACTIVE_STATUSES, changeStatus } from '../../lib/sync-runs/index.ts';
+import { ACTIVE_STATUSES, changeStatus, getSync } from '../../lib/sync-runs/index.ts';
 import { executionRunId } from './run-claim.ts';
 import { recordSyncEnded } from './metrics.ts';
 
 export function createEndSync({ pool, settings, log }: ActivityDeps) {
-  async function endSync(input: EndSyncInput): Promise<{ changed: boolean }> {
+  async function endSync(input: EndSyncInput): Promise<EndSyncResult> {
     return heartbeating(settings.heartbeatTimeoutMs, () => end(input));
   }
 
-  async function end(input: EndSyncInput): Promise<{ changed: boolean }> {
+  async function end(input: EndSyncInput): Promise<EndSyncResult> {
     const { syncId, sourceId, status, error } = input;
     const runId = executionRunId();
-    const ended = await withTransaction(pool, (tx) =>
-      changeStatus(tx, {
+    const result = await withTransaction(pool, async (tx): Promise<EndSyncResult> => {
+      const ended = await changeStatus(tx, {
         syncId,
         from: ACTIVE_STATUSES,
         to: status,
         error,
         meta: { phase: status, workflow_run_id: runId },
-      }),
-    );
-    const changed = ended !== undefined;
+      });
+      if (ended) return { changed: true, status: ended.row.status };
+      // Already ended (e.g. a Reset of a workflow whose run completed): the workflow reports the run as it is.
+      const run = await getSync(tx, syncId);
+      return run ? { changed: false, status: run.status } : { changed: false };
+    });
+    const changed = result.changed;
     if (changed) recordSyncEnded(status);
     log[status === 'failed' ? 'warning' : 'info'](`sync_${status}`, { sync_id: syncId, source_id: sourceId, error });
-    return { changed };
+    return result;
   }
   return { endSync };
 }

@@ -5,7 +5,7 @@
  */
 import { withTransaction } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
-import type { FinalizeInput } from '../../workflows/sync-types.ts';
+import type { EndSyncResult, FinalizeInput } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { heartbeating } from './heartbeat.ts';
 import { changeStatus, loadRun } from '../../lib/sync-runs/index.ts';
@@ -14,21 +14,21 @@ import { incrementalStats } from './incremental.ts';
 import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
-  async function finalizeSync(input: FinalizeInput): Promise<{ changed: boolean }> {
+  async function finalizeSync(input: FinalizeInput): Promise<EndSyncResult> {
     return heartbeating(settings.heartbeatTimeoutMs, () => finalize(input));
   }
 
-  async function finalize(input: FinalizeInput): Promise<{ changed: boolean }> {
+  async function finalize(input: FinalizeInput): Promise<EndSyncResult> {
     const { syncId, sourceId } = input;
     const t0 = Date.now();
     const runId = executionRunId();
     let durations: Record<string, number | undefined> = {};
-    const changed = await withTransaction(pool, async (tx) => {
+    const result = await withTransaction(pool, async (tx): Promise<EndSyncResult> => {
       const run = await loadRun(tx, syncId, true);
-      if (!run) return false;
+      if (!run) return { changed: false };
       if (run.status !== 'running') {
         // An operator's Reset of a workflow whose run had ended: this execution completes it.
-        if (!endedElsewhere(run, runId)) return false;
+        if (!endedElsewhere(run, runId)) return { changed: false, status: run.status };
         await reviveRun(tx, run, runId);
       }
       const counts = await tx.query<{ issues_recorded: number; issues_dropped: number }>(
@@ -58,10 +58,16 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
       const src = await tx.query<{ last_synced_at: Date }>(
         `UPDATE sources SET last_sync_id = $2, last_synced_at = now()
           WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = $2)
+            AND NOT EXISTS (SELECT 1 FROM sync_runs n, sync_runs r
+                             WHERE r.id = $2 AND n.source_id = $1 AND n.status = 'completed' AND n.id <> $2
+                               AND (n.created_at, n.id) > (r.created_at, r.id)
+                               AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = n.id))
           RETURNING last_synced_at`,
         [sourceId, syncId],
       );
-      // A pull request's sync (docs/webhooks.md) is a review snapshot: the source's last sync stays as it was.
+      // A pull request's sync (docs/webhooks.md) is a review snapshot: the source's last sync stays as it was. So
+      // does a run older than the newest completed one (an operator's Reset of an old run): last_sync_id names the
+      // newest completed sync, the one node detail and diff default to.
       const synced = src.rows[0];
       if (synced) {
         await writeEvent(tx, {
@@ -76,14 +82,15 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
           },
         });
       }
-      return true;
+      return { changed: true, status: 'completed' };
     });
+    const changed = result.changed;
     if (changed) {
       recordSyncEnded('completed');
       recordSyncDurations(durations);
     }
     log.info('sync_completed', { sync_id: syncId, source_id: sourceId, changed });
-    return { changed };
+    return result;
   }
 
   return { finalizeSync };

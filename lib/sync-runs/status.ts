@@ -9,6 +9,7 @@
  * started_at and `reset` clearing it.
  */
 import type { Queryable } from '../db.ts';
+import { writeEvent } from '../events.ts';
 import { writeLifecycleEvent } from './lifecycle.ts';
 import { ACTIVE_STATUSES, syncRunColumns, type SyncRunRow, type SyncStatus } from './row.ts';
 
@@ -77,4 +78,55 @@ export async function changeStatus(db: Queryable, change: StatusChange): Promise
   const { previous_status: previous, ...row } = raw;
   await writeLifecycleEvent(db, row, previous, change.stats ? { stats: change.stats } : {});
   return { row, previous };
+}
+
+export interface QueuedMark {
+  /** 1 = the next run the workflow takes. */
+  position: number;
+  /** The run in progress it waits for, if any. */
+  behind: string | null;
+}
+
+/**
+ * A failed, cancelled or pending run queued by a `retry` signal behind the run its source's workflow is processing:
+ * progress_meta says so (`phase: queued`, `queue_position`, `queued_behind`, `queued_at`) until beginSync takes it,
+ * and a `sync_queued` event reports it. The status stays (a source has one active run at a time); the workflow
+ * execution that ended the run is forgotten, so its own workflow may take it back. False when the run is not in one
+ * of those statuses.
+ */
+export async function markQueued(db: Queryable, syncId: string, mark: QueuedMark): Promise<boolean> {
+  const r = await db.query<{ source_id: string; status: SyncStatus }>(
+    `UPDATE sync_runs SET progress_meta = (progress_meta - 'workflow_run_id')
+              || jsonb_build_object('phase', 'queued', 'queue_position', $2::int, 'queued_behind', $3::text,
+                                    'queued_at', now())
+      WHERE id = $1 AND status IN ('failed', 'cancelled', 'pending')
+      RETURNING source_id, status`,
+    [syncId, mark.position, mark.behind],
+  );
+  const row = r.rows[0];
+  if (!row) return false;
+  await writeEvent(db, {
+    type: 'sync_queued',
+    syncId,
+    sourceId: row.source_id,
+    payload: {
+      sync_id: syncId,
+      source_id: row.source_id,
+      status: row.status,
+      queue_position: mark.position,
+      queued_behind: mark.behind,
+    },
+  });
+  return true;
+}
+
+/** Clears the queued marks of a source's runs that are not active (their workflow ended without taking them). */
+export async function clearQueued(db: Queryable, sourceId: string): Promise<number> {
+  const r = await db.query(
+    `UPDATE sync_runs SET progress_meta = progress_meta - 'queue_position' - 'queued_behind' - 'queued_at'
+              || jsonb_build_object('phase', status)
+      WHERE source_id = $1 AND progress_meta ->> 'phase' = 'queued' AND status IN ('failed', 'cancelled')`,
+    [sourceId],
+  );
+  return r.rowCount ?? 0;
 }

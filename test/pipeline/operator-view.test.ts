@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES, progressQuery } from '../../workflows/sync-contract.ts';
+import { SEARCH_ATTRIBUTES, progressQuery, syncWorkflowResult } from '../../workflows/sync-contract.ts';
 import type { syncWorkflow } from '../../workflows/sync.ts';
 import { createRepo, generatedFiles, type TestRepo } from '../support/git-repos.ts';
 import {
@@ -130,12 +130,12 @@ describe('operator view of a sync in the Temporal UI', () => {
     assert.equal(steps[1]!.summary, 'clone acme/big at main');
   });
 
-  it('the UI finds failed syncs of an owner by search attributes', async () => {
+  it('the UI finds failed syncs of an owner by search attributes and in its own Failed filter', async () => {
     const sourceId = await insertSource(h.db.pool, { url: '/nonexistent/repo', owner: 'acme', name: 'gone' });
     const syncId = await insertPendingSync(h.db.pool, sourceId);
     const handle = await startSync(h, sourceId, syncId);
-    assert.equal((await handle.result()).status, 'failed');
-    const query = `CkgSourceOwner = 'acme' AND CkgSyncStatus = 'failed' AND TaskQueue = '${h.taskQueue}'`;
+    assert.equal((await syncWorkflowResult(handle.result())).status, 'failed');
+    const query = `CkgSourceOwner = 'acme' AND CkgSyncStatus = 'failed' AND ExecutionStatus = 'Failed' AND TaskQueue = '${h.taskQueue}'`;
     const found = await waitFor(async () => {
       const ids: string[] = [];
       for await (const wf of h.client.workflow.list({ query })) ids.push(wf.workflowId);
@@ -143,6 +143,9 @@ describe('operator view of a sync in the Temporal UI', () => {
     }, 15_000);
     assert.ok(found.includes(sourceId));
     const d = await handle.describe();
+    assert.equal(d.status.name, 'FAILED', 'a failed sync is a failed workflow execution');
     assert.deepEqual((d.searchAttributes as Record<string, unknown[]>).CkgSyncStatus, ['failed']);
+    const failure = await handle.result().catch((err: unknown) => (err instanceof Error ? err.cause : err));
+    assert.match(String((failure as Error).message), /cloning .*nonexistent.* failed/, 'the run error is the failure');
   });
 });

@@ -2,6 +2,7 @@
  * An operator's Reset in the Temporal UI: a sync that failed (its clone was refused) is reset to the point after
  * beginSync; the new execution takes the run back to running, runs the steps and completes it.
  */
+import { syncWorkflowResult } from '../../workflows/sync-contract.ts';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -34,7 +35,7 @@ describe('Reset of a sync workflow', () => {
     const sourceId = await insertSource(h.db.pool, { url: '/nonexistent/repository' });
     const syncId = await insertPendingSync(h.db.pool, sourceId);
     const handle = await startSync(h, sourceId, syncId);
-    assert.equal((await handle.result()).status, 'failed');
+    assert.equal((await syncWorkflowResult(handle.result())).status, 'failed');
     assert.equal((await getRun(h.db.pool, syncId)).status, 'failed');
 
     await h.db.pool.query(`UPDATE sources SET url = $2 WHERE id = $1`, [sourceId, repo.dir]);

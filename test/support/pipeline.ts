@@ -15,7 +15,7 @@ import type { Queryable } from '../../lib/db.ts';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { insertPendingRun } from '../../lib/sync-runs/index.ts';
 import { testLogger } from './log.ts';
-import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../../workflows/sync-contract.ts';
+import { SYNC_WORKFLOW_TYPE, syncStartOptions, syncWorkflowResult } from '../../workflows/sync-contract.ts';
 import { createWorker, type SyncWorker } from '../../temporal/worker.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
 import type { syncWorkflow } from '../../workflows/sync.ts';
@@ -163,7 +163,7 @@ export async function startSync(h: Harness, sourceId: string, syncId: string) {
 
 export async function runSync(h: Harness, sourceId: string, syncId: string): Promise<SyncWorkflowResult> {
   const handle = await startSync(h, sourceId, syncId);
-  return handle.result();
+  return syncWorkflowResult(handle.result());
 }
 
 export interface RunRow {
