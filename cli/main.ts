@@ -7,12 +7,15 @@ import { registerGraph } from './commands/graph.ts';
 import { registerMcp } from './commands/mcp.ts';
 import { registerProfiles } from './commands/profiles.ts';
 import { registerSources } from './commands/sources.ts';
+import { registerSymbols } from './commands/symbols.ts';
 import { registerSyncs } from './commands/syncs.ts';
 import { EXIT, exitCodeOf, messageOf } from './exit.ts';
 
 export function buildProgram(): Command {
   const program = new Command('ckg')
-    .description('code-knowledge graph service: sources, syncs, search, impact, diff, and an MCP server')
+    .description(
+      'code-knowledge graph service: sources, syncs, search, impact, callers, callees, diff, and an MCP server',
+    )
     .version('1.0.0')
     .option('--profile <name>', 'profile to use (default: CKG_PROFILE, else the current profile)')
     .option('--url <url>', 'gateway address (overrides the profile; CKG_URL)')
@@ -25,6 +28,7 @@ export function buildProgram(): Command {
   registerSources(program);
   registerSyncs(program);
   registerGraph(program);
+  registerSymbols(program);
   registerMcp(program);
   for (const c of program.commands) {
     c.exitOverride();

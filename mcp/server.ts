@@ -9,6 +9,7 @@ import { registerNodes } from './tools/nodes.ts';
 import { registerReadFile } from './tools/read-file.ts';
 import { registerSearch } from './tools/search.ts';
 import { registerSources } from './tools/sources.ts';
+import { registerSymbols } from './tools/symbols.ts';
 import { registerSyncs } from './tools/syncs.ts';
 
 export const SERVER_INFO = { name: 'code-knowledge-graph', version: '1.0.0' } as const;
@@ -16,7 +17,9 @@ export const SERVER_INFO = { name: 'code-knowledge-graph', version: '1.0.0' } as
 const INSTRUCTIONS =
   'A code-knowledge graph of synced repositories. Files are nodes with ids `src_<source_id>:<path>`; depends_on ' +
   'edges link a file to the files it imports. Start with search (or list_sources), then get_node, read_file, ' +
-  'impact (who is affected by a change) and diff (what changed between syncs). Long answers are cut with a note ' +
+  'impact (who is affected by a change to a file or a symbol), context (one function or type: definition, ' +
+  'callers, callees, hierarchy, tests; symbols are `owner/name:<path>#<key>`) and diff (what changed between ' +
+  'syncs). Long answers are cut with a note ' +
   'that says how to get the rest.';
 
 export function createMcpServer(api: Api): McpServer {
@@ -25,6 +28,7 @@ export function createMcpServer(api: Api): McpServer {
   registerNodes(server, api);
   registerReadFile(server, api);
   registerAnalysis(server, api);
+  registerSymbols(server, api);
   registerSources(server, api);
   registerSyncs(server, api);
   return server;

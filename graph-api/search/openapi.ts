@@ -160,6 +160,12 @@ export const searchSchemas = {
       match: { enum: ['exact', 'prefix', 'fuzzy'] },
       score: { type: 'number', description: 'pg_trgm word_similarity of q to the name.' },
       node_id: { type: 'string', description: 'The defining file.' },
+      symbol: {
+        type: ['string', 'null'],
+        description:
+          'The symbol’s address: its detail is GET /api/graph/symbol?symbol=<this>&sync_id=<sync_id> (null for ' +
+          'symbols stored before symbols had keys).',
+      },
       file_id: uuid,
       file_path: { type: 'string' },
       language: { type: 'string' },

@@ -28,6 +28,11 @@ export interface SymbolHit {
   /** pg_trgm word_similarity of q to the name (1 for an exact match). */
   score: number;
   node_id: string;
+  /**
+   * The symbol's address for GET /api/graph/symbol (`src_<source_id>:<path>#<key>`, issue 28); null for a symbol
+   * stored before symbols had keys.
+   */
+  symbol: string | null;
   file_id: string;
   file_path: string;
   language: string;
@@ -43,6 +48,7 @@ interface Row {
   len: number;
   key: string;
   symbol_id: string;
+  symbol_key: string | null;
   name: string;
   kind: string;
   line: number;
@@ -115,7 +121,7 @@ export async function searchSymbols(
     `WITH syncs AS (
        SELECT id FROM sync_runs WHERE id = ANY($1::uuid[]) AND status <> 'cleaned'
      ), cand AS (
-       SELECT k.content_id, k.ordinal, k.name, ${key} AS key, k.kind, k.line
+       SELECT k.content_id, k.ordinal, k.name, ${key} AS key, k.kind, k.line, k.key AS symbol_key
          FROM file_content_symbols k
         WHERE ${nameCond}
      ), r AS (
@@ -145,6 +151,7 @@ export async function searchSymbols(
       match: TIERS[r.tier]!,
       score: r.sim,
       node_id: encodeNodeId(r.source_id, r.file_path),
+      symbol: r.symbol_key === null ? null : `${encodeNodeId(r.source_id, r.file_path)}#${r.symbol_key}`,
       file_id: r.file_id,
       file_path: r.file_path,
       language: r.language,

@@ -1,9 +1,13 @@
-/** impact, diff and pr_report (GET /api/graph/impact, /diff, /pr), rendered with paths to spare the model's context. */
+/**
+ * impact (GET /api/graph/impact for a file, GET /api/graph/symbol/impact for a symbol), diff and pr_report
+ * (GET /api/graph/diff, /pr), rendered with paths to spare the model's context.
+ */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Api } from '../api.ts';
-import { fitList, MAX_CHARS, textResult } from '../fit.ts';
+import { errorResult, fitList, MAX_CHARS, textResult } from '../fit.ts';
 import { nodeId, offset, safely, syncId } from './common.ts';
+import { completenessLine, symbolArg, type SymbolImpactAnswer } from './symbols.ts';
 
 interface ImpactAnswer {
   node_id: string;
@@ -55,15 +59,21 @@ export function registerAnalysis(server: McpServer, api: Api): void {
   server.registerTool(
     'impact',
     {
-      title: 'What a change to a file affects',
+      title: 'What a change to a file or a symbol affects',
       description:
-        'direction=dependents (default): the files that depend on this file, directly (distance 1) or ' +
-        'transitively up to depth; direction=dependencies: what the file depends on. Each file once, with its ' +
-        'shortest distance and `via` (the file one step closer on a shortest path). Paths are of the same source ' +
-        'as node_id: its node ids are `src_<source_id>:<path>`.',
+        'For a file (node_id): direction=dependents (default): the files that depend on it, directly (distance 1) ' +
+        'or transitively up to depth; direction=dependencies: what the file depends on. For a symbol (symbol): ' +
+        'direction=callers (default): the functions and methods that call it, transitively; direction=callees: ' +
+        'what it calls. Each answer once, with its shortest distance and `via` (one step closer on a shortest ' +
+        'path); for symbols, how the call was resolved and whether the answer is exact or a lower bound (and why). ' +
+        'Paths are of the same source as the start: its node ids are `src_<source_id>:<path>`.',
       inputSchema: {
-        node_id: nodeId,
-        direction: z.enum(['dependents', 'dependencies']).default('dependents'),
+        node_id: nodeId.optional(),
+        symbol: symbolArg.optional(),
+        direction: z
+          .enum(['dependents', 'dependencies', 'callers', 'callees'])
+          .optional()
+          .describe('dependents | dependencies for a file (default dependents), callers | callees for a symbol.'),
         depth: z.number().int().min(1).max(10).default(3),
         sync_id: syncId,
         offset,
@@ -71,8 +81,53 @@ export function registerAnalysis(server: McpServer, api: Api): void {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ node_id, direction, depth, sync_id, offset, limit }) =>
+    ({ node_id, symbol, direction, depth, sync_id, offset, limit }) =>
       safely(async () => {
+        if ((node_id === undefined) === (symbol === undefined)) {
+          return errorResult('give exactly one of node_id (a file) and symbol (a function, method or type)');
+        }
+        if (symbol !== undefined) {
+          if (direction === 'dependents' || direction === 'dependencies') {
+            return errorResult(`direction ${direction} is for files; a symbol takes callers or callees`);
+          }
+          const a = await api.call<SymbolImpactAnswer>('GET', '/api/graph/symbol/impact', {
+            query: {
+              symbol,
+              direction: direction ?? 'callers',
+              depth,
+              sync_id,
+              limit: Math.min(offset + limit, 10_000),
+            },
+          });
+          const items = a.items.slice(offset).map((i) => ({
+            symbol: i.id,
+            kind: i.kind,
+            at: `${i.file_path}:${i.line}`,
+            distance: i.distance,
+            via: i.distance > 1 ? i.via : undefined,
+            resolved: `${i.provenance} ${i.confidence}`,
+            ...(i.file_type === 'test' ? { test: true } : {}),
+          }));
+          return fitList(
+            {
+              symbol: a.symbol.id,
+              sync_id: a.sync_id,
+              direction: a.direction,
+              depth,
+              answer: completenessLine(a.completeness),
+              total: a.total,
+              files: a.files,
+              tests: a.tests,
+              by_distance: a.by_distance,
+            },
+            'symbols',
+            items,
+            { offset, total: a.total },
+          );
+        }
+        if (direction === 'callers' || direction === 'callees') {
+          return errorResult(`direction ${direction} is for symbols; a file takes dependents or dependencies`);
+        }
         const a = await api.call<ImpactAnswer>('GET', '/api/graph/impact', {
           query: { node_id, direction, depth, sync_id, limit: Math.min(offset + limit, 10_000) },
         });
@@ -83,7 +138,14 @@ export function registerAnalysis(server: McpServer, api: Api): void {
           via: i.distance > 1 ? pathOf(i.via) : undefined,
         }));
         return fitList(
-          { node_id: a.node_id, sync_id: a.sync_id, direction, depth, total: a.total, by_distance: a.by_distance },
+          {
+            node_id: a.node_id,
+            sync_id: a.sync_id,
+            direction: a.direction,
+            depth,
+            total: a.total,
+            by_distance: a.by_distance,
+          },
           'files',
           items,
           { offset, total: a.total },

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { configHome, runCli, startAgentStack, type AgentStack, type CliRun } from '../support/agent-stack.ts';
 import { startCuttingProxy, type CuttingProxy } from '../support/cutting-proxy.ts';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
+import { insertSource } from '../support/fixtures.ts';
+import { writeSymbolGraph, writeSyncFiles } from '../support/graph-data.ts';
 
 const FILES = {
   'src/core.ts': 'export const core = 1;\n',
@@ -134,6 +136,59 @@ describe('ckg: the command line against the running service', () => {
     const search = await ckg('search', 'core', 'constant', '--limit', '2', '--json');
     ok(search, 'search');
     assert.equal((JSON.parse(search.stdout) as { results: unknown[] }).results.length, 2);
+  });
+
+  it('callers and callees of a symbol, by owner/name:path#Symbol or by id, transitively with --depth', async () => {
+    const db = stack.svc.db.pool;
+    const src = await insertSource(db, 'acme', 'calls');
+    const fn = (name: string, line: number) => ({ name, kind: 'function' as const, line, key: `${name}:function` });
+    const { syncId } = await writeSyncFiles(db, src, [
+      { path: 'lib/core.ts', symbols: [fn('core', 1)] },
+      { path: 'lib/util.ts', symbols: [fn('util', 1), fn('twice', 5)] },
+      { path: 'app/main.ts', symbols: [fn('main', 3)] },
+    ]);
+    const call = (from: string, to: string, lines: number[]) => ({
+      label: 'calls' as const,
+      from,
+      to,
+      provenance: 'import' as const,
+      confidence: 0.95,
+      lines,
+      count: lines.length,
+    });
+    await writeSymbolGraph(
+      db,
+      { syncId, sourceId: src },
+      [
+        call('lib/util.ts#util:function', 'lib/core.ts#core:function', [2]),
+        call('lib/util.ts#twice:function', 'lib/core.ts#core:function', [6, 7]),
+        call('app/main.ts#main:function', 'lib/util.ts#util:function', [4]),
+      ],
+      [{ from: 'app/main.ts#main:function', kind: 'call', text: 'plugin.run', line: 5, reason: 'dynamic_receiver' }],
+    );
+    const callers = await ckg('callers', 'acme/calls:lib/core.ts#core');
+    ok(callers, 'callers');
+    assert.match(callers.stdout, /^DIST\s+KIND\s+SYMBOL\s+FILE:LINE\s+RESOLVED\s+SITES/);
+    assert.match(callers.stdout, /^1\s+function\s+twice:function\s+lib\/util\.ts:5\s+import 0\.95\s+6,7$/m);
+    assert.match(callers.stdout, /^1\s+function\s+util:function\s+lib\/util\.ts:1\s+import 0\.95\s+2$/m);
+    assert.doesNotMatch(callers.stdout, /main/);
+    assert.match(callers.stderr, new RegExp(`2 callers of src_${src}:lib/core\\.ts#core:function \\(exact\\)`));
+    const deep = await ckg('callers', `src_${src}:lib/core.ts#core:function`, '--depth', '2', '--json');
+    ok(deep, 'callers --depth 2');
+    const items = (JSON.parse(deep.stdout) as { items: Array<{ key: string; distance: number }> }).items;
+    assert.deepEqual(
+      items.map((i) => `${i.key}@${i.distance}`),
+      ['util:function@1', 'twice:function@1', 'main:function@2'],
+    );
+    const callees = await ckg('callees', 'acme/calls:app/main.ts#main', '--depth', '2');
+    ok(callees, 'callees');
+    assert.match(callees.stdout, /^1\s+function\s+util:function/m);
+    assert.match(callees.stdout, /^2\s+function\s+core:function/m);
+    assert.match(callees.stderr, /lower bound: 1 dynamic_receiver/);
+    const missing = await ckg('callers', 'acme/calls:lib/core.ts#nothing');
+    assert.equal(missing.code, 4, missing.stderr);
+    const usage = await ckg('callers', 'acme/calls:lib/core.ts#core', '--depth', 'deep');
+    assert.equal(usage.code, 2, usage.stderr);
   });
 
   it('sync list, cancel of a finished sync (exit 5), a failing sync (exit 7) and its retry', async () => {

@@ -379,6 +379,20 @@ describe('graph component: symbol graph reads', () => {
     assert.ok(merged.body.edges.every((e) => e.data.label === 'depends_on'));
   });
 
+  it("a symbol search hit links to the symbol's detail", async () => {
+    const hits = await app.get<{ items: Array<{ name: string; symbol: string | null; sync_id: string }> }>(
+      `/api/graph/search/symbols?q=helper&match=exact&source_id=${src}`,
+    );
+    assert.equal(hits.status, 200, JSON.stringify(hits.body));
+    assert.deepEqual(
+      hits.body.items.map((h) => h.symbol),
+      [id('src/a.ts#helper:function')],
+    );
+    const d = await detail(hits.body.items[0]!.symbol!, `&sync_id=${hits.body.items[0]!.sync_id}`);
+    assert.equal(d.status, 200);
+    assert.equal(d.body.symbol.name, 'helper');
+  });
+
   it('the OpenAPI document describes the symbol reads', async () => {
     const doc = await app.get<{ paths: Record<string, unknown> }>('/openapi.json');
     for (const p of ['/api/graph/symbol', '/api/graph/symbol/impact', '/api/graph/symbols'])

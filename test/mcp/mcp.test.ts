@@ -11,10 +11,11 @@ import { MAX_CHARS } from '../../mcp/fit.ts';
 import { CLI_BIN, configHome, startAgentStack, type AgentStack } from '../support/agent-stack.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { createRepo, type TestRepo } from '../support/git-repos.ts';
-import { writeSyncFiles } from '../support/graph-data.ts';
+import { writeSymbolGraph, writeSyncFiles } from '../support/graph-data.ts';
 import { unitVector, rng } from '../../bench/graph-data.ts';
 
 const TOOLS = [
+  'context',
   'diff',
   'get_node',
   'impact',
@@ -70,15 +71,56 @@ describe('MCP server: streamable HTTP through the gateway and stdio from the CLI
         {
           path: 'core.ts',
           text: 'export const core = 2;\nexport function frobnicateWidgets() {}\n',
-          symbols: [{ name: 'frobnicateWidgets', kind: 'function', line: 2 }],
+          symbols: [
+            {
+              name: 'frobnicateWidgets',
+              kind: 'function',
+              line: 2,
+              key: 'frobnicateWidgets:function',
+              symbol_kind: 'function',
+              end_line: 2,
+              signature: 'export function frobnicateWidgets()',
+            },
+          ],
           embedding: vec(),
         },
         { path: 'util.ts', deps: [['core.ts', 1]], embedding: vec() },
-        { path: 'app.ts', deps: [['util.ts', 1]], embedding: vec() },
+        {
+          path: 'app.ts',
+          deps: [['util.ts', 1]],
+          embedding: vec(),
+          symbols: [{ name: 'useCore', kind: 'function', line: 1, key: 'useCore:function', end_line: 3 }],
+        },
+        {
+          path: 'app.test.ts',
+          type: 'test',
+          embedding: vec(),
+          symbols: [{ name: 'testUseCore', kind: 'function', line: 1, key: 'testUseCore:function', end_line: 4 }],
+        },
         { path: 'big.txt', type: 'doc', language: 'text', text: big.join('\n') + '\n', embedding: vec() },
       ],
       { minutesAgo: 10 },
     ));
+    await writeSymbolGraph(db, { syncId: s2, sourceId: src }, [
+      {
+        label: 'calls',
+        from: 'app.ts#useCore:function',
+        to: 'core.ts#frobnicateWidgets:function',
+        provenance: 'import',
+        confidence: 0.95,
+        lines: [2],
+        count: 1,
+      },
+      {
+        label: 'calls',
+        from: 'app.test.ts#testUseCore:function',
+        to: 'app.ts#useCore:function',
+        provenance: 'import',
+        confidence: 0.95,
+        lines: [3],
+        count: 1,
+      },
+    ]);
     http = new Client({ name: 'test-http', version: '1.0.0' });
     await http.connect(
       new StreamableHTTPClientTransport(new URL(`${stack.svc.gateway.url}/mcp`), {
@@ -140,7 +182,8 @@ describe('MCP server: streamable HTTP through the gateway and stdio from the CLI
         assert.ok(t.description && t.description.length > 20, t.name);
       }
       const impact = tools.find((t) => t.name === 'impact')!;
-      assert.deepEqual(impact.inputSchema.required, ['node_id']);
+      assert.equal(impact.inputSchema.required, undefined, 'node_id or symbol');
+      assert.ok(impact.inputSchema.properties?.symbol && impact.inputSchema.properties.node_id);
     }
   });
 
@@ -242,11 +285,57 @@ describe('MCP server: streamable HTTP through the gateway and stdio from the CLI
         unknown
       >;
       assert.deepEqual((diff.from as { id: string }).id, s1);
-      assert.deepEqual(diff.files_added, ['app.ts', 'big.txt']);
+      assert.deepEqual(diff.files_added, ['app.test.ts', 'app.ts', 'big.txt']);
       assert.deepEqual(diff.files_removed, ['old.ts']);
       assert.deepEqual(diff.files_changed, ['core.ts']);
       assert.deepEqual(diff.edges_added, ['app.ts -> util.ts']);
       assert.deepEqual(diff.edges_removed, ['old.ts -> util.ts']);
+    }
+  });
+
+  it('context: one symbol with its callers, callees and the tests that reach it; impact of a symbol', async () => {
+    for (const client of [http, stdio]) {
+      const ctx = text(
+        await client.callTool({ name: 'context', arguments: { symbol: 'acme/widgets:core.ts#frobnicateWidgets' } }),
+      );
+      assert.match(ctx, /^# function frobnicateWidgets {2}core\.ts:2-2/);
+      assert.match(ctx, /signature: export function frobnicateWidgets\(\)/);
+      assert.match(ctx, /## callers: 1, exact\nuseCore:function {2}app\.ts:1 {2}\[import 0\.95\] {2}sites 2/);
+      assert.match(
+        ctx,
+        /## tests that reach it \(callers in test files, up to 4 calls away\): 1\ntestUseCore {2}app\.test\.ts:1 {2}distance 2/,
+      );
+      const missing = await client.callTool({ name: 'context', arguments: { symbol: 'acme/widgets:core.ts#nothing' } });
+      assert.equal(missing.isError, true);
+      assert.match(text(missing), /NOT_FOUND/);
+
+      const imp = JSON.parse(
+        text(await client.callTool({ name: 'impact', arguments: { symbol: `src_${src}:core.ts#frobnicateWidgets` } })),
+      ) as {
+        answer: string;
+        total: number;
+        tests: number;
+        symbols: Array<{ symbol: string; distance: number; via?: string }>;
+      };
+      assert.equal(imp.answer, 'exact');
+      assert.equal(imp.tests, 1);
+      assert.deepEqual(
+        imp.symbols.map((x) => [x.symbol, x.distance, x.via]),
+        [
+          [`src_${src}:app.ts#useCore:function`, 1, undefined],
+          [`src_${src}:app.test.ts#testUseCore:function`, 2, `src_${src}:app.ts#useCore:function`],
+        ],
+      );
+      const both = await client.callTool({
+        name: 'impact',
+        arguments: { symbol: `src_${src}:core.ts#frobnicateWidgets`, node_id: nid('core.ts') },
+      });
+      assert.equal(both.isError, true);
+      const wrong = await client.callTool({
+        name: 'impact',
+        arguments: { symbol: `src_${src}:core.ts#frobnicateWidgets`, direction: 'dependents' },
+      });
+      assert.equal(wrong.isError, true);
     }
   });
 
