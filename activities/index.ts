@@ -18,6 +18,7 @@ import { createEndSync } from './sync/end-sync.ts';
 import { createSignalActivities } from './sync/signals.ts';
 import { createFillVectorActivities } from './sync/fill-vectors.ts';
 import { createScheduleActivities } from './schedule/index.ts';
+import { createRetentionActivities } from './retention/index.ts';
 import { outlastDatabaseOutages } from './outage.ts';
 
 export type { ActivityDeps, PipelineSettings } from './sync/deps.ts';
@@ -45,6 +46,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createFillVectorActivities(deps),
     // ingestion (the schedules' trigger workflow):
     ...createScheduleActivities({ pool: deps.pool, log: deps.log }),
+    // issue 30: retention (the retention schedule's workflow)
+    ...createRetentionActivities({ pool: deps.pool, log: deps.log }),
   };
   return outlastDatabaseOutages(activities, {
     pool: deps.pool,

@@ -97,6 +97,15 @@ const syncProperties = {
   error: { type: ['string', 'null'], description: 'Why the run failed or was cancelled.' },
   issues_recorded: { type: 'integer' },
   issues_dropped: { type: 'integer' },
+  pinned: {
+    type: 'boolean',
+    description: 'Pinned by an operator (POST /api/syncs/{id}/pin): retention never cleans or purges it.',
+  },
+  pinned_at: nullableTimestamp,
+  cleaned_at: {
+    ...nullableTimestamp,
+    description: 'When the sync was cleaned (graph removed); retention purges it RETENTION_PURGE_AFTER_SECONDS later.',
+  },
   started_at: nullableTimestamp,
   completed_at: nullableTimestamp,
   created_at: timestamp,

@@ -7,8 +7,13 @@
 import type { SyncRunRow } from './sync-runs/row.ts';
 
 /** The API representation of a sync run: the stored columns, timestamps as ISO strings, schedule_id a number. */
-export type SyncRunJson = Omit<SyncRunRow, 'schedule_id' | 'started_at' | 'completed_at' | 'created_at'> & {
+export type SyncRunJson = Omit<
+  SyncRunRow,
+  'schedule_id' | 'started_at' | 'completed_at' | 'created_at' | 'pinned_at' | 'cleaned_at'
+> & {
   schedule_id: number | null;
+  pinned_at: string | null;
+  cleaned_at: string | null;
   started_at: string | null;
   completed_at: string | null;
   created_at: string;
@@ -30,6 +35,9 @@ export function syncToJson(r: SyncRunRow): SyncRunJson {
     error: r.error,
     issues_recorded: r.issues_recorded,
     issues_dropped: r.issues_dropped,
+    pinned: r.pinned,
+    pinned_at: r.pinned_at?.toISOString() ?? null,
+    cleaned_at: r.cleaned_at?.toISOString() ?? null,
     started_at: r.started_at?.toISOString() ?? null,
     completed_at: r.completed_at?.toISOString() ?? null,
     created_at: r.created_at.toISOString(),

@@ -3,3 +3,5 @@ export { syncWorkflow } from './sync.ts';
 export { fillVectorsWorkflow } from './fill-vectors.ts';
 // ingestion (schedules' trigger workflow):
 export { scheduledSyncWorkflow } from './scheduled-sync.ts';
+// issue 30: retention of syncs and events (the retention schedule's action)
+export { retentionWorkflow } from './retention.ts';

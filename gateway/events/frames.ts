@@ -26,3 +26,14 @@ export function errorFrame(code: string): string {
 
 /** Sent first: how long a browser's EventSource waits before reconnecting. */
 export const RETRY_FRAME = 'retry: 2000\n\n';
+
+/**
+ * Sent before the catch-up when the client resumes from an id whose successors were pruned (issue 30): the rows
+ * after `lastEventId` up to `prunedThrough` are gone, so the client should reload the state it keeps (syncs,
+ * sources) and then trust the stream again; the catch-up of what is kept and the live stream follow. No `id:` line:
+ * a client that reconnects before the next frame resumes from the same id and is told again.
+ */
+export function eventsMissedFrame(lastEventId: number, prunedThrough: number): string {
+  const data = { code: 'events_missed', last_event_id: lastEventId, pruned_through: prunedThrough };
+  return `event: events_missed\ndata: ${JSON.stringify(data)}\n\n`;
+}

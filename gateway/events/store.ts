@@ -48,6 +48,12 @@ export async function headId(db: pg.Pool | pg.Client): Promise<number> {
   return Number(r.rows[0]?.id ?? 0);
 }
 
+/** The pruning watermark: rows with id <= it may have been deleted by retention (0 when none ever was). */
+export async function prunedThrough(db: pg.Pool): Promise<number> {
+  const r = await db.query<{ id: string }>('SELECT pruned_through::text AS id FROM events_pruned');
+  return Number(r.rows[0]?.id ?? 0);
+}
+
 /** Rows with after < id <= upTo (upTo omitted: no upper bound), in id order, at most `limit`. */
 export async function rowsAfter(db: pg.Pool, after: number, limit: number, upTo?: number): Promise<EventRecord[]> {
   const r = await db.query<Row>(

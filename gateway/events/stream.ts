@@ -3,7 +3,8 @@
  *
  * 1. The resume point is the `Last-Event-ID` header, else the `last_event_id` query parameter (a non-negative
  *    integer; anything else is 400 naming it). Without either the stream starts live, with no catch-up.
- * 2. Catch-up: rows with id > resume are read from the table and sent in id order, page by page, honouring socket
+ * 2. Catch-up: when rows after the resume point were pruned (retention: the id is below the pruning watermark), an
+ *    `event: events_missed` frame comes first (frames.ts), then the rows that are kept. Rows with id > resume are read from the table and sent in id order, page by page, honouring socket
  *    back-pressure, up to the hub's position (every row up to it was delivered or given up on), re-read after each
  *    page while the hub moves on. When the cursor reaches the hub's position the client goes live in the same tick,
  *    so no frame the hub delivers is missed and none is sent twice; in-order frames the hub offers meanwhile are
@@ -19,10 +20,10 @@ import { InvalidArgumentError, UpstreamError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { counter, gauge } from '../../lib/metrics.ts';
 import type { Claims } from '../auth/verify.ts';
-import { errorFrame, eventFrame, RETRY_FRAME } from './frames.ts';
+import { errorFrame, eventFrame, eventsMissedFrame, RETRY_FRAME } from './frames.ts';
 import { SseConnection } from './connection.ts';
 import type { EventHub } from './hub.ts';
-import { rowsAfter, type EventRecord } from './store.ts';
+import { prunedThrough, rowsAfter, type EventRecord } from './store.ts';
 
 const sseClients = gauge('ckg_sse_clients', 'Open event-stream clients');
 const sseDisconnects = counter('ckg_sse_disconnects_total', 'Event-stream clients that left, by reason', ['reason']);
@@ -163,6 +164,14 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
       if (!initial && !(await drained(conn.res, deps.stallMs))) {
         conn.end(conn.ended ?? 'slow_client');
         return;
+      }
+      if (initial) {
+        const pruned = await prunedThrough(pool);
+        if (conn.ended) return;
+        if (after < pruned) {
+          conn.write(eventsMissedFrame(after, pruned), 0);
+          log.info('sse_events_missed', { after, pruned_through: pruned });
+        }
       }
       // The next page is read while the current one drains to the client.
       let next: { upTo: number; rows: Promise<EventRecord[]> } | undefined;

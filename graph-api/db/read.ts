@@ -2,6 +2,10 @@
  * Graph reads under a wall-clock cap (GRAPH_QUERY_TIMEOUT_SECONDS). Each request runs its queries in one read-only
  * transaction; before every statement the remaining time of the request's budget becomes the statement_timeout, so
  * the cap holds for the request as a whole, not per statement. A cancelled statement becomes 504 TIMEOUT.
+ *
+ * The transaction is REPEATABLE READ: all its statements read one snapshot, so a sync that retention (or an operator)
+ * cleans or purges while a read is in flight is not removed under it: the read sees the sync as it was when it
+ * began, whole (issue 30; docs/decisions.md "Retention"). A read-only transaction never fails to serialize.
  */
 import type pg from 'pg';
 import type { Pool } from '../../lib/db.ts';
@@ -29,7 +33,9 @@ export async function withReadTx<T>(pool: Pool, capMs: number, fn: (tx: ReadTx) 
   try {
     // One round trip: the transaction begins with the remaining budget as statement_timeout, which covers the first
     // statement; before each later statement the then remaining time is set again.
-    await client.query(`BEGIN READ ONLY; SELECT set_config('statement_timeout', '${remaining()}', true)`);
+    await client.query(
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT set_config('statement_timeout', '${remaining()}', true)`,
+    );
     let statements = 0;
     const tx: ReadTx = {
       async query<R extends pg.QueryResultRow>(sql: Statement, params: unknown[] = []) {

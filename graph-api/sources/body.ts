@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { sourceUrlProblem, type SourceUrlPolicy } from '../../lib/source-url.ts';
+import { checkRetentionConfig } from '../../lib/retention.ts';
 import { checkSyncConfig } from '../../lib/sync-config.ts';
 import { bodyBool, bodyGitRef, bodyObject, bodyString, refuseUnknown, type Body } from '../../lib/validate.ts';
 import type { SourcePatch, SourceUpsert } from './queries.ts';
@@ -34,6 +35,7 @@ function url(body: Body, policy: SourceUrlPolicy): string | undefined {
 function config(body: Body): Record<string, unknown> | undefined {
   const c = bodyObject(body, 'config');
   checkSyncConfig(c, 'config');
+  checkRetentionConfig(c, 'config');
   return c;
 }
 

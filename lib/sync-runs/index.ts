@@ -7,3 +7,4 @@ export * from './lifecycle.ts';
 export * from './phases.ts';
 export * from './row.ts';
 export * from './status.ts';
+export * from './removal.ts';

@@ -24,6 +24,11 @@ export interface SyncRunRow {
   error: string | null;
   issues_recorded: number;
   issues_dropped: number;
+  /** Kept by retention whatever its age (an operator pinned it: POST /api/syncs/{id}/pin). */
+  pinned: boolean;
+  pinned_at: Date | null;
+  /** When the sync was cleaned (its graph removed); retention purges it RETENTION_PURGE_AFTER_SECONDS later. */
+  cleaned_at: Date | null;
   started_at: Date | null;
   completed_at: Date | null;
   created_at: Date;
@@ -47,6 +52,9 @@ export function syncRunColumns(alias = ''): string {
     'error',
     'issues_recorded',
     'issues_dropped',
+    'pinned',
+    'pinned_at',
+    'cleaned_at',
     'started_at',
     'completed_at',
     'created_at',

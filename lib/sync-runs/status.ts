@@ -6,7 +6,7 @@
  * The rules: a terminal status (completed, failed, cancelled) sets completed_at, an active one (pending, running)
  * clears it; `completed` sets progress_done to progress_total; `reset` (back to pending for a retry) and `start`
  * (pending → running at the sync's beginning) clear error, progress, progress_meta and stats, `start` setting
- * started_at and `reset` clearing it.
+ * started_at and `reset` clearing it; `cleaned` sets cleaned_at.
  */
 import type { Queryable } from '../db.ts';
 import { writeEvent } from '../events.ts';
@@ -27,6 +27,8 @@ export interface StatusChange {
   meta?: Record<string, unknown>;
   /** The completed run's stats, stored and carried by the lifecycle event. */
   stats?: Record<string, unknown>;
+  /** Only when the run is not pinned (retention's clean: an operator's pin holds it off). */
+  unpinnedOnly?: boolean;
 }
 
 export interface ChangedRun {
@@ -44,7 +46,11 @@ export async function changeStatus(db: Queryable, change: StatusChange): Promise
   const terminal = !active && change.to !== 'cleaned';
   const clear = change.reset === true || change.start === true;
   const r = await db.query<SyncRunRow & { previous_status: SyncStatus }>(
-    `WITH prev AS (SELECT id, status FROM sync_runs WHERE id = $1 AND status = ANY($2::text[]) FOR NO KEY UPDATE)
+    `WITH prev AS (
+       SELECT id, status FROM sync_runs
+        WHERE id = $1 AND status = ANY($2::text[]) AND (NOT $13::boolean OR NOT pinned)
+        FOR NO KEY UPDATE
+     )
      UPDATE sync_runs s SET
        status = $3,
        error = CASE WHEN $4::boolean THEN $5::text ELSE s.error END,
@@ -54,7 +60,8 @@ export async function changeStatus(db: Queryable, change: StatusChange): Promise
                             ELSE s.progress_done END,
        progress_total = CASE WHEN $10::boolean THEN 0 ELSE s.progress_total END,
        progress_meta = CASE WHEN $10::boolean THEN '{}'::jsonb ELSE s.progress_meta END || $11::jsonb,
-       stats = CASE WHEN $12::jsonb IS NOT NULL THEN $12::jsonb WHEN $10::boolean THEN '{}'::jsonb ELSE s.stats END
+       stats = CASE WHEN $12::jsonb IS NOT NULL THEN $12::jsonb WHEN $10::boolean THEN '{}'::jsonb ELSE s.stats END,
+       cleaned_at = CASE WHEN $3 = 'cleaned' THEN now() ELSE s.cleaned_at END
      FROM prev WHERE s.id = prev.id
      RETURNING ${syncRunColumns('s')},
        prev.status AS previous_status`,
@@ -71,6 +78,7 @@ export async function changeStatus(db: Queryable, change: StatusChange): Promise
       clear,
       JSON.stringify(change.meta ?? {}),
       change.stats ? JSON.stringify(change.stats) : null,
+      change.unpinnedOnly === true,
     ],
   );
   const raw = r.rows[0];

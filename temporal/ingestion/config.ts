@@ -2,6 +2,7 @@
  * The ingestion component's environment, validated once at start-up (the error names the bad variable).
  */
 import { databaseVars, loadConfig, type ConfigOf, type VarSpec } from '../../lib/config.ts';
+import { DEFAULT_KEEP_COMPLETED, DEFAULT_KEEP_FAILED, MAX_KEEP, type RetentionInput } from '../../lib/retention.ts';
 
 export const ingestionVars = {
   ...databaseVars,
@@ -43,6 +44,21 @@ export const ingestionVars = {
   WEBHOOK_MAX_WAIT_MS: { type: 'int', default: 60_000, min: 0, max: 3_600_000 },
   /** How often the sweeper looks for follow-ups that may start (it also runs after every accepted delivery). */
   WEBHOOK_SWEEP_MS: { type: 'int', default: 1000, min: 100, max: 600_000 },
+  /**
+   * Retention (issue 30; docs/decisions.md "Retention"): the Temporal Schedule `<SCHEDULE_ID_PREFIX>retention` runs
+   * retentionWorkflow this often (0: the component leaves the schedule alone). The policy below is its input.
+   */
+  RETENTION_INTERVAL_MINUTES: { type: 'int', default: 15, min: 0, max: 10_080 },
+  /** Completed syncs kept per source (a source's `config.retention.keep_completed` overrides it). */
+  RETENTION_KEEP_COMPLETED: { type: 'int', default: DEFAULT_KEEP_COMPLETED, min: 1, max: MAX_KEEP },
+  /** Failed and cancelled syncs kept per source (`config.retention.keep_failed` overrides it). */
+  RETENTION_KEEP_FAILED: { type: 'int', default: DEFAULT_KEEP_FAILED, min: 0, max: MAX_KEEP },
+  /** A cleaned sync is purged this long after its cleaning (clients holding its id meanwhile see `cleaned`). */
+  RETENTION_PURGE_AFTER_SECONDS: { type: 'int', default: 3600, min: 0, max: 31_536_000 },
+  /** At most this many syncs are cleaned and this many purged per run; the rest waits for the next run. */
+  RETENTION_MAX_SYNCS_PER_RUN: { type: 'int', default: 100, min: 1, max: 10_000 },
+  /** Event rows older than this are pruned (a client resuming from before them gets an `events_missed` frame). */
+  EVENT_RETENTION_HOURS: { type: 'number', default: 168, min: 0.01, max: 87_600 },
   LOG_LEVEL: { type: 'enum', values: ['debug', 'info', 'warning', 'warn', 'error'], default: 'info' },
 } as const satisfies Record<string, VarSpec>;
 
@@ -50,4 +66,15 @@ export type IngestionConfig = ConfigOf<typeof ingestionVars>;
 
 export function loadIngestionConfig(env: Record<string, string | undefined> = process.env): IngestionConfig {
   return loadConfig(ingestionVars, env);
+}
+
+/** The retention schedule's input, from the configuration. */
+export function retentionInputOf(config: IngestionConfig): RetentionInput {
+  return {
+    keepCompleted: config.RETENTION_KEEP_COMPLETED,
+    keepFailed: config.RETENTION_KEEP_FAILED,
+    purgeAfterSeconds: config.RETENTION_PURGE_AFTER_SECONDS,
+    eventMaxAgeHours: config.EVENT_RETENTION_HOURS,
+    maxSyncsPerRun: config.RETENTION_MAX_SYNCS_PER_RUN,
+  };
 }

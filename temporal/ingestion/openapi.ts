@@ -149,7 +149,9 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Clean a completed or failed sync',
           description:
             'Status becomes `cleaned`; its graph vertices and edges are removed in the same transaction as the ' +
-            'status change and its event. File records and chunks are kept. No body.',
+            'status change and its event (every label of the graph, and the per-sync graph tables); `cleaned_at` is ' +
+            'set. File records and chunks are kept. Retention purges a cleaned sync that is not pinned ' +
+            'RETENTION_PURGE_AFTER_SECONDS (default 3600) after its cleaning. No body.',
           parameters: [syncId],
           responses: {
             200: syncResponse('The run, status `cleaned`.'),
@@ -168,6 +170,25 @@ export function openApiDocument(): Record<string, unknown> {
             404: notFound,
             409: errorResponse('FAILED_PRECONDITION: the sync is not completed or failed.'),
           },
+        },
+      },
+      '/api/syncs/{sync_id}/pin': {
+        post: {
+          tags: ['syncs'],
+          summary: 'Pin a sync: retention keeps it',
+          description:
+            'Sets `pinned` (and `pinned_at`): the retention schedule never cleans or purges a pinned sync, whatever ' +
+            'its age and the source’s `retention` counts (pins are kept besides the newest `keep_completed` and ' +
+            '`keep_failed`). An operator can still clean or purge it. Any status. Pinning a pinned sync changes ' +
+            'nothing. A change writes a `sync_pin_changed` event `{ sync_id, source_id, pinned, status }`. No body.',
+          parameters: [syncId],
+          responses: { 200: syncResponse('The run, `pinned: true`.'), 400: invalid, 404: notFound },
+        },
+        delete: {
+          tags: ['syncs'],
+          summary: 'Unpin a sync: retention treats it by its age again',
+          parameters: [syncId],
+          responses: { 200: syncResponse('The run, `pinned: false`.'), 400: invalid, 404: notFound },
         },
       },
       '/api/syncs/{sync_id}': {

@@ -9,8 +9,9 @@ import { createPool, poolLiveness } from '../../lib/db.ts';
 import { listen } from '../../lib/http.ts';
 import { createLogger, parseLevel, type Logger } from '../../lib/log.ts';
 import { createApp } from './app.ts';
-import type { IngestionConfig } from './config.ts';
+import { retentionInputOf, type IngestionConfig } from './config.ts';
 import type { IngestionDeps } from './deps.ts';
+import { ensureRetentionSchedule } from './retention.ts';
 import { startReconciler } from './syncs/reconcile.ts';
 import { DEFAULT_SWEEPER, startSweeper } from './webhooks/followups.ts';
 
@@ -60,6 +61,22 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
     throw err;
   }
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  try {
+    await ensureRetentionSchedule(
+      temporal,
+      {
+        prefix: config.SCHEDULE_ID_PREFIX,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        intervalMinutes: config.RETENTION_INTERVAL_MINUTES,
+        input: retentionInputOf(config),
+      },
+      logger,
+    );
+  } catch (err) {
+    await connection.close();
+    await pool.end();
+    throw err;
+  }
   const deps: IngestionDeps = {
     pool,
     temporal,

@@ -1,10 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { createRetentionActivities } from '../../activities/retention/index.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { startGateway, waitFor, type TestGateway } from '../support/gateway.ts';
 import { startTestIdp, type TestIdp } from '../support/idp-keys.ts';
+import { testLogger } from '../support/log.ts';
 import { connectSse, type Frame, type SseClient } from '../support/sse-client.ts';
 
 interface Row {
@@ -341,5 +343,46 @@ describe('gateway event stream', () => {
     }
     c.close();
     live.close();
+  });
+
+  it('resuming from before pruned rows: an events_missed frame, then the kept rows, then live', async () => {
+    const first = await emit('sync_progress', { n: 0 });
+    const old = [first];
+    for (let i = 1; i < 3; i++) old.push(await emit('sync_progress', { n: i }));
+    const kept = [await emit('sync_progress', { n: 3 }), await emit('sync_progress', { n: 4 })];
+    await waitFor(() => gw.hub.lastId === kept.at(-1), 3000, 'hub caught up');
+    // Every row up to the third is older than the retention age; the pruner (the retention activity) deletes them.
+    await db.pool.query(`UPDATE events SET created_at = now() - interval '3 days' WHERE id <= $1`, [old.at(-1)]);
+    const pruner = createRetentionActivities({ pool: db.pool, log: testLogger('retention-test') });
+    const pruned = await pruner.pruneEvents({ eventMaxAgeHours: 24 });
+    assert.equal(pruned.prunedThrough, old.at(-1));
+    const left = await db.pool.query('SELECT 1 FROM events WHERE id <= $1', [old.at(-1)]);
+    assert.equal(left.rowCount, 0);
+
+    const c = await connect(`?last_event_id=${first}`);
+    await c.waitForEvents(3);
+    const [missed, ...rest] = c.events;
+    assert.equal(missed!.event, 'events_missed');
+    assert.equal(missed!.id, undefined, 'no id line: a reconnect from the same id is told again');
+    assert.deepEqual(JSON.parse(missed!.data!), {
+      code: 'events_missed',
+      last_event_id: first,
+      pruned_through: old.at(-1),
+    });
+    assert.deepEqual(ids(rest), kept);
+    const live = await emit('sync_progress', { n: 5 });
+    const frames = await c.waitForEvents(4);
+    assert.equal(Number(frames[3]!.id), live);
+    c.close();
+
+    // Resuming from the watermark itself (or later) missed nothing: no such frame.
+    const d = await connect(`?last_event_id=${old.at(-1)}`);
+    const got = await d.waitForEvents(3);
+    assert.deepEqual(
+      got.map((f) => f.event),
+      ['sync_progress', 'sync_progress', 'sync_progress'],
+    );
+    assert.deepEqual(ids(got), [...kept, live]);
+    d.close();
   });
 });

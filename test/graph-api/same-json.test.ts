@@ -68,7 +68,8 @@ describe('graph and ingestion components: one JSON shape for sync runs and sched
       `UPDATE sync_runs SET ref = 'v1.2', config_snapshot = '{"include_paths":["lib"]}', progress_done = 7,
               progress_total = 9, progress_meta = '{"phase":"embedding"}', stats = '{"files":7}', schedule_id = $2::bigint,
               triggered_by = 'schedule:' || $2::text, error = 'embedding endpoint failed', issues_recorded = 3,
-              issues_dropped = 1, started_at = now() - interval '2 minutes', completed_at = now()
+              issues_dropped = 1, started_at = now() - interval '2 minutes', completed_at = now(),
+              pinned = true, pinned_at = now()
         WHERE id = $1`,
       [syncId, schedule.rows[0]!.id],
     );

@@ -43,12 +43,12 @@ describe('graph component: sources', () => {
       owner: 'acme',
       name: 'widgets',
       default_branch: 'develop',
-      config: { include_paths: ['src'] },
+      config: { include_paths: ['src'], retention: { keep_completed: 3, keep_failed: 0 } },
     });
     assert.equal(updated.status, 200);
     assert.equal(updated.body.id, created.body.id);
     assert.equal(updated.body.default_branch, 'develop');
-    assert.deepEqual(updated.body.config, { include_paths: ['src'] });
+    assert.deepEqual(updated.body.config, { include_paths: ['src'], retention: { keep_completed: 3, keep_failed: 0 } });
     assert.equal(updated.body.url, 'https://github.com/acme/widgets.git', 'fields not sent are kept');
     assert.equal(updated.body.has_access_token, true);
 
@@ -92,6 +92,11 @@ describe('graph component: sources', () => {
       [{ owner: 'a', name: 'b', config: { include_paths: 'src' } }, 'config.include_paths'],
       [{ owner: 'a', name: 'b', config: { incremental: 'yes' } }, 'config.incremental'],
       [{ owner: 'a', name: 'b', config: { embeddings: 'no' } }, 'config.embeddings'],
+      [{ owner: 'a', name: 'b', config: { retention: 3 } }, 'config.retention'],
+      [{ owner: 'a', name: 'b', config: { retention: { keep_completed: 0 } } }, 'config.retention.keep_completed'],
+      [{ owner: 'a', name: 'b', config: { retention: { keep_completed: 2.5 } } }, 'config.retention.keep_completed'],
+      [{ owner: 'a', name: 'b', config: { retention: { keep_failed: -1 } } }, 'config.retention.keep_failed'],
+      [{ owner: 'a', name: 'b', config: { retention: { keep: 1 } } }, 'config.retention.keep'],
       [{ owner: 'a', name: 'b', enabled: 'yes' }, 'enabled'],
       [{ owner: 'a', name: 'b', acess_token: 't' }, 'acess_token'],
       [{ owner: 'a b', name: 'c' }, 'owner'],

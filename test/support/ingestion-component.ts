@@ -36,6 +36,8 @@ export async function startIngestionComponent(
     SCHEDULE_ID_PREFIX: scheduleIdPrefix,
     STOP_TIMEOUT_MS: '1000',
     LOG_LEVEL: 'debug',
+    // No retention schedule per test component (a test that wants one sets it).
+    RETENTION_INTERVAL_MINUTES: '0',
     ...env,
   });
   const log = createLogger('ingestion', {

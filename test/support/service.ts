@@ -30,6 +30,8 @@ export interface ServiceOptions {
   gatewayPort?: number;
   /** Redirect URIs of the public browser client (default: the stand-in's). */
   frontendRedirectUris?: string[];
+  /** The retention schedule's interval (default 0: no schedule for this service). */
+  retentionIntervalMinutes?: number;
 }
 
 export interface Service {
@@ -102,6 +104,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         TEMPORAL_NAMESPACE: testEnv.temporalNamespace,
         TEMPORAL_TASK_QUEUE: taskQueue,
         SCHEDULE_ID_PREFIX: scheduleIdPrefix,
+        RETENTION_INTERVAL_MINUTES: String(options.retentionIntervalMinutes ?? 0),
       }),
       logger('ingestion'),
     );

@@ -1,15 +1,12 @@
 /**
  * Clean: a completed or failed run becomes `cleaned` and its graph vertices and edges are removed, in the same
- * transaction as the status change and its event. File records and chunks stay.
+ * transaction as the status change and its event (lib/sync-runs/removal.ts, shared with retention). File records and
+ * chunks stay. A pinned sync can be cleaned by an operator (a pin only holds retention off).
  */
 import { withTransaction } from '../../../lib/db.ts';
 import { FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
-import type { SyncRunRow, SyncStatus } from '../../../lib/sync-runs/index.ts';
+import { CLEANABLE, cleanRun, getSync, type SyncRunRow } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { changeStatus, getSync } from '../../../lib/sync-runs/index.ts';
-import { deleteSyncGraph } from './rows.ts';
-
-const CLEANABLE: readonly SyncStatus[] = ['completed', 'failed'];
 
 export async function cleanSync(deps: IngestionDeps, syncId: string): Promise<SyncRunRow> {
   const result = await withTransaction(deps.pool, async (tx) => {
@@ -21,10 +18,9 @@ export async function cleanSync(deps: IngestionDeps, syncId: string): Promise<Sy
         { status: current.status },
       );
     }
-    const changed = await changeStatus(tx, { syncId, from: CLEANABLE, to: 'cleaned' });
-    if (!changed) throw new Error(`sync ${syncId} changed status under its row lock`);
-    const removed = await deleteSyncGraph(tx, syncId);
-    return { row: changed.row, removed };
+    const cleaned = await cleanRun(tx, syncId);
+    if (!cleaned) throw new Error(`sync ${syncId} changed status under its row lock`);
+    return cleaned;
   });
   deps.log.info('sync_cleaned', {
     sync_id: syncId,

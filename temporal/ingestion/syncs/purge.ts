@@ -1,15 +1,14 @@
 /**
- * Purge: the run and everything of it are deleted (FK cascades remove files, chunks and issues; a trigger removes
- * its graph rows). An active run is cancelled first: the cancel signal, then termination when the workflow has not
+ * Purge (lib/sync-runs/removal.ts, shared with retention): the run and everything of it are deleted (FK cascades
+ * remove files, chunks and issues; a trigger removes its graph rows). An active run is cancelled first: the cancel signal, then termination when the workflow has not
  * ended within STOP_TIMEOUT_MS. A `sync_lifecycle` event with status `purged` reports the deletion; when the run was
  * its source's last sync, `source_changed` reports the source's new (null) last_sync_id.
  */
 import { withTransaction } from '../../../lib/db.ts';
 import { NotFoundError } from '../../../lib/errors.ts';
-import { writeEvent } from '../../../lib/events.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal } from '../temporal-gate.ts';
-import { ACTIVE_STATUSES, deleteSync, getSync, writeLifecycleEvent } from '../../../lib/sync-runs/index.ts';
+import { ACTIVE_STATUSES, getSync, purgeRun } from '../../../lib/sync-runs/index.ts';
 import { runningWorkflow, stopSourceWorkflow, type StopOutcome } from './workflow.ts';
 
 export async function purgeSync(deps: IngestionDeps, syncId: string): Promise<void> {
@@ -29,14 +28,7 @@ export async function purgeSync(deps: IngestionDeps, syncId: string): Promise<vo
   const deleted = await withTransaction(pool, async (tx) => {
     const current = await getSync(tx, syncId, true);
     if (!current) return undefined;
-    const source = await tx.query<{ last_sync_id: string | null }>(
-      `SELECT last_sync_id FROM sources WHERE id = $1 FOR UPDATE`,
-      [current.source_id],
-    );
-    const wasLast = source.rows[0]?.last_sync_id === syncId;
-    await deleteSync(tx, syncId);
-    await writeLifecycleEvent(tx, current, current.status, { status: 'purged' });
-    if (wasLast) await writeSourceLastSyncChanged(tx, current.source_id);
+    await purgeRun(tx, current);
     return current;
   });
   if (deleted)
@@ -46,23 +38,4 @@ export async function purgeSync(deps: IngestionDeps, syncId: string): Promise<vo
       status: deleted.status,
       workflow: stopped,
     });
-}
-
-async function writeSourceLastSyncChanged(tx: Parameters<typeof writeEvent>[0], sourceId: string): Promise<void> {
-  const r = await tx.query<{ last_sync_id: string | null; last_synced_at: Date | null }>(
-    `SELECT last_sync_id, last_synced_at FROM sources WHERE id = $1`,
-    [sourceId],
-  );
-  const s = r.rows[0];
-  if (!s) return;
-  await writeEvent(tx, {
-    type: 'source_changed',
-    sourceId,
-    payload: {
-      source_id: sourceId,
-      change: 'updated',
-      last_sync_id: s.last_sync_id,
-      last_synced_at: s.last_synced_at?.toISOString() ?? null,
-    },
-  });
 }

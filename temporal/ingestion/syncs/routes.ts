@@ -1,4 +1,4 @@
-/** Sync commands: POST /api/syncs, cancel, retry, clean (POST or DELETE) and purge (DELETE). */
+/** Sync commands: POST /api/syncs, cancel, retry, embed, clean (POST or DELETE), pin (POST/DELETE) and purge (DELETE). */
 import type Koa from 'koa';
 import type { Router } from '@koa/router';
 import { syncToJson } from '../../../lib/resources.ts';
@@ -8,6 +8,7 @@ import { cancelSync } from './cancel.ts';
 import { cleanSync } from './clean.ts';
 import { createSync } from './create.ts';
 import { fillSyncVectors } from './embed.ts';
+import { setSyncPin } from './pin.ts';
 import { purgeSync } from './purge.ts';
 import { retrySync } from './retry.ts';
 
@@ -55,6 +56,15 @@ export function syncRoutes(router: Router, deps: IngestionDeps): void {
   };
   router.post('/api/syncs/:sync_id/clean', clean);
   router.delete('/api/syncs/:sync_id/clean', clean);
+
+  router.post('/api/syncs/:sync_id/pin', async (ctx: Koa.Context) => {
+    const syncId = pathUuid(ctx, 'sync_id');
+    readBody(ctx, [], true);
+    ctx.body = syncToJson(await setSyncPin(deps, syncId, true));
+  });
+  router.delete('/api/syncs/:sync_id/pin', async (ctx: Koa.Context) => {
+    ctx.body = syncToJson(await setSyncPin(deps, pathUuid(ctx, 'sync_id'), false));
+  });
 
   router.delete('/api/syncs/:sync_id', async (ctx: Koa.Context) => {
     await purgeSync(deps, pathUuid(ctx, 'sync_id'));

@@ -1,0 +1,69 @@
+/**
+ * Removing a sync, for the operator's commands (the ingestion component's clean and purge) and retention (the
+ * worker's retention activities), each in the caller's transaction with its events:
+ *
+ * - clean: a completed or failed run becomes `cleaned` (status.ts: cleaned_at = now) and its graph is removed
+ *   (`delete_sync_graph`: every label of the graph, and the registered per-sync graph tables); its file records,
+ *   chunks, issues and steps stay.
+ * - purge: the run's row is deleted; foreign keys cascade to its files, chunks, issues, steps and per-sync tables, a
+ *   trigger removes its graph rows. A `sync_lifecycle` event with status `purged` reports it, and `source_changed`
+ *   the source's new last_sync_id when the run was its source's last sync.
+ */
+import type { Queryable } from '../db.ts';
+import { writeEvent } from '../events.ts';
+import { writeLifecycleEvent } from './lifecycle.ts';
+import { deleteSync, type SyncRunRow, type SyncStatus } from './row.ts';
+import { changeStatus } from './status.ts';
+
+export const CLEANABLE: readonly SyncStatus[] = ['completed', 'failed'];
+
+/**
+ * Cleans the run if it is completed or failed (and, with `unpinnedOnly`, not pinned). Returns the cleaned row and the
+ * graph rows removed, or undefined when the run does not exist or may not be cleaned (then nothing changed).
+ */
+export async function cleanRun(
+  tx: Queryable,
+  syncId: string,
+  opts: { unpinnedOnly?: boolean } = {},
+): Promise<{ row: SyncRunRow; previous: SyncStatus; removed: number } | undefined> {
+  const changed = await changeStatus(tx, {
+    syncId,
+    from: CLEANABLE,
+    to: 'cleaned',
+    unpinnedOnly: opts.unpinnedOnly === true,
+  });
+  if (!changed) return undefined;
+  const d = await tx.query<{ n: string }>(`SELECT delete_sync_graph($1)::text AS n`, [syncId]);
+  return { ...changed, removed: Number(d.rows[0]?.n ?? 0) };
+}
+
+/**
+ * Deletes the run `current` (read under its row lock by the caller) with its events; the cascade and the graph
+ * trigger remove everything of it.
+ */
+export async function purgeRun(tx: Queryable, current: SyncRunRow): Promise<void> {
+  const source = await tx.query<{ last_sync_id: string | null }>(
+    `SELECT last_sync_id FROM sources WHERE id = $1 FOR UPDATE`,
+    [current.source_id],
+  );
+  const wasLast = source.rows[0]?.last_sync_id === current.id;
+  await deleteSync(tx, current.id);
+  await writeLifecycleEvent(tx, current, current.status, { status: 'purged' });
+  if (!wasLast) return;
+  const s = await tx.query<{ last_sync_id: string | null; last_synced_at: Date | null }>(
+    `SELECT last_sync_id, last_synced_at FROM sources WHERE id = $1`,
+    [current.source_id],
+  );
+  const src = s.rows[0];
+  if (!src) return;
+  await writeEvent(tx, {
+    type: 'source_changed',
+    sourceId: current.source_id,
+    payload: {
+      source_id: current.source_id,
+      change: 'updated',
+      last_sync_id: src.last_sync_id,
+      last_synced_at: src.last_synced_at?.toISOString() ?? null,
+    },
+  });
+}
