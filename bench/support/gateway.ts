@@ -28,7 +28,7 @@ export function stackPool(max = 2): pg.Pool {
 }
 
 let token: BenchToken | undefined;
-async function auth(): Promise<Record<string, string>> {
+export async function auth(): Promise<Record<string, string>> {
   if (!token || token.exp - Date.now() < 30_000) {
     token = await clientCredentialsToken(`${idp}/realms/${realm}/protocol/openid-connect/token`, join(root, '.stack'));
   }
