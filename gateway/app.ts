@@ -16,6 +16,7 @@ import { gatewayErrors, MethodNotAllowedError } from './http-errors.ts';
 import type { McpHandler } from './mcp.ts';
 import { upstreamPath, type Forward, type Upstream } from './proxy/forward.ts';
 import { hasDotSegment, resolveRoute } from './routes.ts';
+import { idpRequest, replaceIdpAnswer } from './auth-proxy.ts';
 
 export interface AppDeps {
   log: Logger;
@@ -23,6 +24,8 @@ export interface AppDeps {
   auth: Authenticator;
   forward: Forward;
   upstreams: { graph: Upstream; ingestion: Upstream; idp: Upstream };
+  /** The identity provider's realm: the only one `/auth/realms/...` reaches. */
+  realm: string;
   events: EventsHandler;
   mcp: McpHandler;
   openapi: OpenApiService;
@@ -97,8 +100,10 @@ export function buildApp(deps: AppDeps): Koa {
         return deps.forward(ctx, up, upstreamPath(up.base, ctx.url));
       }
       case 'idp': {
+        const verdict = idpRequest(ctx.method, ctx.path.slice('/auth'.length), deps.realm);
+        if (!verdict.ok) throw verdict.error;
         const up = deps.upstreams.idp;
-        return deps.forward(ctx, up, upstreamPath(up.base, ctx.url, '/auth'));
+        return deps.forward(ctx, up, upstreamPath(up.base, ctx.url, '/auth'), { replace: replaceIdpAnswer });
       }
     }
   });

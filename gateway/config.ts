@@ -32,6 +32,12 @@ export const gatewayVars = {
   UPSTREAM_KEEPALIVE_SECONDS: { type: 'number', default: 2, min: 0.001 },
   UPSTREAM_RETRY_ATTEMPTS: { type: 'int', default: 3, min: 1, max: 10 },
   UPSTREAM_RETRY_BASE_MS: { type: 'int', default: 100, min: 0, max: 60000 },
+  /**
+   * A request's body must arrive whole within this many seconds (408 and the connection closed otherwise) and be at
+   * most MAX_BODY_BYTES (413); only then is an upstream connection taken (gateway/proxy/body.ts, docs/security.md).
+   */
+  BODY_TIMEOUT_SECONDS: { type: 'number', default: 10, min: 0.1, max: 600 },
+  MAX_BODY_BYTES: { type: 'int', default: 6 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 },
   /** How long the merged OpenAPI document is reused before the components are asked again. */
   OPENAPI_CACHE_SECONDS: { type: 'number', default: 30, min: 0 },
   SSE_HEARTBEAT_SECONDS: { type: 'number', default: 15, min: 0.01 },

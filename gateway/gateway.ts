@@ -96,12 +96,14 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     maxFreeSockets: config.UPSTREAM_MAX_IDLE_CONNECTIONS,
     keepAliveMs: config.UPSTREAM_KEEPALIVE_SECONDS * 1000,
   });
+  const bodyLimits = { timeoutMs: config.BODY_TIMEOUT_SECONDS * 1000, maxBytes: config.MAX_BODY_BYTES };
   const forward = createForward({
     agents,
     timeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000,
     attempts: config.UPSTREAM_RETRY_ATTEMPTS,
     retryBaseMs: config.UPSTREAM_RETRY_BASE_MS,
     trustForwarded: config.TRUST_FORWARDED_HEADERS,
+    body: bodyLimits,
     log,
   });
   const upstreams = {
@@ -126,11 +128,13 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     auth,
     forward,
     upstreams,
+    realm: config.KEYCLOAK_REALM,
     events,
     mcp: createMcpHandler({
       upstreams,
       timeoutMs: config.UPSTREAM_TIMEOUT_SECONDS * 1000,
       maxInFlight: config.UPSTREAM_MAX_CONNECTIONS,
+      body: bodyLimits,
       log,
     }),
     openapi,
@@ -150,7 +154,10 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const ops = await startOpsServer(config.METRICS_PORT, config.METRICS_HOST, createReadiness(required));
 
   const handle = app.callback();
-  const server = createHttpServer((req, res) => void handle(req, res));
+  // Node's own request deadline stays behind the gateway's body deadline (which answers first, through the app).
+  const server = createHttpServer((req, res) => void handle(req, res), {
+    requestTimeoutMs: bodyLimits.timeoutMs + 5000,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.APP_PORT, config.APP_HOST, () => {

@@ -12,6 +12,7 @@ import { UpstreamError } from '../lib/errors.ts';
 import { ApiError, createHttpApi } from '../mcp/api.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Logger } from '../lib/log.ts';
+import { readWholeBody, type BodyLimits } from './proxy/body.ts';
 import type { Upstream } from './proxy/forward.ts';
 import { resolveRoute } from './routes.ts';
 
@@ -19,6 +20,8 @@ export interface McpDeps {
   upstreams: { graph: Upstream; ingestion: Upstream };
   timeoutMs: number;
   maxInFlight: number;
+  /** The message is read whole within the body deadline before an MCP slot is taken (proxy/body.ts). */
+  body: BodyLimits;
   log: Logger;
 }
 
@@ -34,19 +37,29 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
   };
   let inFlight = 0;
   return async (ctx) => {
+    const raw = await readWholeBody(ctx, deps.body);
+    let message: unknown;
+    try {
+      message = JSON.parse(raw.toString('utf8'));
+    } catch {
+      // What the MCP transport answers itself: a JSON-RPC parse error.
+      ctx.status = 400;
+      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } };
+      return;
+    }
     if (inFlight >= deps.maxInFlight) {
       ctx.set('Retry-After', '1');
       throw new UpstreamError('UPSTREAM_UNAVAILABLE', `more than ${deps.maxInFlight} MCP requests in flight`);
     }
     inFlight++;
     try {
-      await serve(ctx);
+      await serve(ctx, message);
     } finally {
       inFlight--;
     }
   };
 
-  async function serve(ctx: Koa.Context): Promise<void> {
+  async function serve(ctx: Koa.Context, message: unknown): Promise<void> {
     const authorization = ctx.get('authorization');
     const api = createHttpApi({
       base,
@@ -60,7 +73,7 @@ export function createMcpHandler(deps: McpDeps): McpHandler {
     // The answer is written when the tool has run, which may be after handleRequest returns: the request counts as
     // in flight until its response is closed.
     const closed = new Promise<void>((resolve) => ctx.res.once('close', resolve));
-    await transport.handleRequest(ctx.req, ctx.res);
+    await transport.handleRequest(ctx.req, ctx.res, message);
     await closed;
     await server.close().catch((err: unknown) => deps.log.warning('mcp_close_failed', { error: err }));
   }

@@ -63,8 +63,17 @@ export const ROUTES: readonly Route[] = [
     methods: { POST: 'ingestion' },
     auth: false,
   },
-  { name: 'ingest', match: under('/ingest'), methods: { '*': 'ingestion' }, auth: true },
-  { name: 'auth', match: under('/auth'), methods: { '*': 'idp' }, auth: false },
+  // /ingest/*: only the operators' reads (docs/security.md). The source teardown (DELETE /ingest/sources/{id}) is the
+  // graph component's internal call on source deletion; through the gateway it left rows without Temporal state.
+  { name: 'ingest-workflows', match: oneBelow('/ingest/workflows'), methods: { GET: 'ingestion' }, auth: true },
+  { name: 'ingest-schedules', match: oneBelow('/ingest/schedules'), methods: { GET: 'ingestion' }, auth: true },
+  // /auth/*: the methods an OIDC client uses; which paths, of which realm: gateway/auth-proxy.ts.
+  {
+    name: 'auth',
+    match: under('/auth'),
+    methods: { GET: 'idp', HEAD: 'idp', POST: 'idp', OPTIONS: 'idp' },
+    auth: false,
+  },
 ];
 
 export type Resolution =

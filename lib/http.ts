@@ -51,9 +51,32 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-/** An HTTP server with the header room above and client errors answered in the one error shape. */
-export function createHttpServer(handler: http.RequestListener): http.Server {
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+/**
+ * How long a client may take to send a whole request (headers and body) before Node answers 408 in the one error shape
+ * and closes the connection (docs/security.md, "Half-sent bodies"); Node's default is 300 s, during which a request
+ * that never finishes its body holds its connection and whatever the handler took for it. Headers must arrive within
+ * REQUEST_HEADERS_TIMEOUT_MS. Node checks both every CONNECTIONS_CHECK_MS (its default, 30 s, would let a 15 s limit
+ * run to 45 s).
+ */
+export const REQUEST_TIMEOUT_MS = 15_000;
+export const REQUEST_HEADERS_TIMEOUT_MS = 10_000;
+const CONNECTIONS_CHECK_MS = 1_000;
+
+/** An HTTP server with the header room above, the request deadlines, and client errors answered in the one error shape. */
+export function createHttpServer(
+  handler: http.RequestListener,
+  limits: { requestTimeoutMs?: number } = {},
+): http.Server {
+  const requestTimeout = limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = http.createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout,
+      headersTimeout: Math.min(REQUEST_HEADERS_TIMEOUT_MS, requestTimeout),
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    },
+    handler,
+  );
   server.on('clientError', answerClientError);
   return server;
 }

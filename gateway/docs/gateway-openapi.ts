@@ -99,12 +99,17 @@ export function gatewayDocument(issuer: string): OpenApiDoc {
           summary: 'Identity provider endpoints, proxied without token validation',
           description:
             '`/auth/<rest>` is forwarded to `<KEYCLOAK_URL>/<rest>`, so `<gateway>/auth/realms/<realm>` works as the ' +
-            'authority of a browser OIDC library (discovery, authorize, token, certs, logout). Any method. ' +
-            `Tokens are issued by ${issuer}.`,
+            'authority of a browser OIDC library. Only what an OIDC client needs, of the configured realm: discovery, ' +
+            'certs, auth, token (POST), token/introspect and revoke (POST), userinfo, logout, the session iframe, ' +
+            'the login pages (login-actions, broker) and /auth/resources; GET, HEAD, POST, OPTIONS as each takes. ' +
+            "Anything else is 404 or 405; the provider's own 404s and 5xx come back in the error shape, its OAuth " +
+            `errors unchanged. Tokens are issued by ${issuer}.`,
           security: [],
           parameters: [{ name: 'path', in: 'path', required: true, schema: { type: 'string' } }],
           responses: {
             default: { description: "the identity provider's response, unchanged" },
+            '404': errorResponse('NOT_FOUND'),
+            '405': errorResponse('METHOD_NOT_ALLOWED'),
             '502': errorResponse('UPSTREAM_DISCONNECTED'),
             '503': errorResponse('UPSTREAM_UNAVAILABLE'),
             '504': errorResponse('UPSTREAM_TIMEOUT'),

@@ -1,6 +1,8 @@
 /**
  * The reverse proxy. A request is forwarded as it came: method, path and query, end-to-end headers (case,
- * order, repeats), and the body streamed (never parsed or buffered). The response comes back the same way.
+ * order, repeats), and the body (never parsed). The body is read whole first, within the body deadline (body.ts:
+ * 408 when it does not arrive in time): an upstream connection is only taken for a request that is ready to go, so
+ * slow or half-sent bodies cannot hold the upstream pool. The response is streamed back unchanged.
  *
  * Failures, by when they happen:
  * - the connection cannot be opened (refused, unreachable, DNS): idempotent methods are tried again, up to
@@ -16,12 +18,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import type Koa from 'koa';
-import { UpstreamError } from '../../lib/errors.ts';
+import { UpstreamError, type ServiceError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { counter, histogram, secondsSince } from '../../lib/metrics.ts';
 import { REQUEST_ID_HEADER } from '../../lib/request-id.ts';
 import { endToEnd } from './headers.ts';
 import type { UpstreamAgents } from './agents.ts';
+import { readWholeBody, type BodyLimits } from './body.ts';
 
 const upstreamCalls = counter(
   'ckg_gateway_upstream_requests_total',
@@ -50,6 +53,8 @@ export interface ProxyOptions {
   retryBaseMs: number;
   /** Keep the caller's X-Forwarded-* (TRUST_FORWARDED_HEADERS). */
   trustForwarded: boolean;
+  /** The body deadline and size limit (BODY_TIMEOUT_SECONDS, MAX_BODY_BYTES). */
+  body: BodyLimits;
   log: Logger;
 }
 
@@ -81,6 +86,7 @@ export function upstreamPath(base: URL, requestUrl: string, stripPrefix = ''): s
 
 const FORWARDED = new Set([
   'host',
+  'content-length',
   'x-forwarded-host',
   'x-forwarded-proto',
   'x-forwarded-for',
@@ -94,8 +100,11 @@ const FORWARDED = new Set([
  * when acceptable, else a new one). The caller's own X-Forwarded-* are kept (extended) only when `trustForwarded` (the gateway sits
  * behind a proxy of ours); otherwise a client could make the identity provider build URLs for a host it chose.
  */
-function forwardedHeaders(ctx: Koa.Context, upstream: Upstream, trustForwarded: boolean): string[] {
+function forwardedHeaders(ctx: Koa.Context, upstream: Upstream, trustForwarded: boolean, body: Buffer): string[] {
   const out = endToEnd(ctx.req.rawHeaders, FORWARDED);
+  // The body as read (a chunked one included) goes with its length.
+  if (body.length > 0 || ctx.req.headers['content-length'] !== undefined || ctx.req.headers['transfer-encoding'])
+    out.push('Content-Length', String(body.length));
   const remote = ctx.req.socket.remoteAddress ?? '';
   const prior = trustForwarded ? ctx.get('x-forwarded-for') : '';
   out.push('Host', upstream.base.host);
@@ -119,7 +128,15 @@ function writeUpstreamHead(out: http.ServerResponse, status: number, message: st
   out.writeHead(status, message);
 }
 
-export type Forward = (ctx: Koa.Context, upstream: Upstream, path: string) => Promise<void>;
+export interface ForwardOptions {
+  /**
+   * An upstream answer the gateway replaces with its own error (the one error shape) instead of passing it on: the
+   * identity provider's 404s and 5xx (gateway/auth-proxy.ts).
+   */
+  replace?: (status: number, headers: http.IncomingHttpHeaders) => ServiceError | undefined;
+}
+
+export type Forward = (ctx: Koa.Context, upstream: Upstream, path: string, opts?: ForwardOptions) => Promise<void>;
 
 export function createForward(options: ProxyOptions): Forward {
   const { log } = options;
@@ -129,6 +146,7 @@ export function createForward(options: ProxyOptions): Forward {
     upstream: Upstream,
     path: string,
     headers: string[],
+    body: Buffer,
   ): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
     return new Promise((resolve, reject) => {
       const secure = upstream.base.protocol === 'https:';
@@ -151,15 +169,9 @@ export function createForward(options: ProxyOptions): Forward {
         headers,
         setHost: false,
       });
-      // The client's body is only read once the connection is open: a refused connection consumed nothing,
-      // which is what makes the retry safe.
       const sendBody = () => {
         connected = true;
-        if (ctx.req.readableEnded) {
-          req.end();
-          return;
-        }
-        ctx.req.pipe(req);
+        req.end(body);
       };
       req.on('socket', (socket) => {
         if (socket.connecting) socket.once('connect', sendBody);
@@ -192,14 +204,15 @@ export function createForward(options: ProxyOptions): Forward {
     });
   }
 
-  return async (ctx, upstream, path) => {
+  return async (ctx, upstream, path, opts = {}) => {
+    const body = await readWholeBody(ctx, options.body);
     const started = performance.now();
-    const headers = forwardedHeaders(ctx, upstream, options.trustForwarded);
+    const headers = forwardedHeaders(ctx, upstream, options.trustForwarded, body);
     const retryable = IDEMPOTENT.has(ctx.method);
     for (let n = 1; ; n++) {
       let out: { req: http.ClientRequest; res: http.IncomingMessage };
       try {
-        out = await attempt(ctx, upstream, path, headers);
+        out = await attempt(ctx, upstream, path, headers, body);
       } catch (thrown) {
         const failure = (thrown as AttemptFailed).failure;
         upstreamCalls.inc({ upstream: upstream.name, outcome: failure.kind });
@@ -232,6 +245,12 @@ export function createForward(options: ProxyOptions): Forward {
       if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) req.setTimeout(0);
       const status = res.statusCode ?? 502;
       upstreamCalls.inc({ upstream: upstream.name, outcome: `${Math.floor(status / 100)}xx` });
+      const replaced = opts.replace?.(status, res.headers);
+      if (replaced) {
+        res.resume();
+        log.info('upstream_response_replaced', { upstream: upstream.name, method: ctx.method, path: ctx.path, status });
+        throw replaced;
+      }
       ctx.respond = false;
       ctx.status = status;
       writeUpstreamHead(ctx.res, status, res.statusMessage, endToEnd(res.rawHeaders));

@@ -104,7 +104,7 @@ describe('gateway API reference and CORS', () => {
     assert.equal(doc.paths['/api/sources']?.post?.summary, 'upsert source');
     assert.ok(doc.paths['/api/syncs/{sync_id}/cancel']?.post);
     assert.ok(doc.paths['/api/schedules/{schedule_id}']?.patch);
-    assert.ok(doc.paths['/ingest/sources/{source_id}']?.delete);
+    assert.equal(doc.paths['/ingest/sources/{source_id}'], undefined, 'the internal teardown is not routed');
     assert.ok(doc.paths['/api/syncs/{sync_id}/issues']?.get);
     assert.ok(doc.components.schemas?.Source && doc.components.schemas.Sync);
     // A conflicting component name is renamed and its references follow.

@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { errorMiddleware } from '../../lib/http.ts';
+import { createHttpServer, errorMiddleware } from '../../lib/http.ts';
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { createLogger } from '../../lib/log.ts';
 
@@ -64,5 +64,33 @@ describe('error middleware over real HTTP', () => {
     assert.ok(!text.includes('secret'), text);
     assert.deepEqual(JSON.parse(text), { error: { code: 'INTERNAL', message: 'internal error' } });
     assert.ok(lines.some((l) => l.includes('"level":"error"') && l.includes('request_failed')));
+  });
+});
+
+describe("the components' request deadline (createHttpServer)", () => {
+  it('a body that does not arrive in time is 408 in the one error shape and the connection closes', async () => {
+    const app = new Koa();
+    app.silent = true; // the handler's read fails with "aborted" once Node has answered 408
+    app.use(async (ctx) => {
+      for await (const _ of ctx.req) void _; // waits for the whole body, as a body parser does
+      ctx.body = { ok: true };
+    });
+    const handle = app.callback();
+    const server = createHttpServer((req, res) => void handle(req, res), { requestTimeoutMs: 1000 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const started = Date.now();
+    const text = await new Promise<string>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let got = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (got += d));
+      socket.on('close', () => resolve(got));
+      socket.write('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a":');
+    });
+    await new Promise<void>((r) => server.close(() => r()));
+    assert.match(text, /^HTTP\/1\.1 408 /);
+    const body = JSON.parse(text.split('\r\n\r\n')[1]!) as { error: { field: string } };
+    assert.equal(body.error.field, 'request');
+    assert.ok(Date.now() - started < 4000, `${Date.now() - started} ms`);
   });
 });
