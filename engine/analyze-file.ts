@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { errorText } from './error-text.ts';
 import type Parser from 'tree-sitter';
 import type { ChunkInfo, ChunkType, EngineIssue, FileAnalysis, SymbolInfo, SymbolKind } from './types.ts';
 import type { CaptureView, DefinitionView, ImportRef, LanguagePlugin } from './languages/plugin.ts';
@@ -53,9 +54,8 @@ function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/** The error without the worker's paths (error-text.ts). */
+const message = errorText;
 
 function hashAndCountStreaming(absolute: string): { hash: string; lines: number; size: number; binary: boolean } {
   const hash = createHash('sha256');

@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import { errorText } from './error-text.ts';
 import type { DiscoveredFile, EngineIssue } from './types.ts';
 
 export type { DiscoveredFile };
@@ -31,8 +32,16 @@ export function escapeName(b: Buffer): string {
   return out;
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** The error without the worker's paths (error-text.ts). */
+const errorMessage = errorText;
+
+/** What a symlink in the repository says it points to (repository content, not a path of the worker). */
+function linkTarget(abs: string): string {
+  try {
+    return JSON.stringify(readlinkSync(abs));
+  } catch {
+    return 'an unreadable target';
+  }
 }
 
 /**
@@ -105,7 +114,12 @@ export function discover(
         try {
           target = realpathSync(abs);
         } catch (err) {
-          issue('broken_symlink', `symlink target does not exist: ${errorMessage(err)}`, rel, 'info');
+          issue(
+            'broken_symlink',
+            `symlink target ${linkTarget(abs)} does not exist: ${errorMessage(err)}`,
+            rel,
+            'info',
+          );
           continue;
         }
         if (target !== realRoot && !target.startsWith(realRoot + sep)) {

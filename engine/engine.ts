@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { errorText } from './error-text.ts';
 import type {
   AnalyzeOptions,
   DiscoveredFile,
@@ -41,7 +42,7 @@ function finish(result: FileResult, repo: RepoIndex): FileAnalysis {
       level: 'error',
       phase: 'graphing',
       code: 'resolve_failed',
-      message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
+      message: `import resolution failed: ${errorText(err)}`,
       file_path: result.file_path,
     });
     return { ...rest, imports, dependencies: [], external_imports: imports.length };
@@ -58,7 +59,7 @@ function finishReused(path: string, hash: string, known: ReusableFile, repo: Rep
       level: 'error',
       phase: 'graphing',
       code: 'resolve_failed',
-      message: `import resolution failed: ${err instanceof Error ? err.message : String(err)}`,
+      message: `import resolution failed: ${errorText(err)}`,
       file_path: path,
     };
     return {

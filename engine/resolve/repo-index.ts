@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join as joinFs } from 'node:path';
+import { errorText } from '../error-text.ts';
 import { basename, dirname, join } from './paths.ts';
 import { cargoTargets, crateReexports } from './cargo.ts';
 import type { ComposerIndex } from './composer.ts';
@@ -169,7 +170,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
     try {
       return readFileSync(joinFs(root, p), 'utf8');
     } catch (err) {
-      problems.push({ path: p, message: err instanceof Error ? err.message : String(err) });
+      problems.push({ path: p, message: errorText(err) });
       return null;
     }
   };
@@ -203,7 +204,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
         }
         tsconfigs.push({ dir: d, baseUrl, paths });
       } catch (err) {
-        problems.push({ path: p, message: `unreadable tsconfig: ${err instanceof Error ? err.message : String(err)}` });
+        problems.push({ path: p, message: `unreadable tsconfig: ${errorText(err)}` });
       }
     } else if (b === 'composer.json') {
       const text = read(p);
@@ -213,7 +214,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
       } catch (err) {
         problems.push({
           path: p,
-          message: `unreadable composer.json: ${err instanceof Error ? err.message : String(err)}`,
+          message: `unreadable composer.json: ${errorText(err)}`,
         });
       }
     } else if (b === 'package.json') {
@@ -241,7 +242,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
       } catch (err) {
         problems.push({
           path: p,
-          message: `unreadable package.json: ${err instanceof Error ? err.message : String(err)}`,
+          message: `unreadable package.json: ${errorText(err)}`,
         });
       }
     } else if (b === 'Cargo.toml') {

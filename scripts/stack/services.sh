@@ -128,16 +128,19 @@ services_up() {
       "IDP_PORT=$IDP_PORT_LOCAL" "KEYCLOAK_REALM=$REALM" "KC_GATEWAY_CLIENT_SECRET=$secret" "IDP_STATE_DIR=$STATE_DIR/idp" \
       "IDP_FRONTEND_REDIRECT_URIS=${IDP_FRONTEND_REDIRECT_URIS:-[\"http://127.0.0.1:$GATEWAY_PORT/*\",\"http://localhost:$GATEWAY_PORT/*\",\"http://localhost:3000/*\",\"http://127.0.0.1:3000/*\"]}"
   fi
+  # The components and the operators' ports answer without a token: they listen on loopback only; the gateway (which
+  # checks tokens) is the one public port (docs/security.md, docs/deployment.md).
   start_service graph graph-api/main.ts "http://127.0.0.1:$GRAPH_PORT/health" \
-    "APP_PORT=$GRAPH_PORT" "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" "${common[@]}"
-  start_service ingestion temporal/ingestion-main.ts "http://127.0.0.1:$INGESTION_PORT/health" "APP_PORT=$INGESTION_PORT"
+    "APP_HOST=127.0.0.1" "APP_PORT=$GRAPH_PORT" "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" "${common[@]}"
+  start_service ingestion temporal/ingestion-main.ts "http://127.0.0.1:$INGESTION_PORT/health" \
+    "APP_HOST=127.0.0.1" "APP_PORT=$INGESTION_PORT"
   start_service worker temporal/worker-main.ts "http://127.0.0.1:$WORKER_METRICS_PORT/health" \
-    "WORKER_CLONE_DIR=$STATE_DIR/clones" "METRICS_PORT=$WORKER_METRICS_PORT" "${common[@]}"
+    "WORKER_CLONE_DIR=$STATE_DIR/clones" "METRICS_HOST=127.0.0.1" "METRICS_PORT=$WORKER_METRICS_PORT" "${common[@]}"
   start_service gateway gateway/main.ts "http://127.0.0.1:$GATEWAY_PORT/health" \
     "APP_PORT=$GATEWAY_PORT" "GRAPH_SERVICE_URL=http://127.0.0.1:$GRAPH_PORT" \
     "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" \
     "KEYCLOAK_URL=${EXTERNAL_KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}" "KEYCLOAK_REALM=$REALM" \
-    "KC_GATEWAY_CLIENT_SECRET=$secret" "CORS_ORIGINS=${CORS_ORIGINS:-[]}" "METRICS_PORT=$GATEWAY_METRICS_PORT"
+    "KC_GATEWAY_CLIENT_SECRET=$secret" "CORS_ORIGINS=${CORS_ORIGINS:-[]}" "METRICS_HOST=127.0.0.1" "METRICS_PORT=$GATEWAY_METRICS_PORT"
   env_set GATEWAY_URL "http://127.0.0.1:$GATEWAY_PORT"
   env_set KEYCLOAK_URL "${EXTERNAL_KEYCLOAK_URL:-http://127.0.0.1:$IDP_PORT_LOCAL}"
   env_set KEYCLOAK_REALM "$REALM"

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discover } from '../../engine/discover.ts';
@@ -82,6 +82,24 @@ describe('reliability: hostile repositories', () => {
       [['invalid_file_name', 'bad-%FF%FE.ts']],
     );
     assert.doesNotMatch(issues[0]!.message, /ENOENT/);
+  });
+
+  it('a broken symlink is an issue with repository-relative paths only, never the clone folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ckg-broken-link-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), 'export const a = 1;\n');
+      symlinkSync('missing/target.ts', join(dir, 'link.ts'));
+      const issues: EngineIssue[] = [];
+      discover(dir, [], (i) => issues.push(i));
+      assert.deepEqual(
+        issues.map((i) => [i.code, i.file_path]),
+        [['broken_symlink', 'link.ts']],
+      );
+      assert.match(issues[0]!.message, /symlink target "missing\/target\.ts" does not exist: ENOENT/);
+      assert.ok(!issues[0]!.message.includes(dir) && !issues[0]!.message.includes(tmpdir()), issues[0]!.message);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('through a real sync', () => {
