@@ -45,7 +45,7 @@ export function createGraphApp(deps: GraphAppDeps): Koa {
   });
   sourceRoutes(router, deps);
   syncRoutes(router, deps);
-  graphRoutes(router, deps);
+  graphRoutes(router, deps, symbols);
   searchRoutes(router, deps);
   symbolRoutes(router, deps, symbols);
   app.use(nodeRoutes(deps, symbols));

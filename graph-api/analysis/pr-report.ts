@@ -5,8 +5,9 @@
  * removed; and each touched file's blast radius (the files that depend on it, transitively to depth 3) — files
  * ranked riskiest first, each linked to its node detail in the sync that holds it.
  *
- * A symbol is "changed" when it is in both versions of a file and the chunks that hold it differ (chunk contents are
- * compared, so an edit elsewhere in the file does not mark it).
+ * Symbols are matched by their stable key (path + container chain + name + kind), and a symbol is "changed" when it
+ * is in both versions of a file and the text of its own lines differs (an edit elsewhere in the file, or lines added
+ * above it, do not mark it).
  */
 import type Router from '@koa/router';
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
@@ -18,6 +19,9 @@ import type { SnapshotCache } from '../graph/cache.ts';
 import { snapshotOf, type SyncSnapshot } from '../graph/snapshot.ts';
 import { diffSnapshots } from './diff.ts';
 import { walkImpact } from './impact.ts';
+import { reconstruct, type ChunkText } from '../file/reconstruct.ts';
+import { symbolImpact } from '../symbols/read.ts';
+import type { SymbolGraphCache } from '../symbols/snapshot.ts';
 import { requireGraph, type SyncRow } from './syncs.ts';
 
 /** How deep a touched file's dependents are counted. */
@@ -75,47 +79,56 @@ async function baseSync(tx: ReadTx, sourceId: string, baseRef: string): Promise<
 }
 
 interface FileSymbols {
-  /** `kind name` → symbol */
-  symbols: Map<string, { name: string; kind: string; line: number }>;
-  /** `kind name` → sorted chunk hashes holding it */
-  chunks: Map<string, string>;
+  /** A symbol's stable key (or `kind name` for contents analysed before keys) → the symbol and its text. */
+  symbols: Map<string, { name: string; kind: string; line: number; key: string | null; text: string }>;
 }
 
+/**
+ * The symbols of the files at `paths` in a sync, each with the text of its span (line .. end_line of the file as its
+ * chunks rebuild it), so a symbol is "changed" exactly when its own lines changed, wherever it moved in the file.
+ */
 async function symbolsOf(tx: ReadTx, syncId: string, paths: string[]): Promise<Map<string, FileSymbols>> {
   const out = new Map<string, FileSymbols>();
   if (paths.length === 0) return out;
-  const get = (p: string) => {
-    let v = out.get(p);
-    if (!v) out.set(p, (v = { symbols: new Map(), chunks: new Map() }));
-    return v;
-  };
-  const syms = await tx.query<{ file_path: string; name: string; kind: string; line: number }>(
-    `SELECT f.file_path, s.name, s.kind, s.line FROM sync_files f
+  const chunks = await tx.query<ChunkText & { file_path: string }>(
+    `SELECT f.file_path, c.chunk_index, c.content, c.start_line, c.end_line FROM sync_files f
+       JOIN file_content_chunks c ON c.content_id = f.content_id
+      WHERE f.sync_id = $1 AND f.file_path = ANY($2::text[])`,
+    [syncId, paths],
+  );
+  const byFile = new Map<string, ChunkText[]>();
+  for (const c of chunks.rows) (byFile.get(c.file_path) ?? byFile.set(c.file_path, []).get(c.file_path)!).push(c);
+  const lines = new Map([...byFile].map(([p, cs]) => [p, reconstruct(cs).content.split('\n')]));
+  const syms = await tx.query<{
+    file_path: string;
+    name: string;
+    kind: string;
+    line: number;
+    end_line: number | null;
+    key: string | null;
+  }>(
+    `SELECT f.file_path, s.name, s.kind, s.line, s.end_line, s.key FROM sync_files f
        JOIN file_content_symbols s ON s.content_id = f.content_id
       WHERE f.sync_id = $1 AND f.file_path = ANY($2::text[])
       ORDER BY f.file_path, s.ordinal`,
     [syncId, paths],
   );
+  // Contents analysed before symbols had an end line: a symbol then ends where the next one starts.
+  const starts = new Map<string, number[]>();
+  for (const s of syms.rows) (starts.get(s.file_path) ?? starts.set(s.file_path, []).get(s.file_path)!).push(s.line);
+  for (const xs of starts.values()) xs.sort((a, b) => a - b);
+  const endOf = (path: string, line: number): number => {
+    const next = starts.get(path)!.find((l) => l > line);
+    return next === undefined ? (lines.get(path)?.length ?? line) : next - 1;
+  };
   for (const s of syms.rows) {
-    const key = `${s.kind} ${s.name}`;
-    const m = get(s.file_path).symbols;
-    if (!m.has(key)) m.set(key, { name: s.name, kind: s.kind, line: s.line });
-  }
-  const chunks = await tx.query<{ file_path: string; symbols: string[]; h: string }>(
-    `SELECT f.file_path, c.symbols, md5(c.content) AS h FROM sync_files f
-       JOIN file_content_chunks c ON c.content_id = f.content_id
-      WHERE f.sync_id = $1 AND f.file_path = ANY($2::text[]) AND cardinality(c.symbols) > 0`,
-    [syncId, paths],
-  );
-  const bySymbol = new Map<string, Map<string, string[]>>();
-  for (const c of chunks.rows) {
-    let m = bySymbol.get(c.file_path);
-    if (!m) bySymbol.set(c.file_path, (m = new Map<string, string[]>()));
-    for (const name of c.symbols) (m.get(name) ?? m.set(name, []).get(name)!).push(c.h);
-  }
-  for (const [path, fs] of out) {
-    const m = bySymbol.get(path);
-    for (const [key, s] of fs.symbols) fs.chunks.set(key, (m?.get(s.name) ?? []).sort().join(','));
+    const id = s.key ?? `${s.kind} ${s.name}`;
+    let fs = out.get(s.file_path);
+    if (!fs) out.set(s.file_path, (fs = { symbols: new Map() }));
+    if (fs.symbols.has(id)) continue;
+    const end = s.end_line ?? endOf(s.file_path, s.line);
+    const text = (lines.get(s.file_path) ?? []).slice(s.line - 1, end).join('\n');
+    fs.symbols.set(id, { name: s.name, kind: s.kind, line: s.line, key: s.key, text });
   }
   return out;
 }
@@ -129,7 +142,12 @@ interface Touched {
   syncId: string;
 }
 
-export function prReportRoutes(router: Router, deps: GraphAppDeps, snapshots: SnapshotCache): void {
+export function prReportRoutes(
+  router: Router,
+  deps: GraphAppDeps,
+  snapshots: SnapshotCache,
+  symbolGraphs: SymbolGraphCache,
+): void {
   const { pool, graphTimeoutMs } = deps;
 
   router.get('/api/graph/pr', async (ctx) => {
@@ -173,14 +191,23 @@ export function prReportRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
       const paths = touched.filter((t) => t.change !== 'removed').map((t) => t.path);
       const basePaths = touched.filter((t) => t.change !== 'added').map((t) => t.path);
       const [headSyms, baseSyms] = [await symbolsOf(tx, head.id, paths), await symbolsOf(tx, base.row.id, basePaths)];
-      return { head, base, a, b, d, touched, headSyms, baseSyms };
+      // The base's symbol graph: who calls what the request changes or removes (issue 28's calls edges).
+      const g = await symbolGraphs.get(tx, base.row);
+      return { head, base, a, b, d, touched, headSyms, baseSyms, g };
     });
 
-    const { head, base, a, b, d, touched, headSyms, baseSyms } = r;
+    const { head, base, a, b, d, touched, headSyms, baseSyms, g } = r;
+    const callersOf = (path: string, key: string | null) => {
+      const i = key === null ? undefined : g.byRef.get(`${path}#${key}`);
+      if (i === undefined) return undefined;
+      const walk = symbolImpact(g, i, 'callers', PR_IMPACT_DEPTH);
+      return { direct: walk.byDistance[0] ?? 0, total: walk.hits.length, status: walk.completeness.status };
+    };
     const touchedInHead = new Set(touched.filter((t) => t.snap === b).map((t) => t.index));
     const impacted = new Map<number, { distance: number; via: number }>();
     const counts = { symbols_added: 0, symbols_removed: 0, symbols_changed: 0 };
     const files = touched.map((t) => {
+      let callerTotal = 0;
       const walk = walkImpact(t.snap, t.index, 'dependents', PR_IMPACT_DEPTH);
       if (t.snap === b) {
         for (const h of walk.hits) {
@@ -192,11 +219,26 @@ export function prReportRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
       const now = headSyms.get(t.path);
       const was = baseSyms.get(t.path);
       const symbols = { added: [] as object[], removed: [] as object[], changed: [] as object[] };
-      for (const [key, s] of now?.symbols ?? []) {
-        if (!was?.symbols.has(key)) symbols.added.push(s);
-        else if (was.chunks.get(key) !== now!.chunks.get(key)) symbols.changed.push(s);
+      const shown = (
+        { name, kind, line, key }: { name: string; kind: string; line: number; key: string | null },
+        withCallers = false,
+      ) => {
+        const callers = withCallers ? callersOf(t.path, key) : undefined;
+        if (callers) callerTotal += callers.total;
+        return {
+          name,
+          kind,
+          line,
+          ...(key ? { key, symbol_id: `${encodeNodeId(t.snap.sourceId, t.path)}#${key}` } : {}),
+          ...(callers ? { callers } : {}),
+        };
+      };
+      for (const [id, s] of now?.symbols ?? []) {
+        const before = was?.symbols.get(id);
+        if (!before) symbols.added.push(shown(s));
+        else if (before.text !== s.text) symbols.changed.push(shown(s, true));
       }
-      for (const [key, s] of was?.symbols ?? []) if (!now?.symbols.has(key)) symbols.removed.push(s);
+      for (const [id, s] of was?.symbols ?? []) if (!now?.symbols.has(id)) symbols.removed.push(shown(s, true));
       counts.symbols_added += symbols.added.length;
       counts.symbols_removed += symbols.removed.length;
       counts.symbols_changed += symbols.changed.length;
@@ -209,8 +251,8 @@ export function prReportRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
         detail: `/api/graph/nodes/${encodeURI(nodeId)}?sync_id=${t.syncId}`,
         dependents: { direct: walk.byDistance[0] ?? 0, total: walk.hits.length },
         symbols,
-        // Risk: how many files the change can break, then how much of the file's API moved.
-        risk: walk.hits.length + symbols.removed.length + symbols.changed.length,
+        // Risk: how many files and call sites the change can break, then how much of the file's API moved.
+        risk: walk.hits.length + callerTotal + symbols.removed.length + symbols.changed.length,
       };
     });
     files.sort((x, y) => y.risk - x.risk || y.dependents.direct - x.dependents.direct || cmp(x.file_path, y.file_path));

@@ -7,20 +7,21 @@ import { prReportRoutes } from '../analysis/pr-report.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';
+import type { SymbolGraphCache } from '../symbols/snapshot.ts';
 import { MergedCache, SnapshotCache } from './cache.ts';
 import { mergedGraph, metaTail } from './merged.ts';
 import { negotiateEncoding, sendChunks } from './send.ts';
 import { parseSyncIds } from './params.ts';
 import { StatsCache } from './stats.ts';
 
-export function graphRoutes(router: Router, deps: GraphAppDeps): void {
+export function graphRoutes(router: Router, deps: GraphAppDeps, symbols: SymbolGraphCache): void {
   const { pool, graphTimeoutMs } = deps;
   const budget = deps.snapshotCacheBytes ?? 256 * 1024 * 1024;
   const caches = { snapshots: new SnapshotCache(budget), merged: new MergedCache(budget / 2) };
   const stats = new StatsCache();
   // Impact and diff walk the same per-sync snapshots as the merged graph, from the same cache.
   analysisRoutes(router, deps, caches.snapshots);
-  prReportRoutes(router, deps, caches.snapshots);
+  prReportRoutes(router, deps, caches.snapshots, symbols);
 
   router.get('/api/graph', async (ctx) => {
     const started = performance.now();
