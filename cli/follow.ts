@@ -10,6 +10,7 @@ import { CliError, EXIT } from './exit.ts';
 import type { ProgressView } from './progress.ts';
 import type { Session } from './session.ts';
 import { readSse, type SseFrame } from './sse.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface SyncRun {
   id: string;
@@ -29,8 +30,6 @@ export interface FollowOptions {
   /** Consecutive failed connection attempts before giving up. */
   maxAttempts?: number;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface EventRow {
   sync_id: string | null;

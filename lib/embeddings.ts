@@ -6,6 +6,7 @@
 import { ServiceError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { fetchFailure, recordModelCall, statusFailure, type ModelFailure } from './model-metrics.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface EmbeddingClientOptions {
   url: string;
@@ -32,8 +33,6 @@ export class EmbeddingError extends ServiceError {
     this.retryable = retryable;
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class EmbeddingClient {
   private readonly o: Required<Omit<EmbeddingClientOptions, 'apiKey' | 'log'>> &

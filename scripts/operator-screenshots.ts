@@ -23,6 +23,7 @@ import { chromium, type Page } from 'playwright-core';
 import { call, graphUrl, ingestionUrl } from '../bench/support/api.ts';
 import { progressQuery } from '../workflows/sync-contract.ts';
 import type { SyncProgress } from '../workflows/sync-types.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const args = process.argv.slice(2);
 const outArg = args.indexOf('--out');
@@ -43,8 +44,6 @@ interface Run {
   id: string;
   status: string;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A request that is tried again once when the connection drops before an answer (a reused keep-alive socket). */
 async function request<T>(method: string, url: string, body?: unknown): Promise<T> {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createPool } from '../../lib/db.ts';
 import { clientCredentialsToken } from '../support/token.ts';
 import { stackEnv } from '../support/gateway.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -116,7 +117,7 @@ export function percentile(values: number[], p: number): number {
 
 export const fmt = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : 'n/a');
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep };
 
 /** The 1, 5 and 15 minute load averages, for every figure (the machine is shared). */
 export const loadNow = () =>

@@ -8,10 +8,6 @@ import { ServiceError, UnauthorizedError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Claims, TokenVerifier } from './verify.ts';
 
-export interface AuthState {
-  claims: Claims;
-}
-
 export interface Authenticator {
   /** Sets ctx.state.claims or throws a 401 ServiceError (logged as auth_failed). */
   authenticate(ctx: Koa.Context, options: { queryTokenAllowed: boolean }): Promise<Claims>;

@@ -39,7 +39,3 @@ export function endToEnd(raw: readonly string[], drop: ReadonlySet<string> = new
   }
   return out;
 }
-
-export function isHopByHop(name: string): boolean {
-  return HOP_BY_HOP.has(name.toLowerCase());
-}

@@ -11,8 +11,7 @@ import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal } from '../temporal-gate.ts';
 import { ACTIVE_STATUSES, changeStatus, getSync } from '../../../lib/sync-runs/index.ts';
 import { runningWorkflow, signalCancel } from './workflow.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export async function cancelSync(deps: IngestionDeps, syncId: string, reason: string): Promise<SyncRunRow> {
   const { pool, temporal, log, settings } = deps;

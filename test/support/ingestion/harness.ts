@@ -29,6 +29,7 @@ import { TEST_URL_POLICY, testEnv } from '../env.ts';
 import { addCommit, addRef, createRepo, generatedFiles, type TestRepo } from '../git-repos.ts';
 import { startObservedModelHost, type ObservedModelHost } from '../observed-model-host.ts';
 import { connectClient, connectWorker, uniqueTaskQueue } from '../temporal.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Latency of every embedding request while syncs are held. */
 export const HOLD_LATENCY_MS = 1000;
@@ -216,7 +217,7 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
   };
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export { sleep };
 
 /** Polls `fn` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(
