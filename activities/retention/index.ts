@@ -58,6 +58,8 @@ export function createRetentionActivities({ pool, log }: RetentionDeps) {
     async planRetention(input: RetentionInput): Promise<RetentionPlan> {
       // The window of each source: its newest keep_completed completed syncs and newest keep_failed failed or
       // cancelled ones (per-source `config.retention`, else the service-wide counts); pinned syncs are kept besides.
+      // A pull request's syncs (docs/webhooks.md) have a window of their own per request, so reviews never push the
+      // branch's syncs out (they are cleaned when the request closes).
       const beyond = await pool.query<{ id: string; status: string; due: boolean }>(
         `WITH policy AS (
            SELECT s.id AS source_id,
@@ -68,9 +70,10 @@ export function createRetentionActivities({ pool, log }: RetentionDeps) {
              FROM sources s
          ), ranked AS (
            SELECT r.id, r.status, r.pinned, r.completed_at, r.created_at, p.keep_completed, p.keep_failed,
-                  row_number() OVER (PARTITION BY r.source_id, r.status = 'completed'
+                  row_number() OVER (PARTITION BY r.source_id, r.status = 'completed', pr.pr_number
                                      ORDER BY r.created_at DESC, r.id DESC) AS rank
              FROM sync_runs r JOIN policy p ON p.source_id = r.source_id
+             LEFT JOIN pull_request_syncs pr ON pr.sync_id = r.id
             WHERE r.status IN ('completed', 'failed', 'cancelled')
          )
          SELECT id, status, coalesce(completed_at, created_at) < now() - make_interval(secs => $3) AS due
