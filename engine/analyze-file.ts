@@ -2,7 +2,10 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { errorText } from './error-text.ts';
 import type Parser from 'tree-sitter';
-import type { ChunkInfo, ChunkType, EngineIssue, FileAnalysis, SymbolInfo, SymbolKind } from './types.ts';
+import type { ChunkInfo, ChunkType, EngineIssue, FileAnalysis, SymbolInfo } from './types.ts';
+import type { SymbolFacts } from './symbols/types.ts';
+import { extractSymbols, specKind } from './symbols/extract.ts';
+import { symbolLanguage } from './symbols/registry.ts';
 import type { CaptureView, DefinitionView, ImportRef, LanguagePlugin } from './languages/plugin.ts';
 import type { ChunkDef } from './chunk/ast.ts';
 import { chunkAst, cursorWalker, defKey, rowOf, rowStarts } from './chunk/ast.ts';
@@ -39,15 +42,6 @@ export type FileResult = Omit<FileAnalysis, 'dependencies' | 'external_imports' 
   reused?: boolean;
 };
 
-const SYMBOL_KIND: Partial<Record<ChunkType, SymbolKind>> = {
-  function: 'function',
-  method: 'method',
-  class: 'class',
-  interface: 'class',
-  struct: 'class',
-  enum: 'class',
-  trait: 'class',
-};
 const CLASS_LIKE = new Set<ChunkType>(['class', 'interface', 'struct', 'enum', 'trait', 'impl']);
 
 function baseName(path: string): string {
@@ -86,6 +80,7 @@ function hashAndCountStreaming(absolute: string): { hash: string; lines: number;
 interface CodeAnalysis {
   planned: PlannedChunk[];
   symbols: SymbolInfo[];
+  facts?: SymbolFacts;
   exports: string[];
   imports: ImportRef[];
 }
@@ -159,18 +154,17 @@ function extract(
   // Nesting: a function directly inside a class-like definition is a method; top level = no enclosing symbol.
   const ordered = [...rawDefs.values()].sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
   const stack: RawDef[] = [];
-  const symbols: SymbolInfo[] = [];
   const exportsByRule: string[] = [];
   const defs = new Map<string, ChunkDef>();
+  const definitions: RawDef[] = [];
   for (const d of ordered) {
     while (stack.length > 0 && stack[stack.length - 1]!.endIndex <= d.startIndex) stack.pop();
     const parent = stack[stack.length - 1];
     let chunkType = d.chunkType;
     if (chunkType === 'function' && parent && CLASS_LIKE.has(parent.chunkType)) chunkType = 'method';
-    const kind = SYMBOL_KIND[chunkType];
-    const topLevel = !stack.some((s) => SYMBOL_KIND[s.chunkType] !== undefined);
+    const kind = specKind(chunkType);
+    const topLevel = !stack.some((s) => specKind(s.chunkType) !== undefined);
     if (kind) {
-      symbols.push({ name: d.name, kind, line: d.nameRow + 1 });
       const view: DefinitionView = {
         name: d.name,
         chunkType,
@@ -182,11 +176,21 @@ function extract(
     }
     const label = `${chunkType} ${d.name}`;
     defs.set(`${d.startIndex}:${d.nodeType}`, { name: d.name, chunkType, row: d.row, label });
-    stack.push({ ...d, chunkType });
+    const placed = { ...d, chunkType };
+    definitions.push(placed);
+    stack.push(placed);
   }
+  const { symbols, facts } = extractSymbols(
+    definitions,
+    src,
+    symbolLanguage(plugin.id),
+    lang.symbolQuery,
+    tree.rootNode,
+    plugin.id === 'python' ? 'colon' : 'brace',
+  );
   const exports = [...new Set(sawExportCapture ? explicitExports : exportsByRule)];
   const finished = plugin.finishImports ? plugin.finishImports(imports, src.lines) : imports;
-  return { planned: [], symbols, exports, imports: finished, defs };
+  return { planned: [], symbols, exports, imports: finished, defs, ...(facts ? { facts } : {}) };
 }
 
 /** First row of an ERROR or MISSING node, for the syntax-error issue. */
@@ -316,6 +320,7 @@ export async function analyzeFile(
   let symbols: SymbolInfo[] = [];
   let exports: string[] = [];
   let imports: ImportRef[] = [];
+  let facts: SymbolFacts | undefined;
   try {
     if (plugin && options.parse === false) planned = chunkLines(src, CHUNK_BUDGET_TOKENS);
     else if (plugin) {
@@ -329,7 +334,7 @@ export async function analyzeFile(
         }
         planned = chunkLines(src, CHUNK_BUDGET_TOKENS);
       } else {
-        ({ planned, symbols, exports, imports } = code);
+        ({ planned, symbols, exports, imports, facts } = code);
       }
     } else if (c.language === 'markdown') planned = chunkMarkdown(src, CHUNK_BUDGET_TOKENS);
     else planned = chunkText(src, CHUNK_BUDGET_TOKENS);
@@ -339,9 +344,21 @@ export async function analyzeFile(
     symbols = [];
     exports = [];
     imports = [];
+    facts = undefined;
   }
   const chunks: ChunkInfo[] = materialize(src, planned, c.language);
-  return record({ ...base, symbols, exports, imports, imports_count: imports.length, chunks }, text);
+  return record(
+    {
+      ...base,
+      symbols,
+      exports,
+      imports,
+      imports_count: imports.length,
+      chunks,
+      ...(facts ? { symbol_facts: facts } : {}),
+    },
+    text,
+  );
 }
 
 async function analyzeCode(
@@ -395,5 +412,11 @@ async function analyzeCode(
   const starts = rowStarts(src.lines);
   const found = extract(plugin, lang, tree, { path: src.path, lines: src.lines, text, starts });
   const planned = chunkAst(src, cursorWalker(tree.walk(), starts), found.defs, rootLabel, CHUNK_BUDGET_TOKENS);
-  return { planned, symbols: found.symbols, exports: found.exports, imports: found.imports };
+  return {
+    planned,
+    symbols: found.symbols,
+    exports: found.exports,
+    imports: found.imports,
+    ...(found.facts ? { facts: found.facts } : {}),
+  };
 }

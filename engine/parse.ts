@@ -1,6 +1,7 @@
 import Parser from 'tree-sitter';
 import { readFileSync } from 'node:fs';
 import type { LanguagePlugin } from './languages/plugin.ts';
+import { symbolLanguage } from './symbols/registry.ts';
 
 /** A grammar and its compiled query, loaded once per thread and dialect. */
 export interface LoadedLanguage {
@@ -13,6 +14,8 @@ export interface LoadedLanguage {
   roots: string[] | null;
   /** The plugin's `queryPrune`, for queryMatches; null without one (or when roots is null). */
   prune: { types: Set<string>; roots: Set<string>; word: string } | null;
+  /** The symbol facts query (engine/queries/symbols/, issue 28), or null for a language without one. */
+  symbolQuery: Parser.Query | null;
 }
 
 /**
@@ -66,7 +69,17 @@ export function loadLanguage(plugin: LanguagePlugin, path: string): Promise<Load
         usable && plugin.queryPrune
           ? { types: new Set(plugin.queryPrune.types), roots: new Set(usable), word: plugin.queryPrune.word }
           : null;
-      return { parser, query, roots: usable, prune };
+      const symbolFiles = symbolLanguage(plugin.id)?.queryFiles(plugin.dialect?.(path) ?? '') ?? [];
+      const symbolQuery =
+        symbolFiles.length === 0
+          ? null
+          : new Parser.Query(
+              grammar as Parser.Language,
+              symbolFiles
+                .map((f) => readFileSync(new URL(`./queries/symbols/${f}`, import.meta.url), 'utf8'))
+                .join('\n'),
+            );
+      return { parser, query, roots: usable, prune, symbolQuery };
     })();
     cache.set(key, hit);
   }

@@ -61,7 +61,7 @@ export interface SymbolInfo {
   container?: SymbolKey | null;
   /** The declaration's head as written (up to its body), white space collapsed, at most 240 characters. */
   signature?: string;
-  /** The doc comment / docstring, markers stripped, at most 1,000 characters. */
+  /** The doc comment / docstring, markers stripped, at most 400 characters. */
   doc?: string;
 }
 

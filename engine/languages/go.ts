@@ -65,9 +65,10 @@ export const go: LanguagePlugin = {
   // tree-sitter-go: function and method declarations exist only at the top level, import specs only inside an import
   // declaration; a type declaration is a statement, so any block (a function body, a function literal in a var or
   // const initialiser) may hold one, and it starts with the keyword `type`. Checked over the whole Go standard
-  // library: the same analyses as walking every node (docs/engine.md).
+  // library: the same analyses as walking every node (docs/engine.md). Top-level type declarations are walked (not
+  // pruned): an interface's method elements are definitions too (issue 28).
   queryPrune: {
-    types: ['function_declaration', 'method_declaration', 'var_declaration', 'const_declaration', 'type_declaration'],
+    types: ['function_declaration', 'method_declaration', 'var_declaration', 'const_declaration'],
     word: 'type',
   },
   resolve,

@@ -7,6 +7,8 @@
 (internal_module name: (_) @name) @definition.namespace
 (module name: (_) @name) @definition.module
 (method_definition name: (_) @name) @definition.method
+(interface_body (method_signature name: (_) @name) @definition.method)
+(class_body (abstract_method_signature name: (_) @name) @definition.method)
 (lexical_declaration
   (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
 

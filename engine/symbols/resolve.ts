@@ -1,10 +1,1103 @@
-import type { ResolveInput, ResolveOutput } from './types.ts';
+import type {
+  BindingFact,
+  DefinitionFact,
+  ImportBindingFact,
+  LanguageStats,
+  Provenance,
+  ResolveInput,
+  ResolveOutput,
+  SymbolEdge,
+  SymbolEdgeLabel,
+  SymbolFileInput,
+  SupertypeFact,
+  UnresolvedReason,
+  UnresolvedUse,
+  UseFact,
+} from './types.ts';
+import { symbolRef } from './types.ts';
+import type { SymbolLanguage } from './plugin.ts';
+import { symbolLanguage } from './registry.ts';
 
 /**
- * The repo-wide symbol resolver: per-file facts and file-level import targets in, Symbol -> Symbol edges, unresolved
- * uses and stats out. Pure and deterministic (sorted output). See engine/symbols/types.ts and docs/engine.md.
+ * The repo-wide symbol resolver (issue 28): per-file facts and each import's file-level targets in, Symbol -> Symbol
+ * edges with provenance and confidence, the unresolved uses and stats out. Pure and deterministic: files are read in
+ * path order and the output is sorted, so an incremental sync equals a full one. The rules per language are in
+ * docs/engine.md ("Symbol graph").
  */
+
+/** Confidence per provenance (an edge keeps its best site's). */
+export const CONFIDENCE: Record<Provenance, number> = {
+  scip: 1,
+  scope: 0.95,
+  import: 0.95,
+  qualified: 0.95,
+  self: 0.95,
+  receiver_type: 0.9,
+  hierarchy: 0.85,
+  unique_name: 0.5,
+};
+
+const FUNCTION_KINDS = new Set(['function', 'method', 'constructor']);
+const TYPE_KINDS = new Set(['class', 'interface', 'struct', 'trait', 'enum', 'type', 'record', 'object', 'protocol']);
+const MAX_DEPTH = 8;
+
+/** An edge being collected: its sites' lines, sorted and made distinct at the end. */
+type PendingEdge = SymbolEdge & { sites: number[] };
+
+interface FileCtx {
+  path: string;
+  dir: string;
+  language: string;
+  /** Languages whose names reach each other (JavaScript and TypeScript import each other). */
+  family: string;
+  lang: SymbolLanguage;
+  defs: DefinitionFact[];
+  byKey: Map<string, DefinitionFact>;
+  /** Definitions by container key ('' = top level) and name. */
+  children: Map<string, Map<string, DefinitionFact[]>>;
+  /** Typed names by scope key ('' = top level) and name. */
+  bindings: Map<string, Map<string, BindingFact>>;
+  /** Import bindings by local name (re-exports excluded). */
+  imports: Map<string, ImportBindingFact>;
+  /** `from m import *`, Java `import a.b.*`, Go dot imports. */
+  stars: ImportBindingFact[];
+  reexports: ImportBindingFact[];
+  targets: Map<string, string[]>;
+  /** The package key (directory + package clause) where the language has package scope; else null. */
+  pkg: string | null;
+  locals: Map<string, Set<string>>;
+  uses: UseFact[];
+  topLevelUses: number;
+  defaultExport: string | undefined;
+  /** Go: the imports without alias (bound by the target package's name). */
+  goImports: ImportBindingFact[];
+}
+
+interface Member {
+  file: FileCtx;
+  def: DefinitionFact;
+}
+
+/** A type: a class-like definition, or (Go) a named type known only by its methods. */
+interface TypeEntity {
+  id: string;
+  name: string;
+  file: FileCtx | null;
+  def: DefinitionFact | null;
+  pkg: string | null;
+}
+
+/** What a name or an expression denotes. */
+type Entity =
+  | { t: 'def'; m: Member; prov: Provenance }
+  | { t: 'module'; files: FileCtx[]; pkg: string | null; prov: Provenance }
+  | { t: 'instance'; type: TypeEntity; prov: Provenance }
+  | { t: 'static'; type: TypeEntity; prov: Provenance }
+  | { t: 'external' }
+  | { t: 'dynamic' }
+  | { t: 'ambiguous' }
+  | { t: 'unknown' };
+
+const EXTERNAL: Entity = { t: 'external' };
+const DYNAMIC: Entity = { t: 'dynamic' };
+const UNKNOWN: Entity = { t: 'unknown' };
+const AMBIGUOUS: Entity = { t: 'ambiguous' };
+
+function dirOf(path: string): string {
+  const at = path.lastIndexOf('/');
+  return at === -1 ? '' : path.slice(0, at);
+}
+
+function stemOf(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.indexOf('.');
+  return dot === -1 ? base : base.slice(0, dot);
+}
+
+function familyOf(language: string): string {
+  return language === 'typescript' || language === 'javascript' ? 'ecmascript' : language;
+}
+
+function specKey(spec: string, kind: string | undefined): string {
+  return `${kind ?? ''}\0${spec}`;
+}
+
+function emptyStats(): LanguageStats {
+  return {
+    files: 0,
+    definitions: 0,
+    uses: 0,
+    top_level_uses: 0,
+    edges: {},
+    provenance: {},
+    external: 0,
+    unresolved: {},
+  };
+}
+
+/** Go's package name for an import path outside the repository: the last segment without a version suffix. */
+function goExternalName(spec: string): string {
+  const parts = spec.split('/');
+  let last = parts[parts.length - 1]!;
+  if (/^v\d+$/.test(last) && parts.length > 1) last = parts[parts.length - 2]!;
+  return last
+    .replace(/\.v\d+$/, '')
+    .replace(/^go-/, '')
+    .replace(/-go$/, '')
+    .replace(/[.-]/g, '_');
+}
+
 export function resolveSymbolGraph(input: ResolveInput): ResolveOutput {
-  void input;
-  return { edges: [], unresolved: [], stats: { by_language: {}, edges: 0, unresolved: 0, external: 0 } };
+  return new Resolver(input).run();
+}
+
+class Resolver {
+  private readonly files = new Map<string, FileCtx>();
+  private readonly ordered: FileCtx[] = [];
+  private readonly packages = new Map<string, FileCtx[]>();
+  /** Package scope: the top-level definitions (methods excluded) and typed names by package key and name. */
+  private readonly pkgTop = new Map<string, Map<string, Member[]>>();
+  private readonly pkgBindings = new Map<string, Map<string, { file: FileCtx; b: BindingFact }>>();
+  /** Go: methods by package key, receiver type name and method name. */
+  private readonly pkgMethods = new Map<string, Map<string, Map<string, Member[]>>>();
+  /** Definitions by family and name, for the unique-name fallback. */
+  private readonly byName = new Map<string, Member[]>();
+  private readonly edges: PendingEdge[] = [];
+  private readonly unresolved: UnresolvedUse[] = [];
+  private readonly stats = new Map<string, LanguageStats>();
+  private readonly typeCache = new Map<string, TypeEntity>();
+  private readonly membersCache = new Map<string, Map<string, Member[]>>();
+  private readonly superCache = new Map<string, { types: TypeEntity[]; open: boolean }>();
+  private readonly typeNameCache = new Map<string, Entity>();
+
+  constructor(input: ResolveInput) {
+    const sorted = [...input.files].sort((a, b) =>
+      a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0,
+    );
+    for (const f of sorted) {
+      const ctx = this.index(f);
+      if (ctx) {
+        this.files.set(ctx.path, ctx);
+        this.ordered.push(ctx);
+      }
+    }
+  }
+
+  private index(f: SymbolFileInput): FileCtx | null {
+    const lang = symbolLanguage(f.language);
+    if (!lang || !f.facts) return null;
+    const facts = f.facts;
+    const children = new Map<string, Map<string, DefinitionFact[]>>();
+    const byKey = new Map<string, DefinitionFact>();
+    const locals = new Map<string, Set<string>>();
+    for (const d of facts.defs) {
+      byKey.set(d.key, d);
+      const c = d.container ?? '';
+      let m = children.get(c);
+      if (!m) children.set(c, (m = new Map<string, DefinitionFact[]>()));
+      const list = m.get(d.name);
+      if (list) list.push(d);
+      else m.set(d.name, [d]);
+      if (d.locals) locals.set(d.key, new Set(d.locals));
+    }
+    const bindings = new Map<string, Map<string, BindingFact>>();
+    for (const b of facts.bindings) {
+      const s = b[1] === -1 ? '' : (facts.defs[b[1]]?.key ?? '');
+      let m = bindings.get(s);
+      if (!m) bindings.set(s, (m = new Map<string, BindingFact>()));
+      // The first binding of a name wins (a declared type before an inferred one).
+      if (!m.has(b[2])) m.set(b[2], b);
+    }
+    const imports = new Map<string, ImportBindingFact>();
+    const stars: ImportBindingFact[] = [];
+    const reexports: ImportBindingFact[] = [];
+    for (const b of facts.imports) {
+      if (b.reexport) reexports.push(b);
+      else if (b.imported === '*') stars.push(b);
+      else if (b.local !== null && !imports.has(b.local)) imports.set(b.local, b);
+    }
+    const targets = new Map<string, string[]>();
+    for (const r of f.imports) targets.set(specKey(r.spec, r.kind), r.targets);
+    const dir = dirOf(f.file_path);
+    const pkg = lang.packageScope ? `${dir}\0${facts.package ?? ''}` : null;
+    const ctx: FileCtx = {
+      path: f.file_path,
+      dir,
+      language: f.language,
+      family: familyOf(f.language),
+      lang,
+      defs: facts.defs,
+      byKey,
+      children,
+      bindings,
+      imports,
+      stars,
+      reexports,
+      targets,
+      pkg,
+      locals,
+      uses: facts.uses,
+      topLevelUses: facts.top_level_uses,
+      defaultExport: facts.default_export,
+      goImports: f.language === 'go' ? facts.imports.filter((b) => b.local === null && b.imported === null) : [],
+    };
+    if (pkg !== null) {
+      const list = this.packages.get(pkg);
+      if (list) list.push(ctx);
+      else this.packages.set(pkg, [ctx]);
+    }
+    for (const d of facts.defs) {
+      const key = `${ctx.family}\0${d.name}`;
+      const list = this.byName.get(key);
+      if (list) list.push({ file: ctx, def: d });
+      else this.byName.set(key, [{ file: ctx, def: d }]);
+      if (pkg !== null && d.container === null && d.symbol_kind !== 'method') {
+        let names = this.pkgTop.get(pkg);
+        if (!names) this.pkgTop.set(pkg, (names = new Map<string, Member[]>()));
+        const list = names.get(d.name);
+        if (list) list.push({ file: ctx, def: d });
+        else names.set(d.name, [{ file: ctx, def: d }]);
+      }
+      if (pkg !== null && d.container === null && d.container_name !== undefined && d.symbol_kind === 'method') {
+        let types = this.pkgMethods.get(pkg);
+        if (!types) this.pkgMethods.set(pkg, (types = new Map<string, Map<string, Member[]>>()));
+        let names = types.get(d.container_name);
+        if (!names) types.set(d.container_name, (names = new Map<string, Member[]>()));
+        const ms = names.get(d.name);
+        if (ms) ms.push({ file: ctx, def: d });
+        else names.set(d.name, [{ file: ctx, def: d }]);
+      }
+    }
+    if (pkg !== null) {
+      let names = this.pkgBindings.get(pkg);
+      if (!names) this.pkgBindings.set(pkg, (names = new Map<string, { file: FileCtx; b: BindingFact }>()));
+      for (const [name, b] of bindings.get('') ?? []) if (!names.has(name)) names.set(name, { file: ctx, b });
+    }
+    return ctx;
+  }
+
+  run(): ResolveOutput {
+    for (const file of this.ordered) {
+      const st = this.statsFor(file.language);
+      st.files++;
+      st.definitions += file.defs.length;
+      for (const d of file.defs) {
+        if (d.supertypes) this.hierarchy(file, d, d.supertypes, st);
+        if (d.symbol_kind === 'method' && d.container !== null) this.overrides(file, d, st);
+      }
+    }
+    for (const file of this.ordered) {
+      const st = this.statsFor(file.language);
+      st.top_level_uses += file.topLevelUses;
+      for (const use of file.uses) {
+        st.uses++;
+        this.use(file, use, st);
+      }
+    }
+    return this.output();
+  }
+
+  private statsFor(language: string): LanguageStats {
+    let s = this.stats.get(language);
+    if (!s) this.stats.set(language, (s = emptyStats()));
+    return s;
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Output
+  // -------------------------------------------------------------------------------------------------------------
+
+  /** Edges by label, source definition and target definition (object identity: no key strings per site). */
+  private readonly edgeIndex = new Map<
+    SymbolEdgeLabel,
+    Map<DefinitionFact, Map<DefinitionFact, SymbolEdge & { sites: number[] }>>
+  >();
+
+  private edge(
+    label: SymbolEdgeLabel,
+    from: FileCtx,
+    fromKey: string,
+    to: Member,
+    prov: Provenance,
+    line: number | null,
+    st: LanguageStats,
+  ): void {
+    const fromDef = from.byKey.get(fromKey);
+    if (!fromDef) return;
+    if (fromDef === to.def && label !== 'calls') return;
+    let byFrom = this.edgeIndex.get(label);
+    if (!byFrom) this.edgeIndex.set(label, (byFrom = new Map<DefinitionFact, Map<DefinitionFact, PendingEdge>>()));
+    let byTo = byFrom.get(fromDef);
+    if (!byTo) byFrom.set(fromDef, (byTo = new Map<DefinitionFact, PendingEdge>()));
+    const conf = CONFIDENCE[prov];
+    let e = byTo.get(to.def);
+    if (!e) {
+      e = {
+        label,
+        from: symbolRef(from.path, fromKey),
+        to: symbolRef(to.file.path, to.def.key),
+        provenance: prov,
+        confidence: conf,
+        lines: [],
+        count: 0,
+        sites: [],
+      };
+      byTo.set(to.def, e);
+      this.edges.push(e);
+      st.edges[label] = (st.edges[label] ?? 0) + 1;
+      st.provenance[prov] = (st.provenance[prov] ?? 0) + 1;
+    } else if (conf > e.confidence) {
+      st.provenance[e.provenance] = (st.provenance[e.provenance] ?? 1) - 1;
+      st.provenance[prov] = (st.provenance[prov] ?? 0) + 1;
+      e.provenance = prov;
+      e.confidence = conf;
+    }
+    e.count++;
+    if (line !== null) e.sites.push(line);
+  }
+
+  private miss(
+    file: FileCtx,
+    fromKey: string,
+    kind: UnresolvedUse['kind'],
+    text: string,
+    line: number,
+    reason: UnresolvedReason,
+    st: LanguageStats,
+  ): void {
+    this.unresolved.push({ from: symbolRef(file.path, fromKey), kind, text, line, reason });
+    st.unresolved[reason] = (st.unresolved[reason] ?? 0) + 1;
+  }
+
+  private output(): ResolveOutput {
+    const edges: SymbolEdge[] = [];
+    for (const e of this.edges) {
+      const { sites, ...rest } = e;
+      const lines = [...new Set(sites)].sort((a, b) => a - b);
+      edges.push({ ...rest, lines, count: e.label === 'calls' || e.label === 'references' ? e.count : 1 });
+    }
+    const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+    edges.sort((a, b) => cmp(a.label, b.label) || cmp(a.from, b.from) || cmp(a.to, b.to));
+    this.unresolved.sort(
+      (a, b) =>
+        cmp(a.from, b.from) || a.line - b.line || cmp(a.text, b.text) || cmp(a.kind, b.kind) || cmp(a.reason, b.reason),
+    );
+    const by_language: Record<string, LanguageStats> = {};
+    let external = 0;
+    for (const [lang, s] of [...this.stats.entries()].sort(([a], [b]) => cmp(a, b))) {
+      by_language[lang] = s;
+      external += s.external;
+    }
+    return {
+      edges,
+      unresolved: this.unresolved,
+      stats: { by_language, edges: edges.length, unresolved: this.unresolved.length, external },
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Hierarchy
+  // -------------------------------------------------------------------------------------------------------------
+
+  private hierarchy(file: FileCtx, d: DefinitionFact, supertypes: readonly SupertypeFact[], st: LanguageStats): void {
+    for (const s of supertypes) {
+      const e = this.typeName(file, d.container, s.text);
+      if (e.t === 'static' && e.type.def && e.type.file) {
+        const label: SymbolEdgeLabel =
+          s.relation === 'implements' ||
+          (e.type.def.symbol_kind === 'interface' && d.symbol_kind !== 'interface' && file.language === 'go')
+            ? 'implements'
+            : 'inherits';
+        this.edge(label, file, d.key, { file: e.type.file, def: e.type.def }, e.prov, null, st);
+      } else if (e.t === 'external') st.external++;
+      else if (e.t === 'static') continue;
+      else this.miss(file, d.key, 'supertype', s.text, s.line, e.t === 'ambiguous' ? 'ambiguous' : 'unknown_name', st);
+    }
+  }
+
+  private overrides(file: FileCtx, d: DefinitionFact, st: LanguageStats): void {
+    const owner = file.byKey.get(d.container!);
+    if (!owner || !TYPE_KINDS.has(owner.symbol_kind)) return;
+    if (file.lang.constructorName !== null && d.name === file.lang.constructorName) return;
+    const type = this.typeOf(file, owner);
+    const found = this.lookupInSupertypes(type, d.name, d.arity ?? null, file.lang.overloads);
+    if (found && found !== 'ambiguous' && found !== 'open' && found.def.symbol_kind === 'method')
+      this.edge('overrides', file, d.key, found, 'hierarchy', null, st);
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Types and members
+  // -------------------------------------------------------------------------------------------------------------
+
+  private typeOf(file: FileCtx, def: DefinitionFact): TypeEntity {
+    const id = symbolRef(file.path, def.key);
+    let t = this.typeCache.get(id);
+    if (!t) {
+      t = { id, name: def.name, file, def, pkg: file.pkg };
+      this.typeCache.set(id, t);
+    }
+    return t;
+  }
+
+  /** A Go named type known by its package (a def when one of its files declares it as struct or interface). */
+  private pkgType(pkg: string, name: string): TypeEntity | null {
+    const id = `pkg:${pkg}:${name}`;
+    let t = this.typeCache.get(id);
+    if (t) return t;
+    const m = this.pkgTop
+      .get(pkg)
+      ?.get(name)
+      ?.find((x) => TYPE_KINDS.has(x.def.symbol_kind));
+    if (m) {
+      t = this.typeOf(m.file, m.def);
+      this.typeCache.set(id, t);
+      return t;
+    }
+    if (!this.pkgMethods.get(pkg)?.has(name)) return null;
+    t = { id, name, file: null, def: null, pkg };
+    this.typeCache.set(id, t);
+    return t;
+  }
+
+  private membersOf(type: TypeEntity): Map<string, Member[]> {
+    let m = this.membersCache.get(type.id);
+    if (m) return m;
+    m = new Map();
+    if (type.file && type.def) {
+      for (const [name, defs] of type.file.children.get(type.def.key) ?? []) {
+        m.set(
+          name,
+          defs.map((def) => ({ file: type.file!, def })),
+        );
+      }
+    }
+    if (type.pkg !== null) {
+      for (const [name, ms] of this.pkgMethods.get(type.pkg)?.get(type.name) ?? []) {
+        const list = m.get(name);
+        m.set(name, list ? [...list, ...ms] : ms);
+      }
+    }
+    this.membersCache.set(type.id, m);
+    return m;
+  }
+
+  /** The resolved supertypes of a type; `open` when one of them is outside the repository or unknown. */
+  private supertypes(type: TypeEntity): { types: TypeEntity[]; open: boolean } {
+    let s = this.superCache.get(type.id);
+    if (s) return s;
+    s = { types: [], open: false };
+    this.superCache.set(type.id, s);
+    if (type.file && type.def) {
+      for (const sup of type.def.supertypes ?? []) {
+        const e = this.typeName(type.file, type.def.container, sup.text);
+        if (e.t === 'static' && e.type.id !== type.id) s.types.push(e.type);
+        else s.open = true;
+      }
+    }
+    return s;
+  }
+
+  /** Picks among same-named members: by arity where the language has overloads. */
+  private pick(ms: Member[], args: number | null | undefined, overloads: boolean): Member | 'ambiguous' | null {
+    if (ms.length === 0) return null;
+    if (ms.length === 1) return ms[0]!;
+    if (overloads && args !== undefined && args !== null) {
+      const fit = ms.filter((m) => m.def.arity === undefined || m.def.arity === args);
+      if (fit.length === 1) return fit[0]!;
+      if (fit.length === 0) return null;
+      return 'ambiguous';
+    }
+    // Redefinitions (a Python property's getter and setter, conditional definitions): the first.
+    return ms[0]!;
+  }
+
+  /** A member of the type itself. */
+  private ownMember(type: TypeEntity, name: string, args: number | null | undefined, overloads: boolean) {
+    return this.pick(this.membersOf(type).get(name) ?? [], args, overloads);
+  }
+
+  /** A member found by walking the supertypes breadth first (the type itself excluded). */
+  private lookupInSupertypes(
+    type: TypeEntity,
+    name: string,
+    args: number | null | undefined,
+    overloads: boolean,
+  ): Member | 'ambiguous' | 'open' | null {
+    const seen = new Set<string>([type.id]);
+    let level = [type];
+    let open = false;
+    for (let depth = 0; depth < MAX_DEPTH && level.length > 0; depth++) {
+      const next: TypeEntity[] = [];
+      for (const t of level) {
+        const s = this.supertypes(t);
+        if (s.open) open = true;
+        for (const sup of s.types) {
+          if (seen.has(sup.id)) continue;
+          seen.add(sup.id);
+          const hit = this.ownMember(sup, name, args, overloads);
+          if (hit) return hit;
+          next.push(sup);
+        }
+      }
+      level = next;
+    }
+    return open ? 'open' : null;
+  }
+
+  /** Member lookup: the type, then its supertypes. */
+  private member(
+    type: TypeEntity,
+    name: string,
+    args: number | null | undefined,
+    overloads: boolean,
+    own: Provenance,
+  ): { m: Member; prov: Provenance } | 'ambiguous' | 'open' | null {
+    const hit = this.ownMember(type, name, args, overloads);
+    if (hit === 'ambiguous') return hit;
+    if (hit) return { m: hit, prov: own };
+    const up = this.lookupInSupertypes(type, name, args, overloads);
+    if (up === null || up === 'ambiguous' || up === 'open') return up;
+    return { m: up, prov: own === 'self' || own === 'receiver_type' ? 'hierarchy' : own };
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Names
+  // -------------------------------------------------------------------------------------------------------------
+
+  /** The chain of scope keys from `key` outward ('' = top level last). */
+  private scopes(file: FileCtx, key: string | null): string[] {
+    const out: string[] = [];
+    for (let k = key; k !== null;) {
+      out.push(k);
+      k = file.byKey.get(k)?.container ?? null;
+    }
+    out.push('');
+    return out;
+  }
+
+  /** The class-like definition enclosing a scope (self/this), or null. */
+  private enclosingType(file: FileCtx, key: string): TypeEntity | null {
+    for (let k: string | null = key; k !== null;) {
+      const d = file.byKey.get(k);
+      if (!d) return null;
+      if (TYPE_KINDS.has(d.symbol_kind)) return this.typeOf(file, d);
+      if (file.pkg !== null && d.container === null && d.container_name !== undefined && d.symbol_kind === 'method')
+        return this.pkgType(file.pkg, d.container_name);
+      k = d.container;
+    }
+    return null;
+  }
+
+  private entityOfDef(m: Member, prov: Provenance): Entity {
+    if (TYPE_KINDS.has(m.def.symbol_kind)) return { t: 'static', type: this.typeOf(m.file, m.def), prov };
+    return { t: 'def', m, prov };
+  }
+
+  /** A bare name in a scope of a file: lexical scope, locals, imports, package, wildcard imports, builtins. */
+  private bareName(file: FileCtx, scope: string | null, name: string): Entity {
+    for (const s of this.scopes(file, scope)) {
+      const d = s === '' ? undefined : file.byKey.get(s);
+      if (d && TYPE_KINDS.has(d.symbol_kind)) {
+        if (file.lang.bareMembers) {
+          const hit = this.member(this.typeOf(file, d), name, undefined, false, 'self');
+          if (hit && hit !== 'ambiguous' && hit !== 'open') return this.entityOfDef(hit.m, hit.prov);
+          const field = file.bindings.get(s)?.get(name);
+          if (field) return this.bindingEntity(file, s, field);
+        }
+        continue;
+      }
+      const defs = file.children
+        .get(s)
+        ?.get(name)
+        ?.filter((x) => x.symbol_kind !== 'method' || s !== '');
+      if (defs && defs.length > 0) return this.entityOfDef({ file, def: defs[0]! }, 'scope');
+      if (s !== '') {
+        const b = file.bindings.get(s)?.get(name);
+        if (b) return this.bindingEntity(file, s, b);
+        if (file.locals.get(s)?.has(name)) return DYNAMIC;
+      }
+    }
+    const imp = file.imports.get(name);
+    if (imp) return this.importEntity(file, imp, 0);
+    if (file.pkg !== null) {
+      const hit = this.inPackage(file.pkg, name, file);
+      if (hit) return hit;
+    }
+    for (const star of file.stars) {
+      const e = this.starLookup(file, star, name);
+      if (e) return e;
+    }
+    const top = file.bindings.get('')?.get(name);
+    if (top) return this.bindingEntity(file, '', top);
+    if (file.lang.builtins.has(name)) return EXTERNAL;
+    return UNKNOWN;
+  }
+
+  /** A top-level name of a package (Go: any file of it; Java: its types). */
+  private inPackage(pkg: string, name: string, except: FileCtx | null): Entity | null {
+    const defs = this.pkgTop.get(pkg)?.get(name);
+    if (defs) {
+      const m = defs.find((x) => x.file !== except);
+      if (m) return this.entityOfDef(m, 'scope');
+    }
+    const t = this.pkgType(pkg, name);
+    if (t) return { t: 'static', type: t, prov: 'scope' };
+    const b = this.pkgBindings.get(pkg)?.get(name);
+    if (b) return this.bindingEntity(b.file, '', b.b);
+    return null;
+  }
+
+  private readonly bindingCache = new Map<BindingFact, Entity>();
+
+  /** What a typed name denotes (an instance of its type); remembered per binding, cycles (`x = x.next()`) dynamic. */
+  private bindingEntity(file: FileCtx, scope: string, b: BindingFact): Entity {
+    const hit = this.bindingCache.get(b);
+    if (hit) return hit;
+    this.bindingCache.set(b, DYNAMIC);
+    const e = this.bindingEntityUncached(file, scope, b);
+    this.bindingCache.set(b, e);
+    return e;
+  }
+
+  private bindingEntityUncached(file: FileCtx, scope: string, b: BindingFact): Entity {
+    if (b[4] === 'c') {
+      const callee = this.expression(file, scope === '' ? null : scope, b[3], 1);
+      if (callee.t === 'static') return { t: 'instance', type: callee.type, prov: 'receiver_type' };
+      if (callee.t === 'def' && callee.m.def.returns) {
+        const r = this.typeName(callee.m.file, callee.m.def.container ?? callee.m.def.key, callee.m.def.returns);
+        if (r.t === 'static') return { t: 'instance', type: r.type, prov: 'receiver_type' };
+        if (r.t === 'external') return EXTERNAL;
+      }
+      if (callee.t === 'external') return EXTERNAL;
+      return DYNAMIC;
+    }
+    const e = this.typeName(file, scope === '' ? null : scope, b[3]);
+    if (e.t === 'static') return { t: 'instance', type: e.type, prov: 'receiver_type' };
+    if (e.t === 'external') return EXTERNAL;
+    return DYNAMIC;
+  }
+
+  /** A type as written (`Foo`, `pkg.Foo`, `a.b.Foo`) in a scope of a file: the type it names. */
+  private typeName(file: FileCtx, scope: string | null, text: string): Entity {
+    const ck = `${file.path}\0${scope ?? ''}\0${text}`;
+    const hit = this.typeNameCache.get(ck);
+    if (hit) return hit;
+    this.typeNameCache.set(ck, UNKNOWN);
+    const e = this.expression(file, scope, text, 0);
+    const out: Entity =
+      e.t === 'static' || e.t === 'external' || e.t === 'ambiguous'
+        ? e
+        : e.t === 'instance'
+          ? { t: 'static', type: e.type, prov: e.prov }
+          : UNKNOWN;
+    this.typeNameCache.set(ck, out);
+    return out;
+  }
+
+  /** An import binding: the module, or the name it imports. */
+  private importEntity(file: FileCtx, b: ImportBindingFact, depth: number): Entity {
+    const targets = file.targets.get(specKey(b.spec, b.spec_kind));
+    if (!targets || targets.length === 0) return EXTERNAL;
+    const files = targets.map((t) => this.files.get(t)).filter((f): f is FileCtx => f !== undefined);
+    if (files.length === 0) return EXTERNAL;
+    const first = files[0]!;
+    if (file.language === 'go') {
+      return { t: 'module', files, pkg: first.pkg, prov: 'qualified' };
+    }
+    if (b.imported === null) {
+      if (file.language === 'java') return this.lookupInModule(first, b.spec.slice(b.spec.lastIndexOf('.') + 1), depth);
+      return { t: 'module', files, pkg: null, prov: 'qualified' };
+    }
+    if (file.language === 'python' && b.spec_kind === 'from') {
+      // `from m import x` reaches module m.x when the target is it.
+      const p = first.path;
+      if (p.endsWith(`/${b.imported}.py`) || p.endsWith(`/${b.imported}/__init__.py`) || p === `${b.imported}.py`) {
+        if (stemOf(p) === b.imported || p.endsWith('/__init__.py')) {
+          const inModule = p.endsWith('/__init__.py') ? null : this.lookupInModule(first, b.imported, depth);
+          if (inModule === null || inModule.t === 'unknown') return { t: 'module', files, pkg: null, prov: 'import' };
+        }
+      }
+    }
+    const e = this.lookupInModule(first, b.imported, depth);
+    if (e.t === 'def' || e.t === 'static' || e.t === 'module') return { ...e, prov: 'import' };
+    return e;
+  }
+
+  /** A name exported by a file (module): its top-level definitions, its imports and re-exports. */
+  private lookupInModule(file: FileCtx, name: string, depth: number): Entity {
+    if (depth > MAX_DEPTH) return UNKNOWN;
+    if (file.pkg !== null && file.language === 'go') {
+      return this.inPackage(file.pkg, name, null) ?? UNKNOWN;
+    }
+    const tops = file.children
+      .get('')
+      ?.get(name)
+      ?.filter((d) => d.symbol_kind !== 'method');
+    if (tops && tops.length > 0) return this.entityOfDef({ file, def: tops[0]! }, 'qualified');
+    if (name === 'default' && file.defaultExport !== undefined && file.defaultExport !== 'default')
+      return this.lookupInModule(file, file.defaultExport, depth + 1);
+    if (file.language === 'java') {
+      // A static member of the file's class(es).
+      for (const d of [...(file.children.get('')?.values() ?? [])].flat()) {
+        if (!TYPE_KINDS.has(d.symbol_kind)) continue;
+        const ms = file.children.get(d.key)?.get(name);
+        if (ms && ms.length > 0) return this.entityOfDef({ file, def: ms[0]! }, 'qualified');
+      }
+    }
+    const imp = file.imports.get(name);
+    if (imp) return this.importEntity(file, imp, depth + 1);
+    for (const r of file.reexports) {
+      if (r.local === name && r.imported !== null && r.imported !== '*') {
+        const targets = file.targets.get(specKey(r.spec, r.spec_kind)) ?? [];
+        const target = targets.length > 0 ? this.files.get(targets[0]!) : undefined;
+        if (!target) return EXTERNAL;
+        return this.lookupInModule(target, r.imported, depth + 1);
+      }
+    }
+    for (const r of [...file.reexports.filter((x) => x.imported === '*'), ...file.stars]) {
+      const e = this.starLookup(file, r, name, depth + 1);
+      if (e) return e;
+    }
+    const top = file.bindings.get('')?.get(name);
+    if (top) return this.bindingEntity(file, '', top);
+    if (file.language === 'python' && file.path.endsWith('__init__.py')) {
+      // A submodule of the package: `import pkg; pkg.sub.f()`.
+      const dir = dirOf(file.path);
+      const sub =
+        this.files.get(`${dir === '' ? '' : dir + '/'}${name}.py`) ?? this.files.get(`${dir}/${name}/__init__.py`);
+      if (sub) return { t: 'module', files: [sub], pkg: null, prov: 'qualified' };
+    }
+    return UNKNOWN;
+  }
+
+  private starLookup(file: FileCtx, star: ImportBindingFact, name: string, depth = 0): Entity | null {
+    const targets = file.targets.get(specKey(star.spec, star.spec_kind)) ?? [];
+    for (const t of targets) {
+      const target = this.files.get(t);
+      if (!target) continue;
+      if (star.spec_kind === 'wildcard' && target.pkg !== null) {
+        const e = this.inPackage(target.pkg, name, null);
+        if (e) return e;
+        continue;
+      }
+      const e = this.lookupInModule(target, name, depth + 1);
+      if (e.t !== 'unknown') return e;
+    }
+    return null;
+  }
+
+  /**
+   * An expression as written (a receiver or qualifier: `x`, `this`, `self.a.b`, `pkg.Type`, `mod.sub`, `f()`): what
+   * it denotes. `depth` bounds the recursion through calls and bindings.
+   */
+  private expression(file: FileCtx, scope: string | null, text: string, depth: number): Entity {
+    if (depth > MAX_DEPTH) return UNKNOWN;
+    const lang = file.lang;
+    // Python: `import a.b` binds the dotted name.
+    if (text.includes('.')) {
+      const whole = file.imports.get(text);
+      if (whole) return this.importEntity(file, whole, 0);
+    }
+    const parts = splitMembers(text);
+    if (parts === null) return DYNAMIC;
+    const [head, ...rest] = parts;
+    let e: Entity;
+    if (head!.call && !(head!.name === 'super' && scope !== null)) {
+      const callee = this.expression(file, scope, head!.name, depth + 1);
+      e = this.callResult(callee);
+    } else if (lang.selfNames.includes(head!.name) && scope !== null) {
+      const t = this.enclosingType(file, scope);
+      e = t ? { t: 'instance', type: t, prov: 'self' } : DYNAMIC;
+    } else if (head!.name === 'super' && scope !== null) {
+      const t = this.enclosingType(file, scope);
+      e = t ? { t: 'instance', type: t, prov: 'hierarchy' } : DYNAMIC;
+      if (t) {
+        const sups = this.supertypes(t);
+        if (sups.types.length === 1 && !sups.open) e = { t: 'instance', type: sups.types[0]!, prov: 'hierarchy' };
+        else if (sups.types.length === 0) e = sups.open ? EXTERNAL : DYNAMIC;
+        else e = DYNAMIC;
+      }
+    } else {
+      e = this.receiverName(file, scope, head!.name);
+    }
+    for (const p of rest) {
+      e = this.memberOf(file, e, p.name, depth);
+      if (p.call) e = this.callResult(e);
+      if (e.t === 'external' || e.t === 'dynamic' || e.t === 'unknown' || e.t === 'ambiguous') return e;
+    }
+    return e;
+  }
+
+  /** A receiver's head name: a Go receiver is `self`; otherwise a bare name. */
+  private receiverName(file: FileCtx, scope: string | null, name: string): Entity {
+    if (scope !== null && file.language === 'go') {
+      for (const s of this.scopes(file, scope)) {
+        const d = s === '' ? undefined : file.byKey.get(s);
+        if (d?.self_name === name && d.container_name !== undefined && file.pkg !== null) {
+          const t = this.pkgType(file.pkg, d.container_name);
+          if (t) return { t: 'instance', type: t, prov: 'self' };
+        }
+      }
+    }
+    const e = this.bareName(file, scope, name);
+    if (e.t === 'unknown' && file.language === 'go') return this.goPackageName(file, name) ?? UNKNOWN;
+    return e;
+  }
+
+  /** Go: a package name bound by an import without alias (the target's package clause, or the path's last part). */
+  private goPackageName(file: FileCtx, name: string): Entity | null {
+    for (const b of file.goImports) {
+      const targets = file.targets.get(specKey(b.spec, b.spec_kind)) ?? [];
+      const target = targets.length > 0 ? this.files.get(targets[0]!) : undefined;
+      if (target) {
+        const pkgName = target.pkg?.slice(target.pkg.indexOf('\0') + 1) ?? '';
+        if (pkgName === name) return { t: 'module', files: [target], pkg: target.pkg, prov: 'qualified' };
+      } else if (goExternalName(b.spec) === name) return EXTERNAL;
+    }
+    return null;
+  }
+
+  /** The result of calling what `callee` denotes: a class gives an instance, a function its declared result. */
+  private callResult(callee: Entity): Entity {
+    if (callee.t === 'static') return { t: 'instance', type: callee.type, prov: 'receiver_type' };
+    if (callee.t === 'def') {
+      const r = callee.m.def.returns;
+      if (!r) return DYNAMIC;
+      const e = this.typeName(callee.m.file, callee.m.def.container ?? callee.m.def.key, r);
+      if (e.t === 'static') return { t: 'instance', type: e.type, prov: 'receiver_type' };
+      return e.t === 'external' ? EXTERNAL : DYNAMIC;
+    }
+    if (callee.t === 'external') return EXTERNAL;
+    return DYNAMIC;
+  }
+
+  /** `e.name`: a module's name, a type's static member or nested type, an instance's field or method. */
+  private memberOf(file: FileCtx, e: Entity, name: string, depth: number): Entity {
+    switch (e.t) {
+      case 'module': {
+        if (e.pkg !== null) {
+          const x = this.inPackage(e.pkg, name, null) ?? UNKNOWN;
+          return x.t === 'def' || x.t === 'static' ? { ...x, prov: 'qualified' } : x;
+        }
+        const x = this.lookupInModule(e.files[0]!, name, depth + 1);
+        if (x.t === 'def' || x.t === 'static' || x.t === 'module') return { ...x, prov: 'qualified' };
+        return x;
+      }
+      case 'static':
+      case 'instance': {
+        const hit = this.member(e.type, name, undefined, false, e.t === 'static' ? 'qualified' : e.prov);
+        if (hit && hit !== 'ambiguous' && hit !== 'open') return this.entityOfDef(hit.m, hit.prov);
+        const field = this.field(e.type, name);
+        if (field) return field;
+        if (hit === 'open') return EXTERNAL;
+        return UNKNOWN;
+      }
+      case 'def':
+        return DYNAMIC;
+      default:
+        return e;
+    }
+  }
+
+  /** A field's type: a binding of the class (or a supertype's). */
+  private field(type: TypeEntity, name: string): Entity | null {
+    const seen = new Set<string>();
+    const queue = [type];
+    while (queue.length > 0) {
+      const t = queue.shift()!;
+      if (seen.has(t.id) || seen.size > 32) continue;
+      seen.add(t.id);
+      if (t.file && t.def) {
+        const b = t.file.bindings.get(t.def.key)?.get(name);
+        if (b) {
+          const e = this.bindingEntity(t.file, t.def.key, b);
+          if (e.t === 'instance') return { ...e, prov: 'receiver_type' };
+          return e;
+        }
+      }
+      queue.push(...this.supertypes(t).types);
+    }
+    return null;
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Uses
+  // -------------------------------------------------------------------------------------------------------------
+
+  private use(file: FileCtx, u: UseFact, st: LanguageStats): void {
+    const [code, fromIndex, line, name] = u;
+    const receiver = u[4] ?? null;
+    const args = u[5];
+    const from = file.defs[fromIndex]?.key;
+    if (from === undefined) return;
+    const text = receiver === null ? name : `${receiver}.${name}`;
+    if (code === 'd') {
+      this.miss(file, from, 'call', name, line, 'dynamic', st);
+      return;
+    }
+    const isCall = code === 'c' || code === 'n';
+    let target: Entity;
+    if (
+      code === 'c' &&
+      (receiver === 'super' || receiver === 'this') &&
+      name === (file.lang.constructorName ?? 'constructor')
+    ) {
+      // An explicit constructor call: `super(...)`, `this(...)`.
+      const recv = this.expression(file, from, receiver, 0);
+      if (recv.t !== 'instance') {
+        if (recv.t === 'external') st.external++;
+        return;
+      }
+      const ctor = this.constructorOf(recv.type, args) ?? this.ownMember(recv.type, name, args, file.lang.overloads);
+      if (ctor && ctor !== 'ambiguous') this.edge('calls', file, from, ctor, recv.prov, line, st);
+      else if (ctor === 'ambiguous') this.miss(file, from, 'call', text, line, 'ambiguous', st);
+      return;
+    }
+    if (receiver === null) {
+      target = this.bareName(file, from, name);
+    } else {
+      const recv = this.expression(file, from, receiver, 0);
+      if (recv.t === 'instance' || recv.t === 'static' || recv.t === 'module') {
+        target = this.memberCall(file, recv, name, args, isCall);
+      } else target = recv;
+    }
+    switch (target.t) {
+      case 'def':
+      case 'static': {
+        const m = target.t === 'def' ? target.m : { file: target.type.file, def: target.type.def };
+        if (!m.file || !m.def) {
+          if (isCall) st.external++;
+          return;
+        }
+        let to: Member = m as Member;
+        if (isCall && target.t === 'static' && file.lang.constructionTarget === 'constructor') {
+          const ctor = this.constructorOf(target.type, args);
+          if (ctor) to = ctor;
+        }
+        if (!isCall) {
+          const ok = code === 't' ? TYPE_KINDS.has(to.def.symbol_kind) : FUNCTION_KINDS.has(to.def.symbol_kind);
+          if (!ok) return;
+        }
+        this.edge(isCall ? 'calls' : 'references', file, from, to, target.prov, line, st);
+        return;
+      }
+      case 'external':
+        if (isCall) st.external++;
+        return;
+      case 'module':
+      case 'instance':
+        return;
+      case 'dynamic':
+        if (isCall) this.fallback(file, from, name, receiver, line, text, 'dynamic_receiver', st);
+        return;
+      case 'ambiguous':
+        if (isCall) this.miss(file, from, 'call', text, line, 'ambiguous', st);
+        return;
+      case 'unknown':
+        if (isCall) this.fallback(file, from, name, receiver, line, text, 'unknown_name', st);
+        return;
+    }
+  }
+
+  /** `recv.name(...)` once the receiver is known. */
+  private memberCall(
+    file: FileCtx,
+    recv: Entity & { t: 'instance' | 'static' | 'module' },
+    name: string,
+    args: number | undefined,
+    isCall: boolean,
+  ): Entity {
+    if (recv.t === 'module') {
+      const e = this.memberOf(file, recv, name, 0);
+      return e.t === 'unknown' ? UNKNOWN : e;
+    }
+    const own: Provenance = recv.t === 'static' ? 'qualified' : recv.prov;
+    const hit = this.member(recv.type, name, args, file.lang.overloads, own);
+    if (hit === 'ambiguous') return AMBIGUOUS;
+    if (hit === 'open') return EXTERNAL;
+    if (hit) {
+      if (isCall || FUNCTION_KINDS.has(hit.m.def.symbol_kind)) return { t: 'def', m: hit.m, prov: hit.prov };
+      return this.entityOfDef(hit.m, hit.prov);
+    }
+    // A field holding a function, or a nested type.
+    const field = this.field(recv.type, name);
+    if (field) return field.t === 'instance' ? DYNAMIC : field;
+    return UNKNOWN;
+  }
+
+  private constructorOf(type: TypeEntity, args: number | undefined): Member | null {
+    if (!type.file || !type.def) return null;
+    const ctors = (
+      type.file.children.get(type.def.key) ? [...type.file.children.get(type.def.key)!.values()].flat() : []
+    )
+      .filter((d) => d.symbol_kind === 'constructor')
+      .map((def) => ({ file: type.file!, def }));
+    const p = this.pick(ctors, args ?? null, true);
+    return p === 'ambiguous' ? null : p;
+  }
+
+  /**
+   * The unique-name fallback: the only function/method of that name in the repository (same language family),
+   * with confidence 0.5; several give `ambiguous`, none an external call.
+   */
+  private fallback(
+    file: FileCtx,
+    from: string,
+    name: string,
+    receiver: string | null,
+    line: number,
+    text: string,
+    reason: UnresolvedReason,
+    st: LanguageStats,
+  ): void {
+    const wantMethod = receiver !== null;
+    const all = this.byName.get(`${file.family}\0${name}`) ?? [];
+    if (all.length === 0) {
+      // Nothing of that name in the repository: the callee lies outside it.
+      st.external++;
+      return;
+    }
+    if (wantMethod && file.lang.commonMembers.has(name)) {
+      this.miss(file, from, 'call', text, line, reason, st);
+      return;
+    }
+    const cands = all.filter((m) =>
+      wantMethod
+        ? m.def.symbol_kind === 'method'
+        : m.def.symbol_kind === 'function' || TYPE_KINDS.has(m.def.symbol_kind),
+    );
+    if (cands.length === 1) {
+      this.edge('calls', file, from, cands[0]!, 'unique_name', line, st);
+      return;
+    }
+    this.miss(file, from, 'call', text, line, cands.length > 1 ? 'ambiguous' : reason, st);
+  }
+}
+
+/** `a.b(c).d` -> [{a}, {b, call}, {d}]; null when a part is not a plain name (an index, a literal, a lambda). */
+function splitMembers(text: string): Array<{ name: string; call: boolean }> | null {
+  const out: Array<{ name: string; call: boolean }> = [];
+  let i = 0;
+  const t = text.replace(/\?\./g, '.').replace(/!\./g, '.');
+  while (i < t.length) {
+    const m = /^[\p{L}_$][\p{L}\p{N}_$]*/u.exec(t.slice(i));
+    if (!m) return null;
+    i += m[0].length;
+    let call = false;
+    if (t[i] === '(') {
+      let depth = 0;
+      for (; i < t.length; i++) {
+        if (t[i] === '(') depth++;
+        else if (t[i] === ')' && --depth === 0) break;
+      }
+      if (depth !== 0) return null;
+      i++;
+      call = true;
+    }
+    out.push({ name: m[0], call });
+    if (i === t.length) break;
+    if (t[i] !== '.') return null;
+    i++;
+  }
+  return out.length > 0 ? out : null;
 }

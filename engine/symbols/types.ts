@@ -74,7 +74,7 @@ export type SymbolDefKind =
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Bumped whenever extraction changes what a file's facts hold: stored facts of another version are re-extracted. */
-export const SYMBOL_FACTS_VERSION = 1;
+export const SYMBOL_FACTS_VERSION = 2;
 
 /** A supertype as written on a definition (`class A extends B implements C, D`, `class A(B, m.C)`, Go embedding). */
 export interface SupertypeFact {
@@ -97,56 +97,64 @@ export interface DefinitionFact {
   symbol_kind: SymbolDefKind;
   /** Key of the enclosing symbol in this file, or null. */
   container: SymbolKey | null;
-  /** The name of the enclosing type/namespace as written (Go receiver type, Rust impl type), or null. */
-  container_name: string | null;
+  /** The name of the enclosing definition as written (Go: the receiver type, Rust: the impl type); absent at top level. */
+  container_name?: string;
   line: number;
   end_line: number;
-  /** Number of parameters as written (receiver and self/this excluded); null when unknown. */
-  arity: number | null;
-  /** Supertypes as written (types only). */
-  supertypes: SupertypeFact[];
+  /** Number of parameters as written (receiver and self/this excluded); absent when unknown. */
+  arity?: number;
+  /** Supertypes as written (types only); absent when none. */
+  supertypes?: SupertypeFact[];
   /** Static/class-level member (`static`, `@staticmethod`, `@classmethod`): reached through the type, not `this`. */
   static?: boolean;
+  /** The declared result type as written, cleaned (`Foo`, `pkg.Foo`); absent when none is declared. */
+  returns?: string;
+  /** Go: the receiver's name (`s` in `func (s *Server) Serve()`): a use through it is a `self` use. */
+  self_name?: string;
+  /**
+   * Names declared in the definition's body or parameters without a known type (sorted, distinct): they shadow
+   * outer names, so a bare call of one is dynamic (a function value), not a call of a same-named symbol.
+   */
+  locals?: string[];
 }
 
 /**
- * A typed name visible in a scope: a typed parameter (`x: Foo`, `Foo x`, Go `x *Foo`), a local bound to a
- * constructor (`x = Foo()`, `const x = new Foo()`, `x := &Foo{}`, `x := NewFoo()` is NOT one), a declared local
- * (`var x Foo`, `Foo x = ...`, `let x: Foo`), or a field of a class (`this.x = new Foo()`, `private x: Foo`,
- * `self.x = Foo()`, Go struct field `x *Foo`).
+ * A typed name visible in a scope, as a tuple (facts are stored per content hash: compact JSON):
+ * `[binding, scope, name, type, via?]`.
+ * - binding: `p` a typed parameter (`x: Foo`, `Foo x`, Go `x *Foo`), `l` a local (`var x Foo`, `Foo x = ...`,
+ *   `let x: Foo`, `x = Foo()`, `const x = new Foo()`, `x := &Foo{}`), `f` a field of a class (`private x: Foo`,
+ *   `this.x = new Foo()`, `self.x = Foo()`, Go struct field `x *Foo`);
+ * - scope: index in `defs` of the function/method holding it (for a field: its class), -1 at the top level;
+ * - type: as written and cleaned (generics, pointers, optionals stripped): `Foo`, `pkg.Foo`; with via `c` the callee
+ *   as written instead;
+ * - via: absent = declared; `n` = a construction of `type`; `c` = the value of calling `type` (`x = Foo()`,
+ *   `x := NewFoo()`): the resolver reads the callee's class or declared result type.
  */
-export interface BindingFact {
-  /** The function/method whose body or parameters hold it; for a field, the key of its class; null at top level. */
-  scope: SymbolKey | null;
-  name: string;
-  /** The type as written, generics, pointers and array markers stripped: `Foo`, `pkg.Foo`. */
-  type: string;
-  /** `param` | `local` | `field` (fields are reached as `this.x`/`self.x`, or `x` inside Java/C#/Go-like bodies). */
-  binding: 'param' | 'local' | 'field';
-  line: number;
-}
+export type BindingFact = [binding: 'p' | 'l' | 'f', scope: number, name: string, type: string, via?: 'n' | 'c'];
 
-/** A use inside a definition: a call, or a reference that is not a call (a function as a value, a type). */
-export interface UseFact {
-  kind: 'call' | 'reference';
-  /** Key of the innermost enclosing symbol; null at the top level (module code: kept, counted, no edge). */
-  from: SymbolKey | null;
-  /** The called or referenced name (the last segment): `foo` for `a.b.foo()`. */
-  name: string;
-  /**
-   * The receiver/qualifier as written, or null for a bare name: `a.b` for `a.b.foo()`, `this`, `self`, `super`,
-   * `pkg` for `pkg.Func`, `Foo` for `Foo.staticMethod()` or `Foo::bar`. A receiver that is itself a call or an
-   * index keeps its text with `()` / `[]` (`getX()`, `a[0]`): the resolver treats those as dynamic.
-   */
-  receiver: string | null;
-  line: number;
-  /** For calls: the number of arguments as written (overload choice); absent when unknown. */
-  args?: number;
-  /** For references: `type` (in an annotation/signature/new), `value` (a function or method used as a value). */
-  ref?: 'type' | 'value';
-  /** Dynamic by construction (getattr, reflection, eval, computed member `a[b]()`): kept unresolved, reason dynamic. */
-  dynamic?: boolean;
-}
+/**
+ * A use inside a definition, as a tuple: `[kind, from, line, name, receiver?, args?]`.
+ * - kind: `c` a call, `n` a construction (`new Foo()`, Java `new a.B()`: a call of the type), `d` a dynamic call
+ *   (computed member `a[b]()`, getattr, eval: kept unresolved with reason `dynamic`; `name` is its text),
+ *   `v` a reference to a function or method as a value (passed, assigned, returned), `t` a type reference (an
+ *   annotation, a parameter/field/variable type);
+ * - from: index in `defs` of the innermost enclosing symbol (uses at a file's top level are only counted, in
+ *   `top_level_uses`);
+ * - name: the called or referenced name (the last segment: `foo` for `a.b.foo()`); an explicit constructor call
+ *   (`super(...)`, `this(...)`) is a call of the language's constructor name (or `constructor`) on `super`/`this`;
+ * - receiver: the receiver/qualifier as written, absent or null for a bare name: `a.b` for `a.b.foo()`, `this`,
+ *   `self`, `super`, `pkg` for `pkg.Func`, `Foo` for `Foo.staticMethod()`; a receiver that is itself a call keeps
+ *   its `(...)` (`getX().run()` has receiver `getX()`);
+ * - args: the number of arguments as written, where the language has overloads.
+ */
+export type UseFact = [
+  kind: 'c' | 'n' | 'd' | 'v' | 't',
+  from: number,
+  line: number,
+  name: string,
+  receiver?: string | null,
+  args?: number,
+];
 
 /**
  * A name bound by an import: `import { a as b } from './m'` gives local `b`, imported `a`; `import * as ns` and
@@ -162,6 +170,8 @@ export interface ImportBindingFact {
   spec: string;
   spec_kind?: string;
   line: number;
+  /** A re-export (`export { a } from './m'`, `export * from './m'`): binds no local name, extends the exports. */
+  reexport?: boolean;
 }
 
 /** The per-file record: FileAnalysis.symbol_facts. JSON-serialisable; depends on the file's content only. */
@@ -169,9 +179,13 @@ export interface SymbolFacts {
   version: number;
   /** The file's package/namespace clause where the language has one (Go `package x`, Java `package a.b`). */
   package?: string;
+  /** JavaScript/TypeScript: the name exported as `default` (`export default class Foo`, `export default foo`). */
+  default_export?: string;
   defs: DefinitionFact[];
   bindings: BindingFact[];
   uses: UseFact[];
+  /** Uses at the file's top level (module code, no enclosing symbol): counted, not kept. */
+  top_level_uses: number;
   imports: ImportBindingFact[];
 }
 

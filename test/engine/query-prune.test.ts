@@ -45,8 +45,8 @@ describe('pruned query walk (Go)', () => {
     ].join('\n');
     const got = matchesOf(pruned, text);
     assert.deepEqual(got, matchesOf(full, text));
-    // function F, local, method M, deeper, inVar, A, B, function G, and two imports.
-    assert.equal(got.length, 10);
+    // function F, local, method M, deeper and its method X, inVar, A, B and its method Y, function G, and two imports.
+    assert.equal(got.length, 12);
   });
 
   it('takes the word only as a whole word: a name containing it neither hides nor stands in for a declaration', async () => {

@@ -1,0 +1,120 @@
+import type { CaptureView } from '../languages/plugin.ts';
+import type { ImportBindingFact } from './types.ts';
+
+/**
+ * The per-language part of the symbol graph (issue 28): what the parse threads extract (a query file under
+ * engine/queries/symbols/ plus a few text rules) and how the resolver reads the language's scopes. Adding a
+ * language: a query file, a SymbolLanguage here (engine/symbols/langs/), one line in engine/symbols/registry.ts.
+ *
+ * ## Captures of a symbols query (one pattern = one fact; positions decide the enclosing definition)
+ * Uses (the enclosing symbol is the innermost definition of the file's defs query around the first capture):
+ * - `@call.name` (the called name's node) with optional `@call.receiver` (the receiver/qualifier expression) and
+ *   `@call.args` (the argument list: its named children are counted, for overloads). `@call.new` on the pattern
+ *   marks a construction (`new Foo()`, Java `new a.B()`; the name may then be a qualified/generic type, cleaned by
+ *   `cleanType`). `@call.super`/`@call.this` on the pattern mark an explicit constructor call (`super(...)`,
+ *   `this(...)`). `@call.dynamic` (on any node of the pattern) marks a dynamic call (computed member, getattr):
+ *   kept unresolved with reason `dynamic`; its text is that node's.
+ * - `@value.name` (+ `@value.receiver`): a name used as a value (a function passed or assigned); dropped when it
+ *   names a local of the enclosing definitions, resolved only when it resolves to a function or method.
+ * - `@type.expr`: a type as written (annotation, parameter/field/variable type); `cleanType` turns it into names.
+ * Definitions (assigned to the innermost definition around the capture):
+ * - `@super.extends` / `@super.implements`: a supertype as written (the innermost definition must be the type).
+ * - `@def.receiver`: Go's receiver type (the method's container); `@def.self`: the receiver's name.
+ * - `@def.returns`: the declared result type; `@def.params`: the parameter list (arity, overload keys);
+ *   `@def.static`: a static/class-level member.
+ * Bindings (scope = the innermost definition around the name):
+ * - `@bind.param` / `@bind.local` / `@bind.field` on the bound name, with one of `@bind.type` (declared type),
+ *   `@bind.new` (a construction: the type) or `@bind.call` (a call: the callee, whose class or declared result
+ *   type the resolver reads). A `@bind.local` whose scope is a class-like definition is a field.
+ * - `@local`: a name declared in a function without a known type (parameters, assignments, loop variables): it
+ *   shadows outer names, so a bare call of it is dynamic and a value use of it is no symbol use.
+ * Imports and the package:
+ * - `@import` patterns: turned into ImportBindingFacts by `readImportBindings` (same spec as the ImportRefs).
+ * - `@package.name`: the package clause (Go `package x`, Java `package a.b`).
+ */
+export interface SymbolLanguage {
+  /** Language id (the LanguagePlugin's). */
+  id: string;
+  /** Query files under engine/queries/symbols/ for a grammar dialect (e.g. TSX adds JSX patterns). */
+  queryFiles(dialect: string): string[];
+  /** Names of the current instance (`this`, `self`); `super` names the supertypes. */
+  selfNames: readonly string[];
+  /** Bare names reach members of the enclosing type and its supertypes (Java, C#, Kotlin: implicit `this`). */
+  bareMembers: boolean;
+  /** Definitions of one name in one container are overloads told apart by parameter types (Java, C#, C++...). */
+  overloads: boolean;
+  /**
+   * Files of one directory that declare the same package share its top-level names (Go: functions, types, vars;
+   * Java: types).
+   */
+  packageScope: boolean;
+  /** The name a constructor method has (`__init__`, `constructor`); null where constructors are their own node. */
+  constructorName: string | null;
+  /**
+   * What a construction (`Foo()`, `new Foo()`) calls: the class, or its constructor definition when it has one (then
+   * the class). As the precise indexers see it: scip-java refers to the constructor, scip-typescript/python the class.
+   */
+  constructionTarget: 'class' | 'constructor';
+  /** The first parameter of a method that is the instance (Python `self`/`cls`): not counted in the arity. */
+  instanceParam: boolean;
+  /** Bare names of the language's builtins and standard globals: calls of them are external. */
+  builtins: ReadonlySet<string>;
+  /**
+   * Member names so common on the language's builtin types (list/str/dict, Array/Map/Promise, ...) that an untyped
+   * receiver's call of one is never resolved by unique name.
+   */
+  commonMembers: ReadonlySet<string>;
+  /** The type names a type as written denotes (generics, pointers, optionals stripped; unions split); may be []. */
+  cleanType(text: string): string[];
+  /** The parameter types as written, for overload keys (`(int a, List<String> b)` -> ['int', 'List<String>']). */
+  paramTypes?(paramsText: string): string[];
+  /** Number of parameters in a parameter list's text; null when it cannot tell. */
+  arity(paramsText: string): number | null;
+  /** Turns one `@import` match into bindings (spec/spec_kind as the language's LanguagePlugin.readImport writes). */
+  readImportBindings(captures: CaptureView[]): ImportBindingFact[];
+}
+
+/** Splits a parameter or argument list's text at its top-level commas (outer parentheses removed). */
+export function splitTopLevel(text: string): string[] {
+  let t = text.trim();
+  if (t.startsWith('(') && t.endsWith(')')) t = t.slice(1, -1);
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  let quote = '';
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i]!;
+    if (quote !== '') {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'" || c === '`') quote = c;
+    else if (c === '(' || c === '[' || c === '{' || c === '<') depth++;
+    else if (c === ')' || c === ']' || c === '}' || (c === '>' && t[i - 1] !== '=' && t[i - 1] !== '-')) depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(t.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  const last = t.slice(start).trim();
+  if (last !== '' || out.length > 0) out.push(last);
+  return out.filter((p) => p !== '');
+}
+
+/** Removes generic arguments (`<...>`) and white space: `Map<K, List<V>>` -> `Map`. */
+export function stripGenerics(text: string): string {
+  let out = '';
+  let depth = 0;
+  for (const c of text) {
+    if (c === '<') depth++;
+    else if (c === '>') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && !/\s/.test(c)) out += c;
+  }
+  return out;
+}
+
+/** Whether a cleaned type text is a plain (possibly qualified) name: `Foo`, `pkg.Foo`, `a.b.C`. */
+export function isTypeName(text: string): boolean {
+  return /^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*$/u.test(text);
+}

@@ -1,0 +1,310 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { analyzeFile, parseSymbolRef, resolveSymbolGraph, symbolRef } from '../../engine/index.ts';
+import type { ResolveOutput, SymbolEdge } from '../../engine/index.ts';
+import {
+  SYMBOL_REPOS_DIR,
+  SYMBOL_SNAPSHOTS_DIR,
+  serialiseSymbols,
+  symbolInput,
+  symbolRepos,
+  symbolView,
+} from './symbols.ts';
+
+const resolved = new Map<string, Promise<{ out: ResolveOutput; view: Record<string, unknown> }>>();
+function graphOf(repo: string): Promise<{ out: ResolveOutput; view: Record<string, unknown> }> {
+  let hit = resolved.get(repo);
+  if (!hit) {
+    hit = symbolInput(SYMBOL_REPOS_DIR + repo).then(({ input, analyses }) => {
+      const out = resolveSymbolGraph({ files: input });
+      return { out, view: symbolView(analyses, out) };
+    });
+    resolved.set(repo, hit);
+  }
+  return hit;
+}
+
+for (const repo of symbolRepos()) {
+  test(`symbol graph golden snapshot: ${repo}`, async () => {
+    const { view } = await graphOf(repo);
+    assert.equal(
+      serialiseSymbols(view),
+      readFileSync(`${SYMBOL_SNAPSHOTS_DIR}${repo}.json`, 'utf8'),
+      `symbol snapshot of ${repo} differs; run scripts/update-engine-snapshots.ts and review the diff`,
+    );
+  });
+}
+
+function findEdge(out: ResolveOutput, label: string, from: string, to: string): SymbolEdge | undefined {
+  return out.edges.find((e) => e.label === label && e.from === from && e.to === to);
+}
+
+/** One edge per resolution rule: [repo, label, from, to, provenance]. */
+const RULES: Array<[string, string, string, string, string]> = [
+  // Same file, lexical scope.
+  ['typescript', 'calls', 'src/main.ts#main:function', 'src/main.ts#main.local:function', 'scope'],
+  // A name bound by an import, through a barrel's `export *` and a renamed re-export.
+  ['typescript', 'calls', 'src/main.ts#main.local:function', 'src/util.ts#helper:function', 'import'],
+  ['typescript', 'calls', 'src/main.ts#main:function', 'src/shapes.ts#Circle:class', 'import'],
+  ['typescript', 'calls', 'src/main.ts#main:function', 'src/util.ts#defaultFn:function', 'import'],
+  // A namespace import.
+  ['typescript', 'calls', 'src/main.ts#main:function', 'src/util.ts#helper:function', 'qualified'],
+  // A typed parameter, a constructor assignment walked up the hierarchy, this.
+  ['typescript', 'calls', 'src/main.ts#main:function', 'src/shapes.ts#Circle.area:method', 'receiver_type'],
+  ['typescript', 'calls', 'src/main.ts#main:function', 'src/util.ts#Base.run:method', 'hierarchy'],
+  ['typescript', 'calls', 'src/util.ts#Base.run:method', 'src/util.ts#Base.greet:method', 'self'],
+  // An interface method through a parameter typed with the interface.
+  ['typescript', 'calls', 'src/main.ts#total:function', 'src/shapes.ts#Shape.area:method', 'receiver_type'],
+  // Type hierarchy and overrides.
+  ['typescript', 'inherits', 'src/shapes.ts#Circle:class', 'src/util.ts#Base:class', 'import'],
+  ['typescript', 'implements', 'src/shapes.ts#Circle:class', 'src/shapes.ts#Shape:interface', 'scope'],
+  ['typescript', 'overrides', 'src/shapes.ts#Circle.greet:method', 'src/util.ts#Base.greet:method', 'hierarchy'],
+  // A function passed as a value; a type in a signature; a JSX element.
+  ['typescript', 'references', 'src/main.ts#main:function', 'src/util.ts#helper:function', 'import'],
+  ['typescript', 'references', 'src/main.ts#total:function', 'src/shapes.ts#Shape:interface', 'import'],
+  ['typescript', 'calls', 'src/view.tsx#Panel:function', 'src/view.tsx#Badge:function', 'scope'],
+  // The unique-name fallback (an `any` receiver).
+  ['typescript', 'calls', 'src/main.ts#main:function', 'src/shapes.ts#Circle.onlyCircleHasThis:method', 'unique_name'],
+  // CommonJS require with destructuring; `x = new Foo()`; JSX in .jsx.
+  ['javascript', 'calls', 'lib/app.js#start:function', 'lib/store.js#makeStore:function', 'import'],
+  ['javascript', 'calls', 'lib/app.js#start:function', 'lib/store.js#Store.add:method', 'receiver_type'],
+  ['javascript', 'calls', 'lib/store.js#Store.add:method', 'lib/store.js#Store.count:method', 'self'],
+  ['javascript', 'calls', 'lib/ui.jsx#List:function', 'lib/ui.jsx#Item:function', 'scope'],
+  // Python: from-imports through a package's __init__, `import a.b as m`, `from . import mod`, self, super(),
+  // `x = Foo()` fields, typed parameters, Optional[...].
+  ['python', 'calls', 'shop/service.py#checkout:function', 'shop/models.py#find:function', 'import'],
+  ['python', 'calls', 'shop/service.py#checkout:function', 'shop/models.py#Cart.empty:method', 'qualified'],
+  ['python', 'calls', 'shop/service.py#checkout:function', 'shop/models.py#Cart.add:method', 'receiver_type'],
+  ['python', 'calls', 'shop/models.py#Base.describe:method', 'shop/models.py#Base.label:method', 'self'],
+  [
+    'python',
+    'calls',
+    'shop/models.py#Item.__init__:constructor',
+    'shop/models.py#Base.__init__:constructor',
+    'hierarchy',
+  ],
+  ['python', 'calls', 'shop/models.py#Cart.owner_label:method', 'shop/models.py#Base.label:method', 'receiver_type'],
+  ['python', 'calls', 'shop/models.py#Cart.add:method', 'shop/models.py#Base.describe:method', 'hierarchy'],
+  ['python', 'inherits', 'shop/models.py#Item:class', 'shop/models.py#Base:class', 'scope'],
+  ['python', 'overrides', 'shop/models.py#Item.label:method', 'shop/models.py#Base.label:method', 'hierarchy'],
+  ['python', 'references', 'shop/service.py#register:function', 'shop/service.py#checkout:function', 'scope'],
+  // Go: package-qualified calls, `x := pkg.New()` typed by New's result, Go receivers, struct fields, embedded
+  // structs (promoted methods), same-package functions in another file, interface methods.
+  ['go', 'calls', 'cmd/app/main.go#main:function', 'internal/store/store.go#New:function', 'qualified'],
+  ['go', 'calls', 'cmd/app/main.go#main:function', 'internal/store/store.go#Store.Add:method', 'receiver_type'],
+  ['go', 'calls', 'cmd/app/main.go#main:function', 'internal/store/store.go#Logger.Printf:method', 'receiver_type'],
+  ['go', 'calls', 'cmd/app/main.go#use:function', 'internal/store/store.go#Getter.Get:method', 'receiver_type'],
+  [
+    'go',
+    'calls',
+    'internal/store/store.go#Store.Get:method',
+    'internal/store/store.go#Logger.Printf:method',
+    'receiver_type',
+  ],
+  ['go', 'calls', 'internal/store/store.go#Store.Get:method', 'internal/store/clamp.go#clamp:function', 'scope'],
+  ['go', 'calls', 'internal/store/store.go#Store.Add:method', 'internal/store/store.go#base.Reset:method', 'hierarchy'],
+  ['go', 'inherits', 'internal/store/store.go#Store:struct', 'internal/store/store.go#base:struct', 'scope'],
+  // Java: same-package classes, overloads by arity, constructors (new, super(...), this(...)), static imports,
+  // implicit this through the hierarchy.
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Main.java#Main.main:method',
+    'src/main/java/com/ex/Circle.java#Circle.Circle:constructor~(double)',
+    'scope',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Main.java#Main.main:method',
+    'src/main/java/com/ex/Circle.java#Circle.Circle:constructor~()',
+    'scope',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Circle.java#Circle.Circle:constructor~(double)',
+    'src/main/java/com/ex/Base.java#Base.Base:constructor',
+    'hierarchy',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Circle.java#Circle.Circle:constructor~()',
+    'src/main/java/com/ex/Circle.java#Circle.Circle:constructor~(double)',
+    'self',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Circle.java#Circle.area:method',
+    'src/main/java/com/ex/util/MathUtil.java#MathUtil.square:method',
+    'import',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Main.java#Main.report:method',
+    'src/main/java/com/ex/Base.java#Base.describe:method~(String)',
+    'receiver_type',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Base.java#Base.describe:method~()',
+    'src/main/java/com/ex/Shape.java#Shape.area:method',
+    'hierarchy',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Main.java#Main.main:method',
+    'src/main/java/com/ex/util/MathUtil.java#MathUtil.square:method',
+    'qualified',
+  ],
+  [
+    'java',
+    'implements',
+    'src/main/java/com/ex/Base.java#Base:class',
+    'src/main/java/com/ex/Shape.java#Shape:interface',
+    'scope',
+  ],
+  [
+    'java',
+    'overrides',
+    'src/main/java/com/ex/Circle.java#Circle.area:method',
+    'src/main/java/com/ex/Shape.java#Shape.area:method',
+    'hierarchy',
+  ],
+];
+
+test('symbol graph: each resolution rule gives its edge with its provenance', async () => {
+  for (const [repo, label, from, to, provenance] of RULES) {
+    const { out } = await graphOf(repo);
+    const e = findEdge(out, label, from, to);
+    assert.ok(e, `${repo}: ${label} ${from} -> ${to}`);
+    assert.equal(e.provenance, provenance, `${repo}: ${label} ${from} -> ${to}`);
+    assert.ok(e.confidence > 0 && e.confidence <= 1);
+    if (provenance === 'unique_name') assert.ok(e.confidence <= 0.5);
+  }
+});
+
+test('symbol graph: dynamic calls are kept unresolved with their reason, external calls only counted', async () => {
+  const ts = (await graphOf('typescript')).out;
+  assert.deepEqual(
+    ts.unresolved.map((u) => [u.from, u.kind, u.text, u.reason]),
+    [['src/main.ts#main:function', 'call', 'c[key]', 'dynamic']],
+  );
+  // readFileSync (node:fs) and console.log are outside the repository: counted, no edge, not unresolved.
+  assert.ok(ts.stats.external >= 2);
+  assert.ok(!ts.edges.some((e) => e.to.includes('readFileSync')));
+  const py = (await graphOf('python')).out;
+  assert.ok(py.unresolved.some((u) => u.text.startsWith('getattr(cart') && u.reason === 'dynamic'));
+});
+
+test('symbol graph: output is sorted and the same whatever the input order', async () => {
+  const { input } = await symbolInput(SYMBOL_REPOS_DIR + 'typescript');
+  const a = resolveSymbolGraph({ files: input });
+  const b = resolveSymbolGraph({ files: [...input].reverse() });
+  assert.deepEqual(b, a);
+  const keys = a.edges.map((e) => `${e.label}\0${e.from}\0${e.to}`);
+  assert.deepEqual(keys, [...keys].sort());
+  for (const e of a.edges)
+    assert.deepEqual(
+      e.lines,
+      [...new Set(e.lines)].sort((x, y) => x - y),
+    );
+});
+
+async function analyse(name: string, content: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'ckg-symbols-'));
+  try {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return await analyzeFile({ path: name, absolute: path, size: Buffer.byteLength(content), maxFileBytes: 1 << 20 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const keysOf = (a: { symbols: { key?: string }[] }): string[] => a.symbols.map((s) => s.key!);
+
+test('symbol keys: an edit above a definition keeps every key; only line numbers move', async () => {
+  const cases: Array<[string, string, string]> = [
+    [
+      'a.py',
+      'class Router:\n    def add_route(self, p):\n        return p\n\ndef parse(x):\n    return x\n',
+      'import os\n\n\ndef added_above():\n    pass\n\n',
+    ],
+    [
+      'a.ts',
+      'export class Router {\n  addRoute(p: string) { return p; }\n}\nexport function parse(x: string) { return x; }\n',
+      '// a comment\nconst y = 1;\n\n',
+    ],
+    ['a.go', 'package a\n\ntype S struct{}\n\nfunc (s *S) Serve() {}\n\nfunc Parse() {}\n', ''],
+    [
+      'A.java',
+      'class A {\n  void f(int a) {}\n  void f(String s, int b) {}\n  class B { void g() {} }\n}\n',
+      '// header\n\n',
+    ],
+  ];
+  for (const [name, body, header] of cases) {
+    const before = await analyse(name, body);
+    const edited = name.endsWith('.go')
+      ? body.replace('package a\n', 'package a\n\n// Edited above.\nvar x = 1\n')
+      : header + body;
+    const after = await analyse(name, edited);
+    assert.ok(before.symbols.length > 0, name);
+    // The edit may add definitions above; the earlier ones keep their keys, at other lines.
+    const kept = after.symbols.slice(after.symbols.length - before.symbols.length);
+    assert.deepEqual(keysOf({ symbols: kept }), keysOf(before), name);
+    assert.notDeepEqual(
+      kept.map((s) => s.line),
+      before.symbols.map((s) => s.line),
+      `${name}: the edit moved the lines`,
+    );
+  }
+});
+
+test('symbol keys: container chain + name + kind; overloads by parameter types; Go receivers', async () => {
+  const py = await analyse('r.py', 'class Router:\n    def add_route(self):\n        def inner():\n            pass\n');
+  assert.deepEqual(keysOf(py), ['Router:class', 'Router.add_route:method', 'Router.add_route.inner:function']);
+  const java = await analyse(
+    'A.java',
+    'class A {\n  A() {}\n  void f(int a) {}\n  void f(final List<String> s, int... b) {}\n}\n',
+  );
+  assert.deepEqual(keysOf(java), [
+    'A:class',
+    'A.A:constructor',
+    'A.f:method~(int)',
+    'A.f:method~(List<String>,int...)',
+  ]);
+  const go = await analyse(
+    's.go',
+    'package a\n\ntype Shape interface {\n\tArea() float64\n}\n\nfunc (s *Square) Area() float64 { return 0 }\n',
+  );
+  assert.deepEqual(keysOf(go), ['Shape:interface', 'Shape.Area:method', 'Square.Area:method']);
+  const ts = await analyse('p.ts', 'class P {\n  get v() { return 1; }\n  set v(x) {}\n  constructor() {}\n}\n');
+  assert.deepEqual(keysOf(ts), ['P:class', 'P.v:method', 'P.v:method~2', 'P.constructor:constructor']);
+  for (const s of [...py.symbols, ...java.symbols, ...go.symbols, ...ts.symbols]) {
+    assert.ok(!s.key!.includes('#'));
+    assert.ok(s.end_line! >= s.line);
+  }
+  const ref = symbolRef('src/a#b.ts', 'Router.add:method');
+  assert.deepEqual(parseSymbolRef(ref), { file_path: 'src/a#b.ts', key: 'Router.add:method' });
+});
+
+test('symbol facts depend on the content only, and symbols carry signature and doc', async () => {
+  const content = '"""Doc of the module."""\n\ndef parse(x: int) -> str:\n    """Parses x."""\n    return helper(x)\n';
+  const a = await analyse('one.py', content);
+  const b = await analyse('two.py', content);
+  assert.deepEqual(a.symbol_facts, b.symbol_facts);
+  assert.equal(a.symbols[0]!.signature, 'def parse(x: int) -> str');
+  assert.equal(a.symbols[0]!.doc, 'Parses x.');
+  const go = await analyse('d.go', 'package d\n\n// Parse reads.\n// It never fails.\nfunc Parse() {}\n');
+  assert.equal(go.symbols[0]!.doc, 'Parse reads.\nIt never fails.');
+  assert.equal(go.symbols[0]!.signature, 'func Parse()');
+});
