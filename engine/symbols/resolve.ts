@@ -14,7 +14,7 @@ import type {
   UnresolvedUse,
   UseFact,
 } from './types.ts';
-import { symbolRef } from './types.ts';
+import { SYMBOL_FACTS_VERSION, symbolRef } from './types.ts';
 import type { SymbolLanguage } from './plugin.ts';
 import { symbolLanguage } from './registry.ts';
 
@@ -185,7 +185,8 @@ class Resolver {
 
   private index(f: SymbolFileInput): FileCtx | null {
     const lang = symbolLanguage(f.language);
-    if (!lang || !f.facts) return null;
+    // Facts of another version (stored by an older engine) are not read: the caller re-extracts them.
+    if (!lang || f.facts?.version !== SYMBOL_FACTS_VERSION) return null;
     const facts = f.facts;
     const children = new Map<string, Map<string, DefinitionFact[]>>();
     const byKey = new Map<string, DefinitionFact>();

@@ -34,7 +34,7 @@ const edges: SymbolEdge[] = [
 const unresolved: UnresolvedUse[] = [
   { from: 'a.ts#main:function', kind: 'call', text: 'x.y', line: 2, reason: 'dynamic_receiver' },
 ];
-const facts: SymbolFacts = { version: 1, defs: [], bindings: [], uses: [], imports: [] };
+const facts: SymbolFacts = { version: 1, defs: [], bindings: [], uses: [], top_level_uses: 0, imports: [] };
 
 describe('symbol graph storage', () => {
   let db: TestDatabase;
