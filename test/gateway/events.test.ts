@@ -60,6 +60,17 @@ describe('gateway event stream', () => {
   const emit = (type = 'sync_progress', payload: Record<string, unknown> = {}) =>
     writeEvent(db.pool, { type, payload }).then(Number);
   const connectedCount = () => gw.events('sse_client_connected').length;
+  /**
+   * Emits a sentinel row and waits until `c` has it: frames arrive in id order, so every frame of a row before the
+   * sentinel (a duplicate included) has arrived by then. Returns the frames' ids before the sentinel. In place of a
+   * fixed sleep before asserting that nothing more came.
+   */
+  async function idsUpToSentinel(c: SseClient): Promise<number[]> {
+    const sentinel = await emit('sync_progress', { sentinel: true });
+    await waitFor(() => ids(c.events).includes(sentinel), 5000, 'the sentinel frame');
+    const got = ids(c.events);
+    return got.slice(0, got.indexOf(sentinel));
+  }
 
   it('catch-up after last_event_id in id order, then live frames; each frame is the row as JSON', async () => {
     const sourceId = '0b9d2f0e-8f65-4c43-9f5d-2a2b8b0b7a11';
@@ -130,8 +141,7 @@ describe('gateway event stream', () => {
       await b.waitForEvents(4);
       sent.push(await emit('sync_progress', { i: 7 }));
       await b.waitForEvents(5);
-      await new Promise((r) => setTimeout(r, 100));
-      assert.deepEqual([...ids(a.events), ...ids(b.events)], sent);
+      assert.deepEqual([...ids(a.events), ...(await idsUpToSentinel(b))], sent);
       b.close();
     });
   }
@@ -142,8 +152,7 @@ describe('gateway event stream', () => {
     await waitFor(() => gw.hub.lastId === y);
     const c = await connect(`?last_event_id=0`, { 'last-event-id': String(x) });
     await c.waitForEvents(1);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(ids(c.events), [y]);
+    assert.deepEqual(await idsUpToSentinel(c), [y]);
     c.close();
   });
 
@@ -185,8 +194,7 @@ describe('gateway event stream', () => {
     await waitFor(() => gw.hub.listenerPid !== undefined && gw.hub.listenerPid !== oldPid, 10000, 'new listener');
     for (let i = 0; i < 3; i++) sent.push(await emit('sync_progress', { phase: 'after', i }));
     await c.waitForEvents(sent.length);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(ids(c.events), sent);
+    assert.deepEqual(await idsUpToSentinel(c), sent);
     assert.ok(gw.events('sse_listener_lost').length >= 1);
     assert.ok(gw.events('sse_listener_reconnected').length >= 1);
     c.close();
@@ -200,7 +208,8 @@ describe('gateway event stream', () => {
       const early = Number(await writeEvent(slow, { type: 'sync_lifecycle', payload: { late: true } }));
       const later = await emit('sync_progress', { after: 'late' });
       assert.ok(later > early);
-      await new Promise((r) => setTimeout(r, 300));
+      // The hub has read the later row and holds it at the hole (its debug line), and the client has nothing.
+      await waitFor(() => gw.events('sse_gap_seen').some((l) => l.next_id === later), 5000, 'the hole seen');
       assert.equal(c.events.length, 0, 'the later row is held while the hole may still fill');
       await slow.query('COMMIT');
       await c.waitForEvents(2);
@@ -254,8 +263,7 @@ describe('gateway event stream', () => {
     const next = await emit();
     const r = await connect('', { 'last-event-id': String(later) });
     await r.waitForEvents(1);
-    await new Promise((res) => setTimeout(res, 100));
-    assert.deepEqual(ids(r.events), [next]);
+    assert.deepEqual(await idsUpToSentinel(r), [next]);
     c.close();
     r.close();
   });
@@ -331,10 +339,11 @@ describe('gateway event stream', () => {
     const head = await emit(); // its NOTIFY sets the hub paging through 20k rows; a client joins meanwhile
     const c = await connect(`?last_event_id=${from}`);
     const more = [await emit(), await emit()];
+    const sentinel = await emit('sync_progress', { sentinel: true });
     for (const client of [c, live]) {
-      await client.waitForEvents(20003, 20000);
-      await new Promise((r) => setTimeout(r, 100));
-      const got = ids(client.events);
+      await waitFor(() => ids(client.events).includes(sentinel), 20000, 'the sentinel frame');
+      const all = ids(client.events);
+      const got = all.slice(0, all.indexOf(sentinel));
       assert.equal(got.length, 20003, '~4 MB of frames, far more than SSE_CLIENT_BUFFER_BYTES');
       assert.equal(got[0], from + 1);
       for (let i = 1; i < got.length; i++) assert.equal(got[i], got[i - 1]! + 1);
