@@ -254,9 +254,12 @@ describe('code-host webhooks through the gateway', () => {
       assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
       assert.equal((r.body.error as { code: string }).code, code, what);
     }
-    // Only the webhook path itself is open: its neighbours keep token validation, other methods are 405.
-    const open = await fetch(`${svc.gateway.url}/ingest/webhooks/github/x`, { method: 'POST' });
-    assert.equal(open.status, 401);
+    // Only the webhook path itself is open: the operators' /ingest reads keep token validation, paths below the
+    // webhook route are no route at all, other methods are 405.
+    const operators = await fetch(`${svc.gateway.url}/ingest/workflows/${randomUUID()}`);
+    assert.equal(operators.status, 401);
+    const below = await fetch(`${svc.gateway.url}/ingest/webhooks/github/x`, { method: 'POST' });
+    assert.equal(below.status, 404);
     const get = await fetch(`${svc.gateway.url}/ingest/webhooks/github`);
     assert.equal(get.status, 405);
     assert.deepEqual(await syncsOf(), []);
