@@ -1,5 +1,6 @@
 /** search, show (a node), cat (print a file or a line range), impact, diff. */
 import type { Command } from 'commander';
+import type { PrReport } from '../../lib/api/pr-report.ts';
 import { renderLines } from '../../mcp/lines.ts';
 import { CliError, EXIT } from '../exit.ts';
 import { cell, note, print, printJson, table } from '../output.ts';
@@ -208,20 +209,7 @@ export function registerGraph(program: Command): void {
     .option('--limit <n>', 'most entries per list', '200')
     .action(async (source: string, number: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { limit: string }>();
-      const r = await openSession(o).api.call<{
-        pr: { number: number; base_ref: string; head_commit: string | null; closed: boolean };
-        head: { sync_id: string };
-        base: { sync_id: string; ref: string | null };
-        counts: Record<string, number>;
-        files: Array<{
-          file_path: string;
-          change: string;
-          risk: number;
-          dependents: { direct: number; total: number };
-          symbols: Record<'added' | 'removed' | 'changed', Array<{ name: string }>>;
-        }>;
-        impacted: Array<{ file_path: string; distance: number }>;
-      }>('GET', '/api/graph/pr', {
+      const r = await openSession(o).api.call<PrReport>('GET', '/api/graph/pr', {
         query: { source_id: source, number: intOption('number', number), limit: intOption('limit', o.limit) },
       });
       if (o.json) return printJson(r);
