@@ -257,8 +257,11 @@ export const openApiDocument = {
         summary: 'Semantic search over files',
         description:
           "q is embedded as `search_query: <q>` (cut to 1400 characters). Searched: each source's newest completed " +
-          'sync. Approximate nearest neighbours (HNSW, cosine), returned in ascending exact cosine distance.',
+          "sync (or source_id's, or the sync_ids named). Approximate nearest neighbours (HNSW, cosine), returned in " +
+          'ascending exact cosine distance. /api/graph/search/files puts the files the query names first.',
         parameters: [
+          queryParam('source_id', { type: 'string', format: 'uuid' }, "Only this source's newest completed sync."),
+          queryParam('sync_ids', { type: 'string' }, 'Comma-separated sync ids (at most 50) to search, any status.'),
           queryParam('q', { type: 'string', maxLength: 2000 }, 'The query.', true),
           queryParam(
             'type',
@@ -602,10 +605,15 @@ export const openApiDocument = {
                 type: { type: 'string' },
                 language: { type: 'string' },
                 description: { type: ['string', 'null'] },
-                distance: { type: 'number' },
+                distance: { type: ['number', 'null'], description: 'null only for a name match without embedding' },
                 file_path: { type: 'string' },
                 source_id: uuid,
                 sync_id: uuid,
+                repository: { type: 'string', description: "The source's owner/name." },
+                match: {
+                  enum: ['path', 'path_suffix', 'file_name', 'file_prefix', 'meaning'],
+                  description: '/api/graph/search/files only: how the file was found.',
+                },
               },
             },
           },

@@ -31,11 +31,17 @@ export function parseLines(spec: string | undefined): { start: number; end?: num
 function searchTable(kind: string, results: Json[]): string {
   if (kind === 'files') {
     return table(
-      results.map((r) => ({ ...r, distance: typeof r.distance === 'number' ? r.distance.toFixed(4) : r.distance })),
+      results.map((r) => ({
+        ...r,
+        distance: typeof r.distance === 'number' ? r.distance.toFixed(4) : r.distance,
+        match: r.match ?? 'meaning',
+      })),
       [
+        { key: 'repository', header: 'REPOSITORY', max: 40 },
+        { key: 'match', header: 'MATCH' },
         { key: 'distance', header: 'DISTANCE' },
         { key: 'type', header: 'TYPE' },
-        { key: 'id', header: 'NODE', max: 100 },
+        { key: 'file_path', header: 'PATH', max: 90 },
       ],
     );
   }
@@ -44,6 +50,7 @@ function searchTable(kind: string, results: Json[]): string {
       results.map((c) => {
         const text = String((c.snippet as { text?: string } | undefined)?.text ?? '');
         return {
+          repository: c.repository,
           where: `${String(c.file_path)}:${String(c.start_line)}-${String(c.end_line)}`,
           chunk_type: c.chunk_type,
           score: typeof c.score === 'number' ? c.score.toFixed(4) : c.score,
@@ -51,6 +58,7 @@ function searchTable(kind: string, results: Json[]): string {
         };
       }),
       [
+        { key: 'repository', header: 'REPOSITORY', max: 40 },
         { key: 'where', header: 'FILE:LINES', max: 70 },
         { key: 'chunk_type', header: 'TYPE' },
         { key: 'score', header: 'SCORE' },
@@ -61,6 +69,7 @@ function searchTable(kind: string, results: Json[]): string {
   return table(
     results.map((r) => ({ ...r, where: `${String(r.file_path)}:${String(r.line)}` })),
     [
+      { key: 'repository', header: 'REPOSITORY', max: 40 },
       { key: 'name', header: 'NAME', max: 40 },
       { key: 'kind', header: 'KIND' },
       { key: 'match', header: 'MATCH' },
@@ -72,23 +81,29 @@ function searchTable(kind: string, results: Json[]): string {
 export function registerGraph(program: Command): void {
   program
     .command('search')
-    .description('search the newest sync of every source: files by meaning, or chunks / symbols')
+    .description(
+      'search the newest sync of every source (or of --source): files (by name, then meaning), chunks or symbols',
+    )
     .argument('<query...>')
     .option('--kind <kind>', 'files, chunks or symbols', 'files')
     .option('--type <type>', 'files and chunks: source, test, config, script, doc, data, asset or service')
-    .option('--source <source-id>', 'chunks and symbols: only this source')
+    .option('--source <source-id>', 'only this source')
+    .option('--sync <sync-ids>', 'only these syncs (comma-separated ids)')
     .option('--limit <n>', 'results (1-100)', '10')
     .action(async (words: string[], _o: unknown, cmd: Command) => {
-      const o = cmd.optsWithGlobals<GlobalOptions & { kind: string; type?: string; source?: string; limit: string }>();
+      const o = cmd.optsWithGlobals<
+        GlobalOptions & { kind: string; type?: string; source?: string; sync?: string; limit: string }
+      >();
       if (!['files', 'chunks', 'symbols'].includes(o.kind)) {
         throw new CliError(`--kind: "${o.kind}" is not files, chunks or symbols`, EXIT.USAGE);
       }
-      const path = o.kind === 'files' ? '/api/graph/search' : `/api/graph/search/${o.kind}`;
+      const path = `/api/graph/search/${o.kind}`;
       const q = words.join(' ');
+      const scope = { source_id: o.source, sync_ids: o.sync, limit: o.limit };
       const query =
         o.kind === 'files'
-          ? { q, type: o.type, limit: o.limit }
-          : { q, file_type: o.kind === 'chunks' ? o.type : undefined, source_id: o.source, limit: o.limit };
+          ? { q, type: o.type, ...scope }
+          : { q, file_type: o.kind === 'chunks' ? o.type : undefined, ...scope };
       const answer = await openSession(o).api.call<{ results?: Json[]; items?: Json[] }>('GET', path, { query });
       const results = answer.results ?? answer.items ?? [];
       if (o.json) return printJson(answer);

@@ -136,6 +136,13 @@ describe('ckg: the command line against the running service', () => {
     const search = await ckg('search', 'core', 'constant', '--limit', '2', '--json');
     ok(search, 'search');
     assert.equal((JSON.parse(search.stdout) as { results: unknown[] }).results.length, 2);
+    // Scoped to the source, a file name finds that file first, labelled with its repository.
+    const named = await ckg('search', 'extra.ts', '--source', sourceId, '--limit', '3');
+    ok(named, 'search by name');
+    assert.match(named.stdout.split('\n')[1]!, /^local\/cli-repo\s+path_suffix\s+\S+\s+source\s+src\/extra\.ts$/);
+    const elsewhere = await ckg('search', 'extra.ts', '--source', '00000000-0000-4000-8000-000000000000');
+    assert.notEqual(elsewhere.code, 0);
+    assert.match(elsewhere.stderr, /source/);
   });
 
   it('callers and callees of a symbol, by owner/name:path#Symbol or by id, transitively with --depth', async () => {

@@ -34,10 +34,14 @@ const focus = (nodeId: string, line?: number): boolean => {
   return true;
 };
 const detail = createDetailPane(byId('detail'), api, { focus });
-createSearch(byId('search-form'), byId('search'), byId('search-results'), api, {
-  focus,
-  sourceId: () => picker.selectedSource(),
-});
+createSearch(
+  byId('search-form'),
+  byId('search'),
+  byId('search-results'),
+  api,
+  { focus, sourceId: () => picker.selectedSource() },
+  byId('search-all'),
+);
 graph.onSelect((id) => focus(id));
 
 byId('legend').replaceChildren(
