@@ -128,7 +128,9 @@ async function lexicalRanking(
      ), cand AS (SELECT id, true AS strict FROM strict UNION ALL SELECT id, false FROM loose)
      SELECT c.id, max(ts_rank('${RANK_WEIGHTS}', c.search_terms, $3::tsquery, 1) + CASE WHEN k.strict THEN 1 ELSE 0 END)
               AS score
-       FROM cand k JOIN content_chunks c ON c.id = k.id
+       -- The shared chunk row itself (one per id), not the content_chunks view: the view has one row per sync holding
+       -- the chunk, so with 50 kept syncs every candidate was ranked (and sorted) 50 times (issue 30).
+       FROM cand k JOIN file_content_chunks c ON c.id = k.id
       GROUP BY c.id
       ORDER BY score DESC, c.id
       LIMIT ${DEPTH}`,
