@@ -8,7 +8,8 @@
  *
  *   node --import tsx bench/soak.ts [--syncs 100] [--purge-after 60] [--reps 5]
  *
- * Uses bench/resync.ts's Go source (.stack/bench-resync.json); its `config.retention` is removed so the defaults apply.
+ * Uses bench/resync.ts's Go source (.stack/bench-resync.json); its `config.retention` is removed so the defaults apply,
+ * and every sync of it but the newest is purged first, so the window fills during the soak.
  * Retention runs as the schedule's workflow does (retentionWorkflow on the sync task queue), started by the bench
  * after each sync with the service defaults except `purgeAfterSeconds` (default 60 here instead of 3600, so purges
  * happen within the soak; say so with the figures).
@@ -39,6 +40,16 @@ if (!sourceId) throw new Error('run bench/resync.ts --corpus go --syncs 1 first'
 const source = await api<{ url: string }>('GET', `/api/sources/${sourceId}`);
 if (!existsSync(source.url)) throw new Error(`the source's repository ${source.url} is gone: register it again`);
 await api('PATCH', `/api/sources/${sourceId}`, { config: {} });
+// Start from one kept sync (the window then fills during the soak): every other sync of the source is purged first.
+{
+  const all = await api<{ items: Array<{ id: string }> }>('GET', `/api/syncs?source_id=${sourceId}&limit=200`);
+  for (const s of all.items.slice(1)) {
+    await api('DELETE', `/api/syncs/${s.id}`).catch((err: unknown) => {
+      if (!(err instanceof SyntaxError)) throw err; // 204: no JSON body
+    });
+  }
+  if (all.items.length > 1) console.log(`purged ${all.items.length - 1} earlier syncs of the source`);
+}
 
 const connection = await Connection.connect({ address: env('TEMPORAL_ADDRESS', '127.0.0.1:7233') });
 const client = new Client({ connection, namespace: env('TEMPORAL_NAMESPACE', 'default') });
