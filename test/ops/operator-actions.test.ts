@@ -3,7 +3,8 @@
  * UI sends it (TerminateWorkflowExecution with a reason, ResetWorkflowExecution, SignalWorkflowExecution with no
  * input, null or a bad JSON object, PatchSchedule pause/unpause/trigger), each followed by the API's answer (the
  * graph component's GET /api/syncs/{id}, /api/schedules, /api/sources/{id} over HTTP) within 10 s. The ingestion
- * component's watcher runs as in production (a short interval here).
+ * component's watcher runs as in production (a short interval here). The last test presses Pause and Terminate in
+ * the real Temporal UI (TEMPORAL_UI_URL of the stack) in headless Chromium.
  */
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +23,7 @@ import {
   type Harness,
 } from '../support/ingestion/harness.ts';
 import { testEnv } from '../support/env.ts';
+import { launchBrowser } from '../support/browser.ts';
 
 /** The issue's bound: the API says what Temporal says within this long after an action. */
 const AGREE_MS = 10_000;
@@ -212,5 +214,48 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
       return r.body.items[0];
     });
     await waitForEnd(h, run.id, 'completed');
+  });
+
+  it('in headless Chromium, the Temporal UI: Pause on the Schedules page and Terminate on a workflow page show in the API', async () => {
+    const ui = `${process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233'}/namespaces/${testEnv.temporalNamespace}`;
+    h.holdSyncs();
+    const sourceId = await source();
+    const created = await h.api<Schedule>('POST', '/api/schedules', { source_id: sourceId, interval_minutes: 30 });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const running = await startSync(sourceId);
+    await waitForStatus(h, running, 'running');
+
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      page.setDefaultTimeout(60_000);
+
+      await page.goto(`${ui}/schedules/${h.settings.scheduleIdPrefix}${created.body.id}`);
+      await page.getByRole('button', { name: 'Pause' }).first().click();
+      const pause = page.locator('dialog[open]');
+      await pause.getByTestId('pause-reason').fill('paused from the browser');
+      await pause.getByRole('button', { name: 'Pause' }).click();
+      await agree('the browser pause to show', async () => {
+        const r = await graph.get<{ items: Schedule[] }>(`/api/schedules?source_id=${sourceId}`);
+        const s = r.body.items.find((x) => x.id === created.body.id);
+        return s?.enabled === false && s.next_run_at === null;
+      });
+
+      await page.goto(`${ui}/workflows/${sourceId}`);
+      await page.getByRole('button', { name: 'More Actions' }).click();
+      // The page holds a second, hidden copy of the actions menu.
+      await page.getByText('Terminate', { exact: true }).filter({ visible: true }).first().click();
+      const terminate = page.locator('dialog[open]');
+      await terminate.getByTestId('workflow-termination-reason').fill('terminated from the browser');
+      await terminate.getByRole('button', { name: 'Terminate' }).click();
+      const ended = await agree('the browser terminate to show', async () => {
+        const s = await getSync(running);
+        return s.status !== 'running' && s;
+      });
+      assert.equal(ended.status, 'cancelled');
+      assert.match(ended.error ?? '', /: terminated from the browser$/);
+    } finally {
+      await browser.close();
+    }
   });
 });
