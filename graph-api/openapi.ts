@@ -293,7 +293,7 @@ export const openApiDocument = {
           source_type: { type: 'string' },
           owner: { type: 'string' },
           name: { type: 'string' },
-          url: { type: ['string', 'null'] },
+          url: { type: ['string', 'null'], description: 'Without credentials (removed from URLs stored with them).' },
           default_branch: { type: 'string' },
           config: { type: 'object' },
           enabled: { type: 'boolean' },
@@ -317,8 +317,20 @@ export const openApiDocument = {
           source_type: { type: 'string', default: 'github_repo' },
           owner: { type: 'string' },
           name: { type: 'string' },
-          url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
-          default_branch: { type: 'string', default: 'main' },
+          url: {
+            type: 'string',
+            description:
+              'Repository URL: https:// or ssh (ssh://, user@host:path); http:// and file:// or an absolute path only ' +
+              'where SOURCE_URL_SCHEMES lists them; limited to SOURCE_URL_HOSTS when set. No credentials in the URL ' +
+              '(400: use access_token); ext:: and other transports are refused. null is refused; leave the field ' +
+              'out to keep the stored URL.',
+          },
+          default_branch: {
+            type: 'string',
+            maxLength: 255,
+            description: "A git branch or ref name (git check-ref-format rules; never starting with '-'), else 400.",
+            default: 'main',
+          },
           config: {
             type: 'object',
             description:
@@ -349,8 +361,19 @@ export const openApiDocument = {
         minProperties: 1,
         additionalProperties: false,
         properties: {
-          url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
-          default_branch: { type: 'string' },
+          url: {
+            type: 'string',
+            description:
+              'Repository URL: https:// or ssh (ssh://, user@host:path); http:// and file:// or an absolute path only ' +
+              'where SOURCE_URL_SCHEMES lists them; limited to SOURCE_URL_HOSTS when set. No credentials in the URL ' +
+              '(400: use access_token); ext:: and other transports are refused. null is refused; leave the field ' +
+              'out to keep the stored URL.',
+          },
+          default_branch: {
+            type: 'string',
+            maxLength: 255,
+            description: "A git branch or ref name (git check-ref-format rules; never starting with '-'), else 400.",
+          },
           config: { type: 'object' },
           enabled: { type: 'boolean' },
           meta: { type: 'object' },
