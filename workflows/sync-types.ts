@@ -138,6 +138,8 @@ export interface SymbolsResult {
   external: number;
   /** Edges whose end had no Symbol vertex in the sync (a vertex the graph writer rejected). */
   dangling: number;
+  /** Set when the sync held exactly its previous sync's files and that sync's symbol graph was copied. */
+  copiedFrom?: string;
 }
 
 export interface EmbedInput extends SyncIds {

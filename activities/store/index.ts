@@ -24,6 +24,8 @@ export {
   symbolVertices,
   writeSymbolEdges,
   writeUnresolved,
+  copySymbolGraph,
+  sameFiles,
   type FactsRow,
   type StoredUnresolved,
   type SyncFileFacts,

@@ -199,3 +199,67 @@ export async function writeUnresolved(db: Queryable, syncId: string, uses: reado
   }
   return paths.length;
 }
+
+/**
+ * The symbol graph of a sync whose files are exactly its previous sync's (same paths, same stored contents, so the
+ * same facts and import targets: the resolver would give the same edges): the previous sync's edges are copied onto
+ * this sync's Symbol vertices (matched by path and key) and its unresolved rows pointed at the same sets, inside the
+ * database. Returns the edges copied per label; the caller compares them with what the previous sync recorded and
+ * resolves afresh when they differ (a vertex or edge of the previous sync missing).
+ */
+export async function copySymbolGraph(
+  db: Queryable,
+  ctx: { syncId: string },
+  previousSyncId: string,
+  labels: GraphLabels,
+): Promise<{ edges: Record<SymbolEdgeLabelName, number>; unresolvedFiles: number }> {
+  const inserts = SYMBOL_EDGE_LABELS.map(
+    (label, i) => `e${i} AS (
+       INSERT INTO ${GRAPH_NAME}."${label}" (id, start_id, end_id, properties)
+       SELECT ag_catalog._graphid($${3 + 2 * i}::int, nextval($${4 + 2 * i}::regclass)), a.new, b.new,
+              replace(ag_catalog.agtype_out(e.properties)::text, $2::text, $1::text)::ag_catalog.agtype
+         FROM m a JOIN ${GRAPH_NAME}."${label}" e ON e.start_id = a.old JOIN m b ON b.old = e.end_id
+       RETURNING 1)`,
+  );
+  const symbolsOf = (param: string) => `SELECT f.properties ->> '"file_path"'::ag_catalog.agtype AS path,
+              s.properties ->> '"key"'::ag_catalog.agtype AS key, s.id
+         FROM ${GRAPH_NAME}."File" f
+         JOIN ${GRAPH_NAME}.defines d ON d.start_id = f.id
+         JOIN ${GRAPH_NAME}."Symbol" s ON s.id = d.end_id
+        WHERE ag_catalog.agtype_access_operator(f.properties, '"sync_id"'::ag_catalog.agtype)
+              = ('"' || ${param}::text || '"')::ag_catalog.agtype`;
+  const res = await db.query<Record<string, string>>(
+    `WITH o AS MATERIALIZED (${symbolsOf('$2')}), n AS MATERIALIZED (${symbolsOf('$1')}),
+     m AS MATERIALIZED (SELECT o.id AS old, n.id AS new FROM o JOIN n USING (path, key) WHERE o.key IS NOT NULL),
+     ${inserts.join(',\n     ')}
+     SELECT ${SYMBOL_EDGE_LABELS.map((l, i) => `(SELECT count(*) FROM e${i}) AS "${l}"`).join(', ')}`,
+    [ctx.syncId, previousSyncId, ...SYMBOL_EDGE_LABELS.flatMap((l) => [labels[l].id, labels[l].seq])],
+  );
+  const row = res.rows[0]!;
+  const edges = Object.fromEntries(SYMBOL_EDGE_LABELS.map((l) => [l, Number(row[l])])) as Record<
+    SymbolEdgeLabelName,
+    number
+  >;
+  const un = await db.query(
+    `INSERT INTO sync_symbol_unresolved (sync_id, file_path, set_hash, uses)
+     SELECT $1, file_path, set_hash, uses FROM sync_symbol_unresolved WHERE sync_id = $2
+     ON CONFLICT (sync_id, file_path) DO UPDATE SET set_hash = EXCLUDED.set_hash, uses = EXCLUDED.uses`,
+    [ctx.syncId, previousSyncId],
+  );
+  return { edges, unresolvedFiles: un.rowCount ?? 0 };
+}
+
+/** Whether a sync holds exactly the files (paths and stored contents) of another. */
+export async function sameFiles(db: Queryable, syncId: string, otherSyncId: string): Promise<boolean> {
+  const res = await db.query<{ same: boolean }>(
+    `SELECT (SELECT count(*) FROM sync_files WHERE sync_id = $1) = (SELECT count(*) FROM sync_files WHERE sync_id = $2)
+        AND NOT EXISTS (
+          SELECT 1 FROM sync_files a
+           WHERE a.sync_id = $1
+             AND NOT EXISTS (SELECT 1 FROM sync_files b
+                              WHERE b.sync_id = $2 AND b.file_path = a.file_path AND b.content_id = a.content_id)
+        ) AS same`,
+    [syncId, otherSyncId],
+  );
+  return res.rows[0]?.same === true;
+}

@@ -9,15 +9,19 @@
  *   4. one transaction: the edges (calls, inherits, implements, overrides, references) between this sync's Symbol
  *      vertices, the unresolved uses per file, the ledger row `symbols`; the imports are then dropped from the
  *      hand-off (nothing reads them later).
+ * A re-sync whose files are all its previous sync's copies that sync's symbol graph instead (copyFromPrevious).
  * Idempotent like the other writing steps: a repeated step returns the recorded result.
  */
-import { withTransaction } from '../../lib/db.ts';
+import { withTransaction, type Queryable } from '../../lib/db.ts';
 import { resolveSymbolGraph, type ResolvedImport, type SymbolFileInput } from '../../engine/symbols/index.ts';
 import type { SymbolsResult, SyncIds } from '../../workflows/sync-types.ts';
 import {
+  copySymbolGraph,
   loadGraphLabels,
   loadSymbolFacts,
+  sameFiles,
   recordIssues,
+  SYMBOL_EDGE_LABELS,
   symbolVertices,
   writeSymbolEdges,
   writeUnresolved,
@@ -32,7 +36,56 @@ interface WriteHandoff {
   symbol_imports?: Array<[string, ResolvedImport[]]>;
 }
 
+/** The imports served their one purpose; the hand-off keeps only what later steps read. */
+async function dropImports(db: Queryable, syncId: string): Promise<void> {
+  await db.query(
+    `UPDATE sync_steps SET handoff = handoff - 'symbol_imports'
+      WHERE sync_id = $1 AND step LIKE 'write %' AND handoff ? 'symbol_imports'`,
+    [syncId],
+  );
+}
+
 export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
+  /**
+   * A sync holding exactly its previous sync's files (a re-sync of an unchanged tree) gets the previous sync's symbol
+   * graph copied inside the database instead of reading every file's facts and resolving again: the resolver is a
+   * pure function of the files, so the result is the same (issue 28 item 6). Taken only when the copy reproduces
+   * what the previous sync recorded, edge for edge per label and file for file; otherwise (a vertex or edge of the
+   * previous sync missing) the copy is rolled back and the sync resolves afresh.
+   */
+  async function copyFromPrevious(input: SyncIds): Promise<{ from: string; result: SymbolsResult } | null> {
+    const { syncId } = input;
+    const prev = await pool.query<{ id: string; result: SymbolsResult; handoff: unknown }>(
+      `SELECT p.sync_id AS id, p.result, p.handoff
+         FROM sync_steps r
+         JOIN sync_steps p ON p.sync_id = (r.result ->> 'previous_sync_id')::uuid AND p.step = $2
+         JOIN sync_runs s ON s.id = p.sync_id AND s.status = 'completed'
+        WHERE r.sync_id = $1 AND r.step = 'reuse'`,
+      [syncId, SYMBOLS_STEP],
+    );
+    const previous = prev.rows[0];
+    if (!previous || previous.result.dangling !== 0) return null;
+    // Copied once, the result names the sync it came from; what is recorded is what that sync resolved.
+    delete previous.result.copiedFrom;
+    if (!(await sameFiles(pool, syncId, previous.id))) return null;
+    const labels = await loadGraphLabels(pool);
+    return withTransaction(pool, async (client) => {
+      await client.query('SAVEPOINT copy_symbols');
+      const c = await copySymbolGraph(client, input, previous.id, labels);
+      const same =
+        SYMBOL_EDGE_LABELS.every((l) => c.edges[l] === previous.result.edges[l]) &&
+        c.unresolvedFiles === previous.result.unresolvedFiles;
+      if (!same) {
+        await client.query('ROLLBACK TO SAVEPOINT copy_symbols');
+        return null;
+      }
+      const result: SymbolsResult = { ...previous.result, edges: c.edges, copiedFrom: previous.id };
+      await recordStep(client, syncId, SYMBOLS_STEP, result, previous.handoff ?? null);
+      await dropImports(client, syncId);
+      return { from: previous.id, result };
+    });
+  }
+
   async function resolveSymbols(input: SyncIds): Promise<SymbolsResult> {
     const { syncId, sourceId } = input;
     const done = await recordedResult<SymbolsResult>(pool, syncId, SYMBOLS_STEP);
@@ -41,6 +94,16 @@ export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
     try {
       await claimRun(pool, input);
       const started = Date.now();
+      const copied = await copyFromPrevious(input);
+      if (copied) {
+        log.info('sync_symbols', {
+          sync_id: syncId,
+          source_id: sourceId,
+          copied_from: copied.from,
+          ms: Date.now() - started,
+        });
+        return copied.result;
+      }
       const rows = await pool.query<{ handoff: WriteHandoff }>(
         `SELECT jsonb_build_object('files', handoff -> 'files', 'symbol_imports', handoff -> 'symbol_imports')
                 AS handoff
@@ -80,12 +143,7 @@ export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
           dangling: w.dangling,
         };
         await recordStep(client, syncId, SYMBOLS_STEP, result, { stats: resolved.stats });
-        // The imports served their one purpose; the hand-off keeps only what later steps read.
-        await client.query(
-          `UPDATE sync_steps SET handoff = handoff - 'symbol_imports'
-            WHERE sync_id = $1 AND step LIKE 'write %' AND handoff ? 'symbol_imports'`,
-          [syncId],
-        );
+        await dropImports(client, syncId);
         return result;
       });
       log.info('sync_symbols', {

@@ -198,7 +198,7 @@ describe('the web explorer in headless Chromium', () => {
     await shot('explorer-node.png');
   });
 
-  it('finds a symbol and opens its defining file at its line', async () => {
+  it('finds a symbol, opens its detail, walks its callers and callees, and opens its file at its line', async () => {
     await page.fill('#search', 'tokenizeSource');
     await page.press('#search', 'Enter');
     const hit = page.locator('.search-kind[data-kind=symbols] .hit', { hasText: 'tokenizeSource' }).first();
@@ -207,35 +207,25 @@ describe('the web explorer in headless Chromium', () => {
     assert.equal(await page.locator('#search-results .error').count(), 0, 'no search kind failed');
     assert.ok((await page.locator('.search-kind[data-kind=chunks] .hit').count()) >= 1, 'chunk hits');
     await hit.click();
+    // The symbol's own view: definition and callers, resolved through the imports of the real sync.
+    await page.waitForSelector('#detail-name:text-is("tokenizeSource")');
+    const callers = page.locator('[data-relation=callers] .symbol-link');
+    await callers.first().waitFor();
+    assert.deepEqual((await callers.allTextContents()).sort(), ['ExpressionParser.parse:method', 'run:function']);
+    assert.equal(await page.textContent('[data-relation=callers] .completeness'), 'exact');
+    // Walk to a caller, then back along its callees.
+    await page.locator('[data-relation=callers] .symbol-link', { hasText: 'ExpressionParser.parse' }).click();
+    await page.waitForSelector('#detail-name:text-is("parse")');
+    await page.locator('[data-relation=callees] .symbol-link', { hasText: 'tokenizeSource' }).click();
+    await page.waitForSelector('#detail-name:text-is("tokenizeSource")');
+    // Its file opens at its line.
+    await page.click('#symbol-file');
     await page.waitForSelector('#detail-name:text-is("tokenizer.ts")');
     const line = FILES['src/tokenizer.ts']!.split('\n').findIndex((l) => l.includes('function tokenizeSource')) + 1;
     await page.waitForSelector(`.file-view .line-mark:text-is("${line}")`);
-  });
-
-  it('searches the selected source by default (all on request): a file name lists that file first, labelled', async () => {
-    const searches = () =>
-      requests.map((r) => new URL(r.url())).filter((u) => u.pathname.startsWith('/api/graph/search'));
-    const before = searches().length;
-    await page.fill('#search', 'tokenizer.ts');
-    await page.press('#search', 'Enter');
-    const first = page.locator('#search-results .search-kind').first();
-    await first.locator('.hit').first().waitFor();
-    assert.equal(await first.getAttribute('data-kind'), 'files');
-    assert.match((await first.locator('.hit').first().textContent()) ?? '', /tokenizer\.ts/);
-    assert.equal(await first.locator('.hit .hit-repo').first().textContent(), 'acme/expressions');
-    const scoped = searches().slice(before);
-    assert.equal(scoped.length, 3);
-    for (const u of scoped) assert.equal(u.searchParams.get('source_id'), sourceId, u.pathname);
-    const mark = searches().length;
-    await page.check('#search-all');
-    await pageUntil(`document.querySelectorAll('#search-results .search-kind').length === 3`);
-    const start = Date.now();
-    while (searches().length < mark + 3) {
-      assert.ok(Date.now() - start < 30_000, 'the searches of every source');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    for (const u of searches().slice(mark)) assert.equal(u.searchParams.get('source_id'), null, u.pathname);
-    await page.uncheck('#search-all');
+    // A file's detail lists its symbols; one opens its view.
+    await page.locator('.neighbours.other .symbol-link', { hasText: 'tokenizeSource' }).click();
+    await page.waitForSelector('#detail-name:text-is("tokenizeSource")');
   });
 
   it('starts a sync from the page, follows its phases over the event stream across a dropped connection, then reloads', async () => {

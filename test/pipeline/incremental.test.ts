@@ -97,15 +97,31 @@ describe('incremental syncs equal full syncs of the same commit', () => {
     return { incremental: a, full: b, inputs };
   }
 
-  async function assertEqualSnapshots(a: string, b: string): Promise<void> {
+  async function assertEqualSnapshots(a: string, b: string): Promise<string[]> {
     const [x, y] = [await syncSnapshot(h.db.pool, a), await syncSnapshot(h.db.pool, b)];
     for (const key of Object.keys(x) as Array<keyof typeof x>) assert.deepEqual(x[key], y[key], `${key} differ`);
     assert.ok(x.files.length > 0 && x.chunks.length > 0 && x.dependsOn.length > 0 && x.defines.length > 0);
+    assert.ok(x.symbolEdges.length > 0, 'the symbol graph has edges');
+    return x.symbolEdges;
   }
+
+  const symbolsStep = async (syncId: string) =>
+    (
+      await h.db.pool.query<{ result: { copiedFrom?: string } }>(
+        `SELECT result FROM sync_steps WHERE sync_id = $1 AND step = 'symbols'`,
+        [syncId],
+      )
+    ).rows[0]!.result;
+
+  /** The symbol edges of one label from one symbol to another (`<path>#<key>`), whatever their properties. */
+  const edge = (edges: string[], label: string, from: string, to: string) =>
+    edges.filter((e) => e.startsWith(`${label} ${from} -> ${to} `));
 
   it('commit 1: both syncs are full and equal', async () => {
     const s = await syncBoth();
-    await assertEqualSnapshots(s.incremental, s.full);
+    const edges = await assertEqualSnapshots(s.incremental, s.full);
+    assert.equal(edge(edges, 'calls', 'src/app.ts#main:function', 'src/util.ts#util:function').length, 1);
+    assert.equal(edge(edges, 'calls', 'py/pkg/b.py#Bee.buzz:method', 'py/pkg/b.py#fb:function').length, 1);
     const a = await incrementalStats(h, s.incremental);
     assert.equal(a.full, true);
     assert.equal(a.reason, 'no_previous_sync');
@@ -128,7 +144,11 @@ describe('incremental syncs equal full syncs of the same commit', () => {
       'py/pkg/c.py': 'def thing():\n    return 4\n',
     });
     const s = await syncBoth();
-    await assertEqualSnapshots(s.incremental, s.full);
+    const edges = await assertEqualSnapshots(s.incremental, s.full);
+    // Calls from unchanged (reused) files into an added file and into a changed one.
+    assert.equal(edge(edges, 'calls', 'src/app.ts#main:function', 'src/later.ts#later:function').length, 1);
+    assert.equal(edge(edges, 'calls', 'py/pkg/a.py#fa:function', 'py/pkg/c.py#thing:function').length, 1);
+    assert.equal(edge(edges, 'calls', 'src/other.ts#other:function', 'src/util.ts#util:function').length, 1);
 
     const a = await incrementalStats(h, s.incremental);
     assert.equal(a.full, false);
@@ -159,7 +179,19 @@ describe('incremental syncs equal full syncs of the same commit', () => {
     git(repo.dir, 'mv', 'py/pkg/b.py', 'py/pkg/b2.py');
     addCommit(repo, {});
     const s = await syncBoth();
-    await assertEqualSnapshots(s.incremental, s.full);
+    const edges = await assertEqualSnapshots(s.incremental, s.full);
+    // The deleted file's calls are gone; the renamed file's own calls moved with it; the unchanged importer of the
+    // old path no longer reaches it (its import names a module that is not there any more).
+    assert.deepEqual(
+      edges.filter((e) => e.includes('src/other.ts')),
+      [],
+    );
+    assert.equal(edge(edges, 'calls', 'py/pkg/b2.py#Bee.buzz:method', 'py/pkg/b2.py#fb:function').length, 1);
+    assert.deepEqual(
+      edges.filter((e) => e.includes('py/pkg/b.py#')),
+      [],
+    );
+    assert.equal(edge(edges, 'calls', 'py/pkg/a.py#fa:function', 'py/pkg/b2.py#fb:function').length, 0);
     const a = await incrementalStats(h, s.incremental);
     assert.deepEqual([a.changed, a.added, a.removed], [0, 1, 2]);
     // The renamed file's content is new to this path: it is analysed (and embedded: its text names the path).
@@ -175,6 +207,8 @@ describe('incremental syncs equal full syncs of the same commit', () => {
           WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype
             AND properties ->> '"file_path"'::ag_catalog.agtype = 'py/pkg/b2.py'
        ), e AS (DELETE FROM service.defines d USING f WHERE d.start_id = f.id RETURNING d.end_id),
+       k AS (DELETE FROM service._ag_label_edge x WHERE x.start_id IN (SELECT end_id FROM e)
+                                                    OR x.end_id IN (SELECT end_id FROM e)),
        s AS (DELETE FROM service."Symbol" WHERE id IN (SELECT end_id FROM e)),
        o AS (DELETE FROM service.depends_on d USING f WHERE d.start_id = f.id OR d.end_id = f.id)
        DELETE FROM service."File" WHERE id IN (SELECT id FROM f)`,
@@ -188,6 +222,12 @@ describe('incremental syncs equal full syncs of the same commit', () => {
     assert.deepEqual([a.reused, a.changed, a.added, a.removed], [files, 0, 0, 0]);
     assert.equal(s.inputs, 0, 'no embedding request');
     assert.equal(await describe_(h, s.incremental, 'notes/stable.txt'), 'summary of notes/stable.txt');
+    // The previous sync's graph lacked a file's symbols: its symbol graph was not copied but resolved afresh.
+    assert.equal((await symbolsStep(s.incremental)).copiedFrom, undefined);
+    // Once more with nothing changed and the previous graph whole: its symbol graph is copied, equal all the same.
+    const again = await sync(h, incremental);
+    assert.equal((await symbolsStep(again)).copiedFrom, s.incremental);
+    await assertEqualSnapshots(again, s.full);
   });
 
   it('a sync whose model host was down is not carried as empty: the next one embeds what is missing', async () => {

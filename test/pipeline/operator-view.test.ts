@@ -114,7 +114,6 @@ describe('operator view of a sync in the Temporal UI', () => {
         'beginSync',
         'cloneRepository',
         'releaseWorkspace',
-        'resolveSymbols',
         'resolveDependencies',
         'embedFiles',
         'embedChunks',

@@ -72,8 +72,55 @@ export interface NodeDetail {
     description: string | null;
     imports_count: number;
     content_hash: string;
+    sync_id?: string;
   };
   neighbors: Array<{ node_id: string; name: string; rel_type: string; weight: number | null; direction: 'in' | 'out' }>;
+}
+
+/** A symbol related to another (GET /api/graph/symbol). */
+export interface RelatedSymbol {
+  id: string;
+  key: string;
+  name: string;
+  kind: string;
+  file_path: string;
+  node_id: string;
+  line: number;
+  provenance: string;
+  confidence: number;
+  lines: number[];
+}
+
+export interface Completeness {
+  status: 'exact' | 'lower_bound';
+  reasons: Array<{ reason: string; count: number; detail: string }>;
+}
+
+export interface SymbolDetail {
+  symbol: {
+    id: string;
+    key: string;
+    name: string;
+    kind: string;
+    file_path: string;
+    node_id: string;
+    line: number;
+    end_line: number;
+    signature: string | null;
+    doc: string | null;
+    sync_id: string;
+  };
+  callers: RelatedSymbol[];
+  callees: RelatedSymbol[];
+  supertypes: RelatedSymbol[];
+  subtypes: RelatedSymbol[];
+  overrides: RelatedSymbol[];
+  overridden_by: RelatedSymbol[];
+  references: RelatedSymbol[];
+  referenced_by: RelatedSymbol[];
+  counts: Record<string, number>;
+  completeness: { callers: Completeness; callees: Completeness };
+  unresolved: Array<{ kind: string; text: string; line: number; reason: string }>;
 }
 
 export interface Summary {

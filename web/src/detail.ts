@@ -1,8 +1,20 @@
 /**
  * The right-hand pane for one node: its detail, neighbours (out: what it depends on; in: what depends on it; and
- * what it defines), its summary with a button that generates one, and its reconstructed file.
+ * the symbols it defines), its summary with a button that generates one, and its reconstructed file. A symbol opens
+ * its own view (GET /api/graph/symbol): definition, callers and callees (each a link that walks on to that symbol),
+ * type hierarchy, overrides, references and the calls inside it that were not resolved.
  */
-import { nodePath, type Api, type FileContent, type NodeData, type NodeDetail, type Summary } from './api.ts';
+import {
+  nodePath,
+  type Api,
+  type Completeness,
+  type FileContent,
+  type NodeData,
+  type NodeDetail,
+  type RelatedSymbol,
+  type Summary,
+  type SymbolDetail,
+} from './api.ts';
 import { colourOf } from './colours.ts';
 import { el, errorText, swatch } from './dom.ts';
 import { renderFile } from './file-view.ts';
@@ -10,6 +22,8 @@ import { renderFile } from './file-view.ts';
 export interface DetailPane {
   /** `inGraph`: the node's element in the merged graph (which syncs hold it, whether it diverges). */
   show(nodeId: string, syncId: string | undefined, inGraph?: NodeData, line?: number): Promise<void>;
+  /** A symbol's view (`src_<source_id>:<path>#<key>`). */
+  showSymbol(address: string, syncId: string | undefined): Promise<void>;
   clear(): void;
 }
 
@@ -31,21 +45,70 @@ function facts(n: NodeDetail['node'], inGraph: NodeData | undefined): HTMLElemen
   return el('dl', { class: 'facts' }, ...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
 }
 
-export function createDetailPane(root: HTMLElement, api: Api, actions: { focus(nodeId: string): boolean }): DetailPane {
+export function createDetailPane(
+  root: HTMLElement,
+  api: Api,
+  actions: { focus(nodeId: string, line?: number): boolean },
+): DetailPane {
   let current = 0;
 
-  const neighbourList = (title: string, items: Neighbour[], cls: string) => {
+  // Set below: the pane's own methods, used by the links it renders.
+  let openSymbol: (address: string, syncId: string | undefined) => void = () => undefined;
+
+  const neighbourList = (title: string, items: Neighbour[], cls: string, syncId?: string) => {
     if (items.length === 0) return null;
     const list = el('ul', { class: `neighbours ${cls}` });
     for (const n of [...items].sort((a, b) => (b.weight ?? 0) - (a.weight ?? 0) || a.name.localeCompare(b.name))) {
       const label = `${n.name}${n.weight ? ` ×${n.weight}` : ''}`;
+      const isSymbol = n.node_id.startsWith('src_') && n.node_id.includes('#');
       const item = n.node_id.startsWith('src_')
-        ? el('button', { type: 'button', class: 'link', title: n.node_id }, label)
+        ? el('button', { type: 'button', class: isSymbol ? 'link symbol-link' : 'link', title: n.node_id }, label)
         : el('span', { title: n.node_id }, label);
-      if (item instanceof HTMLButtonElement) item.addEventListener('click', () => actions.focus(n.node_id));
+      if (item instanceof HTMLButtonElement) {
+        item.addEventListener('click', () => (isSymbol ? openSymbol(n.node_id, syncId) : actions.focus(n.node_id)));
+      }
       list.append(el('li', {}, item));
     }
     return el('section', {}, el('h3', {}, `${title} (${items.length})`), list);
+  };
+
+  const completenessText = (c: Completeness) =>
+    c.status === 'exact'
+      ? 'exact'
+      : `lower bound: ${c.reasons.map((r) => `${r.count} ${r.reason.replace(/_/g, ' ')}`).join(', ')}`;
+
+  const relatedList = (
+    title: string,
+    items: RelatedSymbol[],
+    total: number | undefined,
+    syncId: string,
+    cls: string,
+    completeness?: Completeness,
+  ) => {
+    if (items.length === 0 && completeness === undefined) return null;
+    const list = el('ul', { class: `neighbours symbols ${cls}` });
+    for (const r of items) {
+      const sites = r.lines.length > 0 ? ` · lines ${r.lines.join(', ')}` : '';
+      const button = el(
+        'button',
+        { type: 'button', class: 'link symbol-link', title: `${r.id}\nresolved by ${r.provenance} (${r.confidence})` },
+        `${r.key}`,
+      );
+      button.addEventListener('click', () => openSymbol(r.id, syncId));
+      list.append(
+        el(
+          'li',
+          {},
+          button,
+          el('span', { class: 'muted' }, ` ${r.file_path}:${r.line} · ${r.provenance} ${r.confidence}${sites}`),
+        ),
+      );
+    }
+    const head = el('h3', {}, `${title} (${total ?? items.length})`);
+    const note = completeness
+      ? el('p', { class: 'muted completeness', 'data-status': completeness.status }, completenessText(completeness))
+      : null;
+    return el('section', { 'data-relation': cls }, head, ...(note ? [note] : []), list);
   };
 
   const summarySection = (nodeId: string, syncId: string | undefined, description: string | null) => {
@@ -88,7 +151,7 @@ export function createDetailPane(root: HTMLElement, api: Api, actions: { focus(n
     return box;
   };
 
-  return {
+  const pane: DetailPane = {
     async show(nodeId, syncId, inGraph, line) {
       const token = ++current;
       root.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
@@ -118,8 +181,61 @@ export function createDetailPane(root: HTMLElement, api: Api, actions: { focus(n
           deps.filter((x) => x.direction === 'in'),
           'in',
         ),
-        neighbourList('Defines', others, 'other'),
+        neighbourList('Defines', others, 'other', n.sync_id),
         fileSection(nodeId, syncId, n.language, token, line),
+      ];
+      root.replaceChildren(...parts.filter((p) => p !== null));
+    },
+    async showSymbol(address, syncId) {
+      const token = ++current;
+      root.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+      let d: SymbolDetail;
+      try {
+        d = await api.get<SymbolDetail>('/api/graph/symbol', { symbol: address, sync_id: syncId });
+      } catch (err) {
+        if (token === current) root.replaceChildren(el('p', { class: 'error' }, errorText(err)));
+        return;
+      }
+      if (token !== current) return;
+      const s = d.symbol;
+      const sync = s.sync_id;
+      const where = el(
+        'button',
+        { type: 'button', class: 'link', id: 'symbol-file', title: s.node_id },
+        `${s.file_path}:${s.line}-${s.end_line}`,
+      );
+      where.addEventListener('click', () => actions.focus(s.node_id, s.line));
+      const c = d.counts;
+      const parts: Array<HTMLElement | null> = [
+        el(
+          'header',
+          { class: 'node-head' },
+          el('h2', { id: 'detail-name', 'data-symbol': s.id }, s.name),
+          el('span', { class: 'muted kind' }, ` ${s.kind}`),
+        ),
+        el('p', { class: 'path' }, where),
+        s.signature ? el('pre', { class: 'signature' }, s.signature) : null,
+        s.doc ? el('p', { class: 'doc' }, s.doc) : null,
+        relatedList('Callers', d.callers, c.callers, sync, 'callers', d.completeness.callers),
+        relatedList('Callees', d.callees, c.callees, sync, 'callees', d.completeness.callees),
+        relatedList('Supertypes', d.supertypes, c.supertypes, sync, 'supertypes'),
+        relatedList('Subtypes', d.subtypes, c.subtypes, sync, 'subtypes'),
+        relatedList('Overrides', d.overrides, c.overrides, sync, 'overrides'),
+        relatedList('Overridden by', d.overridden_by, c.overridden_by, sync, 'overridden-by'),
+        relatedList('References', d.references, c.references, sync, 'references'),
+        relatedList('Referenced by', d.referenced_by, c.referenced_by, sync, 'referenced-by'),
+        d.unresolved.length > 0
+          ? el(
+              'section',
+              { 'data-relation': 'unresolved' },
+              el('h3', {}, `Not resolved (${d.unresolved.length})`),
+              el(
+                'ul',
+                { class: 'neighbours' },
+                ...d.unresolved.map((u) => el('li', {}, `${u.text} · line ${u.line} · ${u.reason.replace(/_/g, ' ')}`)),
+              ),
+            )
+          : null,
       ];
       root.replaceChildren(...parts.filter((p) => p !== null));
     },
@@ -130,4 +246,6 @@ export function createDetailPane(root: HTMLElement, api: Api, actions: { focus(n
       );
     },
   };
+  openSymbol = (address, syncId) => void pane.showSymbol(address, syncId);
+  return pane;
 }

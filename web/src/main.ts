@@ -34,14 +34,11 @@ const focus = (nodeId: string, line?: number): boolean => {
   return true;
 };
 const detail = createDetailPane(byId('detail'), api, { focus });
-createSearch(
-  byId('search-form'),
-  byId('search'),
-  byId('search-results'),
-  api,
-  { focus, sourceId: () => picker.selectedSource() },
-  byId('search-all'),
-);
+createSearch(byId('search-form'), byId('search'), byId('search-results'), api, {
+  focus,
+  openSymbol: (address, syncId) => void detail.showSymbol(address, syncId),
+  sourceId: () => picker.selectedSource(),
+});
 graph.onSelect((id) => focus(id));
 
 byId('legend').replaceChildren(
