@@ -90,7 +90,31 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
       recordSyncDurations(durations);
     }
     log.info('sync_completed', { sync_id: syncId, source_id: sourceId, changed });
+    if (changed) await refreshStatistics(syncId);
     return result;
+  }
+
+  /**
+   * A just-completed sync is not a planner trap (issue 30): its id is a value the statistics of the File label and
+   * sync_files have not seen, so reads that select its rows by sync_id (snapshots for the merged graph, impact and
+   * diff; node detail; search scopes) were planned for one row and could pick nested loops that took a minute on the
+   * Go standard library. ANALYZE of the two tables (a sample of 30,000 rows each: tens of milliseconds) puts the new
+   * sync in their most-common values before the first read. Best effort: a lock held by autovacuum is not waited for
+   * beyond a second, and a failure only costs the estimate.
+   */
+  async function refreshStatistics(syncId: string): Promise<void> {
+    const t0 = Date.now();
+    const client = await pool.connect();
+    try {
+      await client.query(`SET lock_timeout = '1s'`);
+      await client.query(`ANALYZE service."File", sync_files`);
+      log.debug('sync_statistics_refreshed', { sync_id: syncId, ms: Date.now() - t0 });
+    } catch (err) {
+      log.info('sync_statistics_not_refreshed', { sync_id: syncId, error: err });
+    } finally {
+      await client.query(`RESET lock_timeout`).catch(() => undefined);
+      client.release();
+    }
   }
 
   return { finalizeSync };

@@ -128,6 +128,23 @@ describe('retention of syncs', () => {
     repo.remove();
   });
 
+  it('a just-completed sync is in the statistics: its rows are estimated as they are, not as one', async () => {
+    const newest = completed[3]!;
+    const estimate = async (sql: string) => {
+      const r = await h.db.pool.query<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(
+        `EXPLAIN (FORMAT JSON) ${sql}`,
+        [newest],
+      );
+      return r.rows[0]!['QUERY PLAN'][0]!.Plan['Plan Rows'];
+    };
+    const files = (await h.db.pool.query(`SELECT 1 FROM sync_files WHERE sync_id = $1`, [newest])).rowCount ?? 0;
+    assert.ok(files > 3);
+    const vertexRows = await estimate(`SELECT id FROM service."File" WHERE ${agKey()}`);
+    const recordRows = await estimate(`SELECT id FROM sync_files WHERE sync_id = $1`);
+    assert.ok(vertexRows >= files / 2, `File vertices of the new sync estimated at ${vertexRows} (actual ${files})`);
+    assert.ok(recordRows >= files / 2, `file records of the new sync estimated at ${recordRows} (actual ${files})`);
+  });
+
   it('pins through the API: POST and DELETE /api/syncs/{id}/pin answer the sync; unknown ids are 404', async () => {
     const pin = (method: string, id: string) => fetch(`${ingestion.url}/api/syncs/${id}/pin`, { method });
     const res = await pin('POST', completed[0]!);
