@@ -7,6 +7,7 @@ source "$(dirname "$0")/stack/pg.sh"
 source "$(dirname "$0")/stack/temporal.sh"
 source "$(dirname "$0")/stack/services.sh"
 source "$(dirname "$0")/stack/browser.sh"
+source "$(dirname "$0")/stack/minilm.sh"
 source "$(dirname "$0")/stack/indexers.sh"
 
 usage() {
@@ -22,7 +23,8 @@ usage: scripts/stack.sh <command>
   processes  start the service processes that are down (not PostgreSQL or Temporal; no install, build or migration)
   pg-crash stop PostgreSQL at once (immediate mode, as a crash); `services` starts it again
   temporal-stop  stop the Temporal dev server; `services` starts it again
-Environment: DATABASE_URL (use an existing PostgreSQL 17 with age and vector), TEMPORAL_ADDRESS (use an existing
+Environment: MODEL_HOST_EMBEDDING_MODEL=minilm (a real embedding model in the stand-in, installed on first use),
+DATABASE_URL (use an existing PostgreSQL 17 with age and vector), TEMPORAL_ADDRESS (use an existing
 Temporal server), CKG_PG_PORT (55432), CKG_TEMPORAL_PORT (7233), CKG_TEMPORAL_UI_PORT (8233), CKG_STATE_DIR, CKG_CACHE_DIR.
 USAGE
 }

@@ -4,15 +4,49 @@
  * A corpus whose source already has a completed sync of the same commit is not synced again.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { cachedRepo } from '../support/snapshot.ts';
 
 export interface Corpus {
   /** Source name (owner `search-eval`). */
   name: string;
+  /** The query file (bench/search/queries/<queries>.tsv). */
+  queries: string;
   /** Absolute paths copied into the repository, each to the relative path beside it. */
   copy: Array<[string, string]>;
+  /** Copy only the files this accepts (absolute path), when given. */
+  accept?: (path: string) => boolean;
+}
+
+/**
+ * The corpora of a run. `small` (the real-model runs: a CPU model embeds ~10 chunks a second here): the Go corpus
+ * is the non-test files of the folders the Go queries name (not recursive), the others as they are; each under a
+ * name of its own (`<name>-<tag>`), so its chunks are embedded by the model of that run.
+ */
+export function corporaFor(opts: { small: boolean; tag: string }): Corpus[] {
+  const all = corpora();
+  if (!opts.small) return all;
+  return all.map((c) => {
+    const named = { ...c, name: `${c.name}-${opts.tag}` };
+    if (c.name !== 'go-std') return named;
+    const root = goroot();
+    const dirs = new Set(
+      readFileSync(new URL('./queries/go-std.tsv', import.meta.url), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '' && !l.startsWith('#'))
+        .map((l) => dirname(l.split('\t')[2]!)),
+    );
+    return {
+      ...named,
+      copy: [...dirs].sort().map((d): [string, string] => [join(root, 'src', d), d]),
+      accept: (p) => {
+        const rel = relative(join(root, 'src'), p);
+        if (dirs.has(rel)) return true;
+        return dirs.has(dirname(rel)) && p.endsWith('.go') && !p.endsWith('_test.go');
+      },
+    };
+  });
 }
 
 const goroot = () => execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
@@ -70,9 +104,10 @@ export function corpora(): Corpus[] {
   ];
   const ts = join(repoRoot, 'node_modules/@temporalio');
   return [
-    { name: 'go-std', copy: [[join(goroot(), 'src'), '.']] },
+    { name: 'go-std', queries: 'go-std', copy: [[join(goroot(), 'src'), '.']] },
     {
       name: 'cpython-lib',
+      queries: 'cpython-lib',
       copy: [
         ...pyParts.map((p): [string, string] => [join(py, p), p]),
         ...pyFiles.map((f): [string, string] => [join(py, f), f]),
@@ -80,6 +115,7 @@ export function corpora(): Corpus[] {
     },
     {
       name: 'temporal-ts',
+      queries: 'temporal-ts',
       copy: ['client', 'common', 'worker', 'workflow', 'activity'].map((p): [string, string] => [
         join(ts, p, 'src'),
         p,
@@ -99,7 +135,7 @@ export function gitRepoOf(corpus: Corpus): string {
         cpSync(from, dest, {
           recursive: true,
           verbatimSymlinks: true,
-          filter: (p) => !p.includes('__pycache__') && !p.endsWith('/testdata/fuzz'),
+          filter: (p) => !p.includes('__pycache__') && !p.endsWith('/testdata/fuzz') && (corpus.accept?.(p) ?? true),
         });
       }
     },

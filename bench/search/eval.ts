@@ -1,30 +1,51 @@
 /**
- * Search evaluation against the running stack: ≥200 queries a developer would type (bench/search/queries/*.tsv:
- * descriptions written without the function's name, and partial identifiers), each with the symbol it should find,
- * over real code copied at run time into temporary git repositories (bench/search/corpora.ts). Prints MRR@10 and
- * recall@10 of the specification's file search and of chunk search in each mode, per corpus and query kind, and the
- * server-side latency of chunk search (meta.query_ms: database time, the embedding call excluded) and symbol search.
+ * Search evaluation against the running stack, over real code copied at run time into temporary git repositories
+ * (bench/search/corpora.ts). Three kinds of query a developer types, each with what it should find:
+ * - `nl`: descriptions written without the function's name (bench/search/queries/*.tsv);
+ * - `ident`: partial identifiers (same files);
+ * - `error`: error messages and log lines copied from the code (string literals of errors.New / fmt.Errorf / log
+ *   calls, raise X("…"), throw new XError("…")), drawn deterministically from each corpus; relevant: the chunk
+ *   holding that line.
+ * Prints MRR@10 and recall@10 of file search (names first) and of chunk search in each mode, per kind and corpus,
+ * and, for name queries (a file's name or path end; a definition's name, qualified by its folder or module), the
+ * share found at rank 1 by file search, chunk search (hybrid) and symbol search.
  *
- *   source the stack's ports; node --import tsx bench/search/eval.ts [--resync] [--rounds N]
+ *   source the stack's ports; node --import tsx bench/search/eval.ts [--resync] [--rounds N] [--small --tag minilm]
+ *
+ * `--small --tag T` evaluates the small corpora (corpora.ts corporaFor) under source names ending in `-T`: run it
+ * with the stack's model host serving a real model (MODEL_HOST_EMBEDDING_MODEL=minilm), so those sources' chunks
+ * and the queries are embedded by it.
  *
  * The embeddings are whatever the stack's EMBEDDING_URL serves: the model-host stand-in (lexical, see docs/graph.md)
  * unless the stack was started with a real model (EMBEDDING_URL=… bash scripts/stack.sh up, then --resync).
  * Targets are named by file path and symbol: a chunk is relevant when it is in that file and defines the symbol
  * (its symbols list it, or its lines hold the definition); a file hit when it is that file.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { corpora, gitRepoOf } from './corpora.ts';
+import { corporaFor, gitRepoOf, type Corpus } from './corpora.ts';
 import { GRAPH_URL, call, ensureSynced } from './stack.ts';
 
+type Kind = 'nl' | 'ident' | 'error';
 interface Query {
   corpus: string;
-  kind: 'nl' | 'ident';
+  kind: Kind;
+  q: string;
+  file: string;
+  /** The symbol defined (nl, ident), or '' (error: the line is what counts). */
+  symbol: string;
+  defLines: number[];
+}
+/** A name query: a file's name (file) or a definition's name (definition), with where it should lead. */
+interface NameQuery {
+  corpus: string;
+  kind: 'file' | 'definition';
   q: string;
   file: string;
   symbol: string;
-  defLines: number[];
+  line: number;
 }
 
 const K = 10;
@@ -32,6 +53,11 @@ const MODES = ['file', 'lexical', 'semantic', 'hybrid'] as const;
 type Mode = (typeof MODES)[number];
 const args = process.argv.slice(2);
 const rounds = Number(args[args.indexOf('--rounds') + 1] ?? 0) || 1;
+const small = args.includes('--small');
+const tag = args.includes('--tag') ? args[args.indexOf('--tag') + 1]! : 'standin';
+const CORPORA = corporaFor({ small, tag });
+/** Generated queries per corpus and kind. */
+const PER_CORPUS = { error: 30, file: 20, definition: 20 };
 const log = (s: string) => console.error(s);
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -53,13 +79,12 @@ function definitionLines(text: string, file: string, name: string): number[] {
 
 function loadQueries(): Query[] {
   const dir = new URL('./queries/', import.meta.url).pathname;
-  const repos = new Map(corpora().map((c) => [c.name, gitRepoOf(c)]));
   const out: Query[] = [];
   const invalid: string[] = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.tsv'))) {
-    const corpus = f.replace(/\.tsv$/, '');
-    const repo = repos.get(corpus);
-    if (!repo) throw new Error(`no corpus ${corpus} for ${f}`);
+  for (const c of CORPORA) {
+    const f = `${c.queries}.tsv`;
+    const corpus = c.name;
+    const repo = gitRepoOf(c);
     for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
       if (line.trim() === '' || line.startsWith('#')) continue;
       const [kind, q, file, symbol] = line.split('\t');
@@ -78,6 +103,113 @@ function loadQueries(): Query[] {
   }
   if (invalid.length > 0) throw new Error(`invalid queries:\n${invalid.join('\n')}`);
   return out;
+}
+
+/** Every file of a corpus repository (relative paths), sorted. */
+function filesOf(root: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
+      if (e.name === '.git') continue;
+      const r = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(r);
+      else if (e.isFile()) out.push(r);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+const CODE = /\.(go|py|ts)$/;
+const stable = (s: string) => createHash('sha256').update(s).digest('hex');
+/** A deterministic sample of n items (by hash of their key), in hash order. */
+const sample = <T>(xs: T[], key: (x: T) => string, n: number) =>
+  xs
+    .map((x) => [stable(key(x)), x] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .slice(0, n)
+    .map(([, x]) => x);
+
+/** Error messages and log lines: string literals passed to error constructors and loggers. */
+const MESSAGE =
+  /(?:errors\.New|fmt\.Errorf|log\.(?:Printf|Fatalf|Panicf|Print|Fatal)|panic|raise \w+|throw new \w*Error|logger\.\w+|warnings\.warn)\(\s*(?:f?"([^"\\]{12,120})"|'([^'\\]{12,120})'|`([^`$\\]{12,120})`)/;
+
+function generated(c: Corpus): { errors: Query[]; names: NameQuery[] } {
+  const root = gitRepoOf(c);
+  const files = filesOf(root).filter((f) => CODE.test(f) && !/(^|\/)(testdata|vendor)\//.test(f));
+  const texts = new Map<string, string>();
+  const text = (f: string) => {
+    let t = texts.get(f);
+    if (t === undefined)
+      texts.set(f, (t = statSync(join(root, f)).size < 400_000 ? readFileSync(join(root, f), 'utf8') : ''));
+    return t;
+  };
+  const candidates: Query[] = [];
+  for (const f of sample(files, (x) => x, 400)) {
+    text(f)
+      .split('\n')
+      .forEach((line, i) => {
+        const m = MESSAGE.exec(line);
+        const msg = m?.[1] ?? m?.[2] ?? m?.[3];
+        // A message of at least three words, with its format verbs dropped (they are not in what a log shows).
+        const clean = msg
+          ?.replace(/%[-+#0-9.]*[a-zA-Z]|\{[^}]*\}/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim();
+        if (clean && clean.split(' ').length >= 3) {
+          candidates.push({ corpus: c.name, kind: 'error', q: clean, file: f, symbol: '', defLines: [i + 1] });
+        }
+      });
+  }
+  // One message per text (the same message in several places has no single answer).
+  const counts = new Map<string, number>();
+  for (const q of candidates) counts.set(q.q, (counts.get(q.q) ?? 0) + 1);
+  const errors = sample(
+    candidates.filter((q) => counts.get(q.q) === 1),
+    (q) => q.q,
+    PER_CORPUS.error,
+  );
+  // File names: the base name when it is unique in the corpus, else the shortest unique end of the path.
+  const names: NameQuery[] = [];
+  const source = files.filter((f) => !/_test\.go$|(^|\/)test_[^/]*\.py$|\.test\.ts$/.test(f));
+  for (const f of sample(source, (x) => 'file:' + x, PER_CORPUS.file)) {
+    const parts = f.split('/');
+    let q = f;
+    for (let k = 1; k <= parts.length; k++) {
+      const end = parts.slice(-k).join('/');
+      if (files.filter((g) => g === end || g.endsWith('/' + end)).length === 1) {
+        q = end;
+        break;
+      }
+    }
+    names.push({ corpus: c.name, kind: 'file', q, file: f, symbol: '', line: 1 });
+  }
+  // Definitions: a top-level function or class, named as a developer writes it (qualified when not unique).
+  const defs: Array<{ file: string; name: string; line: number }> = [];
+  const DEF =
+    /^(?:func (?:\([^)]*\)\s*)?([A-Z]\w+)\(|def ([a-z]\w{3,})\(|class ([A-Z]\w+)|export (?:async )?(?:function|class) (\w+))/;
+  for (const f of sample(source, (x) => 'def:' + x, 200)) {
+    text(f)
+      .split('\n')
+      .forEach((line, i) => {
+        const m = DEF.exec(line);
+        const name = m?.[1] ?? m?.[2] ?? m?.[3] ?? m?.[4];
+        if (name) defs.push({ file: f, name, line: i + 1 });
+      });
+  }
+  const byName = new Map<string, number>();
+  for (const d of defs) byName.set(d.name, (byName.get(d.name) ?? 0) + 1);
+  for (const d of sample(defs, (x) => `${x.file}:${x.name}`, PER_CORPUS.definition)) {
+    const qualifier = d.file.endsWith('.go')
+      ? d.file.split('/').at(-2)
+      : d.file
+          .split('/')
+          .at(-1)!
+          .replace(/\.\w+$/, '');
+    const q = byName.get(d.name) === 1 || qualifier === undefined ? d.name : `${qualifier}.${d.name}`;
+    names.push({ corpus: c.name, kind: 'definition', q, file: d.file, symbol: d.name, line: d.line });
+  }
+  return { errors, names };
 }
 
 interface ChunkHit {
@@ -101,10 +233,9 @@ async function rankOf(mode: Mode, q: Query, sourceId: string, ms: Record<string,
   if (mode === 'file') {
     const res = await call<{ results: Array<{ file_path: string; source_id: string }> }>(
       GRAPH_URL,
-      `/api/graph/search?${qs({ q: q.q, limit: 100 })}`,
+      `/api/graph/search/files?${qs({ q: q.q, source_id: sourceId, limit: K })}`,
     );
-    const mine = res.results.filter((r) => r.source_id === sourceId).slice(0, K);
-    return mine.findIndex((r) => r.file_path === q.file) + 1;
+    return res.results.findIndex((r) => r.file_path === q.file) + 1;
   }
   const res = await call<ChunkPage>(
     GRAPH_URL,
@@ -135,12 +266,45 @@ const pct = (xs: number[], p: number) => {
 };
 const f3 = (x: number) => x.toFixed(3);
 
+/** Name queries: whether file search, chunk search (hybrid) and symbol search put the target at rank 1. */
+async function nameRanks(q: NameQuery, sourceId: string): Promise<{ file: boolean; chunk: boolean; symbol: boolean }> {
+  const files = await call<{ results: Array<{ file_path: string }> }>(
+    GRAPH_URL,
+    `/api/graph/search/files?${qs({ q: q.q, source_id: sourceId, limit: 5 })}`,
+  );
+  const chunks = await call<ChunkPage>(
+    GRAPH_URL,
+    `/api/graph/search/chunks?${qs({ q: q.q, mode: 'hybrid', source_id: sourceId, limit: 5 })}`,
+  );
+  const top = chunks.items[0];
+  const chunk =
+    top !== undefined &&
+    top.file_path === q.file &&
+    (q.kind === 'file' || (top.start_line <= q.line && top.end_line >= q.line));
+  let symbol = false;
+  if (q.kind === 'definition') {
+    const syms = await call<{ items: Array<{ name: string; file_path: string }> }>(
+      GRAPH_URL,
+      `/api/graph/search/symbols?${qs({ q: q.symbol, source_id: sourceId, limit: 5 })}`,
+    );
+    symbol = syms.items.some((h, i) => i === 0 && h.name === q.symbol && h.file_path === q.file);
+  }
+  return { file: files.results[0]?.file_path === q.file, chunk, symbol };
+}
+
 async function main() {
-  const queries = loadQueries();
   const sources = new Map<string, string>();
-  for (const c of corpora()) sources.set(c.name, (await ensureSynced(c, log)).sourceId);
+  for (const c of CORPORA) sources.set(c.name, (await ensureSynced(c, log)).sourceId);
+  if (args.includes('--sync-only')) return;
+  const queries = loadQueries();
+  const nameQueries: NameQuery[] = [];
+  for (const c of CORPORA) {
+    const g = generated(c);
+    queries.push(...g.errors);
+    nameQueries.push(...g.names);
+  }
   log(
-    `${queries.length} queries; load ${loadavg()
+    `${queries.length} queries, ${nameQueries.length} name queries; load ${loadavg()
       .map((x) => x.toFixed(1))
       .join(' ')}`,
   );
@@ -170,6 +334,7 @@ async function main() {
     ['all', () => true],
     ['descriptions (nl)', (q) => q.kind === 'nl'],
     ['partial identifiers', (q) => q.kind === 'ident'],
+    ['error messages', (q) => q.kind === 'error'],
     ...[...sources.keys()].map((c): [string, (q: Query) => boolean] => [c, (q) => q.corpus === c]),
   ];
   console.log(`| queries | n | ${MODES.map((m) => `${m} MRR@10 / R@10`).join(' | ')} |`);
@@ -185,6 +350,23 @@ async function main() {
   console.log(
     `\nsymbol search on the partial identifiers (spaces removed): MRR@10 ${f3(sym.mrr)}, R@10 ${f3(sym.recall)}`,
   );
+  const named = { file: [] as boolean[][], definition: [] as boolean[][] };
+  for (const q of nameQueries) {
+    const r = await nameRanks(q, sources.get(q.corpus)!);
+    named[q.kind].push([r.file, r.chunk, r.symbol]);
+  }
+  const share = (xs: boolean[][], i: number) => `${((100 * xs.filter((x) => x[i]).length) / xs.length).toFixed(1)} %`;
+  console.log(`\nname queries at rank 1 (file search names-first | chunk search hybrid | symbol search):`);
+  console.log(`  file names (n ${named.file.length}): ${share(named.file, 0)} | ${share(named.file, 1)} | -`);
+  console.log(
+    `  definitions (n ${named.definition.length}): - | ${share(named.definition, 1)} | ${share(named.definition, 2)}`,
+  );
+  if (args.includes('--show-misses')) {
+    for (const q of nameQueries) {
+      const r = await nameRanks(q, sources.get(q.corpus)!);
+      if (!(q.kind === 'file' ? r.file : r.chunk)) log(`miss ${q.kind} ${q.q} -> ${q.file}:${q.line}`);
+    }
+  }
   console.log(
     `\nserver-side latency, ms (meta.query_ms; the embedding call excluded), all corpora, ${rounds} round(s):`,
   );

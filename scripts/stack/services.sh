@@ -120,8 +120,12 @@ services_up() {
     "SOURCE_URL_SCHEMES=${SOURCE_URL_SCHEMES:-https,ssh,http,file}"
   )
   if [[ -z $EXTERNAL_EMBEDDING_URL ]]; then
+    # MODEL_HOST_EMBEDDING_MODEL=minilm serves a real embedding model (all-MiniLM-L6-v2) instead of the lexical one.
+    local model=${MODEL_HOST_EMBEDDING_MODEL:-lexical}
+    [[ $model == minilm ]] && ensure_minilm
     start_service model-host standins/model-host/main.ts "http://127.0.0.1:$EMBED_PORT/health" \
-      "MODEL_HOST_EMBEDDINGS_PORT=$EMBED_PORT" "MODEL_HOST_CHAT_PORT=$CHAT_PORT" "LLM_API_KEY=${LLM_API_KEY:-}"
+      "MODEL_HOST_EMBEDDINGS_PORT=$EMBED_PORT" "MODEL_HOST_CHAT_PORT=$CHAT_PORT" "LLM_API_KEY=${LLM_API_KEY:-}" \
+      "MODEL_HOST_EMBEDDING_MODEL=$model" "MODEL_HOST_PYTHON=$MINILM_PYTHON"
   fi
   if [[ -z $EXTERNAL_KEYCLOAK_URL ]]; then
     start_service idp standins/idp/main.ts "http://127.0.0.1:$IDP_PORT_LOCAL/health" \

@@ -40,7 +40,15 @@ function float32Base64(values: readonly number[]): string {
   return buf.toString('base64');
 }
 
-export function embeddings(raw: unknown, dim: number, contextTokens: number): EmbeddingsOutcome {
+/** A real model's batch embedding (real-model.ts); without one the lexical stand-in embeds. */
+export type EmbedBatch = (texts: string[], dim: number) => Promise<number[][]>;
+
+export async function embeddings(
+  raw: unknown,
+  dim: number,
+  contextTokens: number,
+  real?: EmbedBatch,
+): Promise<EmbeddingsOutcome> {
   if (!isRecord(raw)) throw badRequest('request body must be a JSON object');
   const model = requireModel(raw);
   const input = raw.input;
@@ -63,16 +71,24 @@ export function embeddings(raw: unknown, dim: number, contextTokens: number): Em
   let promptTokens = 0;
   const modes: EmbedMode[] = [];
   let unprefixed = 0;
-  const data = texts.map((text, index) => {
+  const prepared = texts.map((text, index) => {
     const tokens = estimateTokens(text.length);
     if (tokens > contextTokens) {
       throw contextError(contextTokens, tokens, `in input ${index} for embedding generation`);
     }
     promptTokens += tokens;
-    const prepared = prepareInput(text);
-    modes.push(prepared.mode);
-    if (!prepared.prefixed) unprefixed++;
-    const vector = embedText(prepared.text, dim);
+    const p = prepareInput(text);
+    modes.push(p.mode);
+    if (!p.prefixed) unprefixed++;
+    return p;
+  });
+  const vectors = real
+    ? await real(
+        prepared.map((p) => p.text),
+        dim,
+      )
+    : prepared.map((p) => embedText(p.text, dim));
+  const data = vectors.map((vector, index) => {
     return {
       object: 'embedding' as const,
       index,

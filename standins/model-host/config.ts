@@ -6,6 +6,10 @@ export const modelHostVars = {
   MODEL_HOST_EMBEDDINGS_PORT: { type: 'int', default: 8101, min: 0, max: 65535 },
   MODEL_HOST_CHAT_PORT: { type: 'int', default: 8102, min: 0, max: 65535 },
   EMBEDDING_DIM: { type: 'int', default: 896, min: 8, max: 16000 },
+  /** `lexical`: the fast deterministic stand-in (tests); `minilm`: all-MiniLM-L6-v2 (scripts/stack/minilm.sh). */
+  MODEL_HOST_EMBEDDING_MODEL: { type: 'enum', values: ['lexical', 'minilm'], default: 'lexical' },
+  /** The Python that runs the MiniLM worker (the environment scripts/stack/minilm.sh makes). */
+  MODEL_HOST_PYTHON: { type: 'string', default: '' },
   /** Per-input limit of the embedding model, in estimated tokens (4 characters each). */
   MODEL_HOST_EMBEDDING_CONTEXT_TOKENS: { type: 'int', default: 32768, min: 1 },
   /** Context window of the chat model, in estimated tokens (4 characters each): prompt + max_tokens must fit. */
@@ -36,6 +40,9 @@ export interface ModelHostConfig {
   /** Equal to embeddingPort (and non-zero): one listener serves both APIs. */
   chatPort: number;
   dim: number;
+  /** Which embedding model answers: the lexical stand-in, or a real model (real-model.ts). */
+  embeddingModel: 'lexical' | 'minilm';
+  python: string;
   embeddingContextTokens: number;
   chatContextTokens: number;
   apiKey: string;
@@ -49,6 +56,8 @@ export const defaultModelHostConfig: ModelHostConfig = {
   embeddingPort: 0,
   chatPort: 0,
   dim: 896,
+  embeddingModel: 'lexical',
+  python: '',
   embeddingContextTokens: 32768,
   chatContextTokens: 60000,
   apiKey: '',
@@ -63,6 +72,8 @@ export function modelHostConfigFromEnv(env: Record<string, string | undefined> =
     embeddingPort: c.MODEL_HOST_EMBEDDINGS_PORT,
     chatPort: c.MODEL_HOST_CHAT_PORT,
     dim: c.EMBEDDING_DIM,
+    embeddingModel: c.MODEL_HOST_EMBEDDING_MODEL as 'lexical' | 'minilm',
+    python: c.MODEL_HOST_PYTHON,
     embeddingContextTokens: c.MODEL_HOST_EMBEDDING_CONTEXT_TOKENS,
     chatContextTokens: c.MODEL_HOST_CHAT_CONTEXT_TOKENS,
     apiKey: c.LLM_API_KEY,

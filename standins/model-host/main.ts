@@ -19,6 +19,7 @@ runMain({
       embedding_url: host.embeddingUrl,
       chat_url: host.chatUrl,
       dim: config.dim,
+      embedding_model: config.embeddingModel,
       // Field names avoid "token": lib/log.ts redacts any key that contains it.
       chat_window: config.chatContextTokens,
       embedding_window: config.embeddingContextTokens,

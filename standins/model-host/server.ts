@@ -16,6 +16,7 @@ import { createLogger, type Logger } from '../../lib/log.ts';
 import { defaultModelHostConfig, type Faults, type ModelHostConfig } from './config.ts';
 import { chatCompletions, embeddings } from './api.ts';
 import { HttpError, isRecord, readJson, seededRandom, sendJson } from './http.ts';
+import { startMiniLM } from './real-model.ts';
 
 export type Endpoint = 'embeddings' | 'chat';
 
@@ -118,6 +119,8 @@ export async function startModelHost(
   const config: ModelHostConfig = { ...defaultModelHostConfig, ...overrides };
   const faults: Record<Endpoint, Faults> = { embeddings: { ...config.faults }, chat: { ...config.faults } };
   const random = seededRandom(config.failureSeed);
+  // A real embedding model when configured (MODEL_HOST_EMBEDDING_MODEL=minilm), else the lexical stand-in.
+  const real = config.embeddingModel === 'minilm' ? await startMiniLM(config.python || 'python3') : undefined;
   let stats = emptyStats();
   let seq = 0;
 
@@ -174,7 +177,12 @@ export async function startModelHost(
     try {
       const body = await readJson(req);
       if (endpoint === 'embeddings') {
-        const out = embeddings(body, config.dim, config.embeddingContextTokens);
+        const out = await embeddings(
+          body,
+          config.dim,
+          config.embeddingContextTokens,
+          real && ((t, d) => real.embed(t, d)),
+        );
         const queries = out.modes.filter((m) => m === 'query').length;
         stats.embeddings.inputs += out.modes.length;
         stats.embeddings.queryInputs += queries;
@@ -249,7 +257,12 @@ export async function startModelHost(
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       const run = async () => {
         if (path === '/health' && req.method === 'GET') {
-          return sendJson(res, 200, { status: 'ok', endpoints, dim: config.dim });
+          return sendJson(res, 200, {
+            status: 'ok',
+            endpoints,
+            dim: config.dim,
+            embedding_model: config.embeddingModel,
+          });
         }
         if (path === '/v1/models' && req.method === 'GET') {
           return sendJson(res, 200, {
@@ -328,6 +341,7 @@ export async function startModelHost(
     },
     setFaults,
     close: async () => {
+      await real?.close();
       await Promise.all(
         servers.map(
           (s) =>

@@ -305,6 +305,11 @@ describe('model host: embeddings', () => {
     assert.equal(get.status, 405);
     const health = await fetch(`${host.embeddingOrigin}/health`);
     assert.equal(health.status, 200);
-    assert.deepEqual(await health.json(), { status: 'ok', endpoints: ['embeddings'], dim: 896 });
+    assert.deepEqual(await health.json(), {
+      status: 'ok',
+      endpoints: ['embeddings'],
+      dim: 896,
+      embedding_model: 'lexical',
+    });
   });
 });
