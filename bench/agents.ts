@@ -26,11 +26,17 @@ import { encodeNodeId } from '../lib/node-id.ts';
 import { SESSION_OPTIONS } from '../lib/db.ts';
 import { freshSnapshotOf, git } from './support/snapshot.ts';
 import { clientCredentialsToken } from './support/token.ts';
+import { parseArgs } from 'node:util';
 
-const args = process.argv.slice(2);
-const srcArg = args.indexOf('--src');
-const goSrc =
-  srcArg >= 0 ? args[srcArg + 1]! : join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
+const { values: args } = parseArgs({
+  options: {
+    src: { type: 'string' },
+    source: { type: 'string' },
+    repo: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const goSrc = args.src ?? join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
 const env = (k: string) => {
   const v = process.env[k];
   if (!v) throw new Error(`${k} is not set: source .stack/env (bash scripts/stack.sh up)`);
@@ -62,8 +68,6 @@ async function token(): Promise<string> {
   return (await clientCredentialsToken(`${gateway}/auth/realms/service/protocol/openid-connect/token`)).token;
 }
 
-const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-
 async function main() {
   // Access tokens live 5 minutes and a sync of the Go standard library can take longer on a loaded machine.
   let auth = { authorization: `Bearer ${await token()}` };
@@ -94,8 +98,8 @@ async function main() {
     return performance.now() - t;
   };
 
-  const reuse = opt('--source');
-  const dir = reuse ? opt('--repo')! : freshSnapshotOf(goSrc, 'ckg-bench-agents-');
+  const reuse = args.source;
+  const dir = reuse ? args.repo! : freshSnapshotOf(goSrc, 'ckg-bench-agents-');
   const source = reuse
     ? { id: reuse }
     : await call<{ id: string }>('POST', `${gateway}/api/sources`, {
@@ -235,7 +239,7 @@ async function main() {
       `${ms(p(toolNode, 0.5))}, overhead p50 ${ms(p(toolNode, 0.5) - p(restNode, 0.5))} (load ${load()})`,
   );
 
-  if (!args.includes('--keep')) {
+  if (!args.keep) {
     await call('DELETE', `${gateway}/api/sources/${source.id}`).catch(() => undefined);
   }
   rmSync(dir, { recursive: true, force: true });

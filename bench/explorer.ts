@@ -20,12 +20,12 @@ import type { Page } from 'playwright-core';
 import { ensureExplorerBuilt, launchBrowser } from '../test/support/browser.ts';
 import { snapshotOf } from './support/snapshot.ts';
 import { clientCredentialsToken } from './support/token.ts';
+import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const args = process.argv.slice(2);
-const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-const runs = Math.max(1, Number(opt('--runs') ?? 3));
-const goSrc = opt('--src') ?? join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' }, src: { type: 'string' } } });
+const runs = Math.max(1, Number(args.runs));
+const goSrc = args.src ?? join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
 const gateway = process.env.GATEWAY_URL ?? 'http://127.0.0.1:8080';
 const idp = process.env.KEYCLOAK_URL ?? 'http://127.0.0.1:8180';
 const realm = process.env.KEYCLOAK_REALM ?? 'service';

@@ -22,15 +22,18 @@ import { createPool } from '../lib/db.ts';
 import { nodeDetailSql, nodeTextSql } from '../graph-api/graph/node-queries.ts';
 import { snapshotOf } from './support/snapshot.ts';
 import { call, graphUrl, syncToEnd, type BenchRun } from './support/api.ts';
+import { parseArgs } from 'node:util';
 
-const args = process.argv.slice(2);
-const opt = (name: string, dflt: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1]! : dflt;
-};
-const goSrc = opt('--src', join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src'));
-const wantSyncs = Number(opt('--syncs', '3'));
-const N = Number(opt('--n', '100'));
+const { values: args } = parseArgs({
+  options: {
+    src: { type: 'string' },
+    syncs: { type: 'string', default: '3' },
+    n: { type: 'string', default: '100' },
+  },
+});
+const goSrc = args.src ?? join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
+const wantSyncs = Number(args.syncs);
+const N = Number(args.n);
 const env = (k: string, d?: string): string => {
   const v = process.env[k] ?? d;
   if (v === undefined) throw new Error(`${k} is not set: source the stack's .stack/env first`);

@@ -6,14 +6,17 @@
  *   DATABASE_URL=... TEMPORAL_ADDRESS=... node --import tsx bench/ingestion-api.ts [sources=200] [concurrency=20]
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../temporal/ingestion/app.ts';
 import { createLogger } from '../lib/log.ts';
 import { createTestDatabase } from '../test/support/db.ts';
 import { connectClient } from '../test/support/temporal.ts';
+import { SYNC_WORKFLOW_TYPE } from '../workflows/sync-contract.ts';
 
-const sources = Number(process.argv[2] ?? 200);
-const concurrency = Number(process.argv[3] ?? 20);
+const { positionals } = parseArgs({ allowPositionals: true });
+const sources = Number(positionals[0] ?? 200);
+const concurrency = Number(positionals[1] ?? 20);
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -83,7 +86,11 @@ await Promise.all(
       b++;
       const id = randomUUID();
       baseIds.push(id);
-      await client.workflow.start('syncWorkflow', { taskQueue, workflowId: id, args: [{ syncId: id, sourceId: id }] });
+      await client.workflow.start(SYNC_WORKFLOW_TYPE, {
+        taskQueue,
+        workflowId: id,
+        args: [{ syncId: id, sourceId: id }],
+      });
     }
   }),
 );

@@ -100,15 +100,15 @@ async function once(step: string, round: number): Promise<StepResult[]> {
         nodeId: nodeId(targets, files[0]!),
       });
       log(
-        `fuzz #${round}: ${f.requests} requests in ${Math.round(f.ms / 1000)} s; statuses ${JSON.stringify(f.byStatus)}; 5xx ${f.fiveXx.length}; hangs ${f.hangs}; 4xx not in the error shape or 400 without field ${f.badShape.length} (load ${loadNow()})`,
+        `fuzz #${round}: ${f.requests} requests in ${Math.round(f.ms / 1000)} s; statuses ${JSON.stringify(f.byStatus)}; 5xx ${f.fiveXx.length}; hangs ${f.hangs}; 4xx not in the error shape or 400 without field ${f.badShape.length}; a command ran: ${f.commandRan} (load ${loadNow()})`,
       );
       for (const x of [...f.fiveXx, ...f.badShape].slice(0, 15))
         log(`  ${x.status} ${x.method} ${x.path} ${JSON.stringify(x.body).slice(0, 200)}`);
       return [
         {
           step: `fuzz ${f.requests} #${round}`,
-          ok: f.fiveXx.length === 0 && f.hangs === 0 && f.badShape.length === 0,
-          detail: `5xx ${f.fiveXx.length}, hangs ${f.hangs}, bad shape ${f.badShape.length}`,
+          ok: f.fiveXx.length === 0 && f.hangs === 0 && f.badShape.length === 0 && !f.commandRan,
+          detail: `5xx ${f.fiveXx.length}, hangs ${f.hangs}, bad shape ${f.badShape.length}, command ran ${f.commandRan}`,
         },
       ];
     }

@@ -20,6 +20,7 @@ import { sourceRoutes } from './sources/routes.ts';
 import { syncRoutes } from './syncs/routes.ts';
 import { symbolRoutes } from './symbols/routes.ts';
 import { SymbolGraphCache } from './symbols/snapshot.ts';
+import { collectStorageMetrics } from './storage-metrics.ts';
 
 export function createGraphApp(deps: GraphAppDeps): Koa {
   const app = new Koa();
@@ -28,6 +29,8 @@ export function createGraphApp(deps: GraphAppDeps): Koa {
   app.use(errorMiddleware(deps.log));
   app.use(healthRoute(deps.liveness ? [deps.liveness] : []));
   app.use(opsRoutes(deps.ready ?? createReadiness({ database: databaseCheck(deps.pool) })));
+  // /metrics also says what history costs: database size, rows per label, syncs kept per source (issue 30).
+  collectStorageMetrics(deps.pool);
   app.use(
     bodyParser({
       enableTypes: ['json'],

@@ -257,8 +257,11 @@ export const openApiDocument = {
         summary: 'Semantic search over files',
         description:
           "q is embedded as `search_query: <q>` (cut to 1400 characters). Searched: each source's newest completed " +
-          'sync. Approximate nearest neighbours (HNSW, cosine), returned in ascending exact cosine distance.',
+          "sync (or source_id's, or the sync_ids named). Approximate nearest neighbours (HNSW, cosine), returned in " +
+          'ascending exact cosine distance. /api/graph/search/files puts the files the query names first.',
         parameters: [
+          queryParam('source_id', { type: 'string', format: 'uuid' }, "Only this source's newest completed sync."),
+          queryParam('sync_ids', { type: 'string' }, 'Comma-separated sync ids (at most 50) to search, any status.'),
           queryParam('q', { type: 'string', maxLength: 2000 }, 'The query.', true),
           queryParam(
             'type',
@@ -290,7 +293,7 @@ export const openApiDocument = {
           source_type: { type: 'string' },
           owner: { type: 'string' },
           name: { type: 'string' },
-          url: { type: ['string', 'null'] },
+          url: { type: ['string', 'null'], description: 'Without credentials (removed from URLs stored with them).' },
           default_branch: { type: 'string' },
           config: { type: 'object' },
           enabled: { type: 'boolean' },
@@ -314,8 +317,20 @@ export const openApiDocument = {
           source_type: { type: 'string', default: 'github_repo' },
           owner: { type: 'string' },
           name: { type: 'string' },
-          url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
-          default_branch: { type: 'string', default: 'main' },
+          url: {
+            type: 'string',
+            description:
+              'Repository URL: https:// or ssh (ssh://, user@host:path); http:// and file:// or an absolute path only ' +
+              'where SOURCE_URL_SCHEMES lists them; limited to SOURCE_URL_HOSTS when set. No credentials in the URL ' +
+              '(400: use access_token); ext:: and other transports are refused. null is refused; leave the field ' +
+              'out to keep the stored URL.',
+          },
+          default_branch: {
+            type: 'string',
+            maxLength: 255,
+            description: "A git branch or ref name (git check-ref-format rules; never starting with '-'), else 400.",
+            default: 'main',
+          },
           config: {
             type: 'object',
             description:
@@ -346,8 +361,19 @@ export const openApiDocument = {
         minProperties: 1,
         additionalProperties: false,
         properties: {
-          url: { type: 'string', description: 'null is refused; leave the field out to keep the stored URL' },
-          default_branch: { type: 'string' },
+          url: {
+            type: 'string',
+            description:
+              'Repository URL: https:// or ssh (ssh://, user@host:path); http:// and file:// or an absolute path only ' +
+              'where SOURCE_URL_SCHEMES lists them; limited to SOURCE_URL_HOSTS when set. No credentials in the URL ' +
+              '(400: use access_token); ext:: and other transports are refused. null is refused; leave the field ' +
+              'out to keep the stored URL.',
+          },
+          default_branch: {
+            type: 'string',
+            maxLength: 255,
+            description: "A git branch or ref name (git check-ref-format rules; never starting with '-'), else 400.",
+          },
           config: { type: 'object' },
           enabled: { type: 'boolean' },
           meta: { type: 'object' },
@@ -602,10 +628,15 @@ export const openApiDocument = {
                 type: { type: 'string' },
                 language: { type: 'string' },
                 description: { type: ['string', 'null'] },
-                distance: { type: 'number' },
+                distance: { type: ['number', 'null'], description: 'null only for a name match without embedding' },
                 file_path: { type: 'string' },
                 source_id: uuid,
                 sync_id: uuid,
+                repository: { type: 'string', description: "The source's owner/name." },
+                match: {
+                  enum: ['path', 'path_suffix', 'file_name', 'file_prefix', 'meaning'],
+                  description: '/api/graph/search/files only: how the file was found.',
+                },
               },
             },
           },

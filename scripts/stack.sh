@@ -33,7 +33,8 @@ ensure_node_modules() {
   if [[ ! -d $REPO_ROOT/node_modules ]] || [[ $REPO_ROOT/package-lock.json -nt $REPO_ROOT/node_modules/.package-lock.json ]]; then
     say "installing npm dependencies"
     # Not `npm ci`: the registry mirror lacks some optional platform packages of @swc/core, which npm ci demands.
-    (cd "$REPO_ROOT" && npm install --no-audit --no-fund >"$STATE_DIR/npm-install.log" 2>&1) \
+    # --no-save: the install follows package-lock.json and never rewrites it (npm test leaves the checkout clean).
+    (cd "$REPO_ROOT" && npm install --no-save --no-audit --no-fund >"$STATE_DIR/npm-install.log" 2>&1) \
       || die "npm install failed; see $STATE_DIR/npm-install.log"
   fi
 }

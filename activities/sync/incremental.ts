@@ -15,6 +15,9 @@ import type { AnalyzeOptions, Dependency, EngineIssue, ReusedFile } from '../../
 import { dropSummaries, type DependingFile, type ReusedRow } from '../store/index.ts';
 import type { IncrementalStats } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
+import type { ReuseContext, ReuseLedger } from './reuse-context.ts';
+
+export type { ReuseContext };
 import {
   analysisKey,
   edgeMap,
@@ -24,24 +27,9 @@ import {
   loadReusePlan,
   staleSummaries,
   type PreviousSync,
-  type ReusePlan,
 } from './reuse.ts';
 
 export const REUSE_STEP = 'reuse';
-
-export interface ReuseContext {
-  key: string;
-  plan: ReusePlan;
-  /** What the run's first clone recorded (step `reuse`), when this is a resumed clone. */
-  recorded: ReuseLedger | null;
-}
-
-interface ReuseLedger {
-  previous_sync_id: string | null;
-  reason?: string;
-  /** The run's batch bounds (workspace.ts batchBounds), so a resumed clone cuts the same batches. */
-  bounds?: number[];
-}
 
 async function ledger(db: Queryable, syncId: string): Promise<ReuseLedger | null> {
   const r = await db.query<{ result: ReuseLedger }>(`SELECT result FROM sync_steps WHERE sync_id = $1 AND step = $2`, [

@@ -16,7 +16,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DiscoveredFile, FileAnalysis, ReusedFile, Tree } from '../../engine/types.ts';
-import type { ReuseContext } from './incremental.ts';
+import type { ReuseContext } from './reuse-context.ts';
 import { BATCH_FILES } from '../../workflows/sync-contract.ts';
 
 export { BATCH_FILES };

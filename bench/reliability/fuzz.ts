@@ -1,10 +1,17 @@
 /**
  * The fuzzer: malformed requests over every route of the graph and the ingestion component (bad JSON, wrong types,
  * huge bodies, NUL and invalid UTF-8, traversal in node ids, huge and negative limits, forged cursors, thousands of
- * sync ids, unknown fields, null). Checks: no 5xx, no hang, every 4xx in the one error shape, every 400 naming a field.
- * Deterministic for a seed.
+ * sync ids, unknown fields, null; issue 27's injections: refs and URLs that git would read as options or commands,
+ * local and ext:: URLs, credentials in URLs). Checks: no 5xx, no hang, every 4xx in the one error shape, every 400
+ * naming a field, and no command ran (the injections' marker file never appears). Deterministic for a seed.
  */
+import { existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { URLS, http, type Reply } from './common.ts';
+
+/** The file every injected command would create. */
+const MARKER = join(tmpdir(), 'ckg-fuzz-pwned');
 
 export interface FuzzReport {
   requests: number;
@@ -12,6 +19,8 @@ export interface FuzzReport {
   fiveXx: Array<{ method: string; path: string; status: number; body: unknown }>;
   hangs: number;
   badShape: Array<{ method: string; path: string; status: number; body: unknown }>;
+  /** The injections' marker file exists after the run: some input ran a command. */
+  commandRan: boolean;
   ms: number;
 }
 
@@ -50,6 +59,18 @@ export async function fuzz(total: number, seed: number, ids: { sourceId: string;
     '\uFFFD',
     'ü',
     '𝄞',
+    `--upload-pack=touch ${MARKER}`,
+    `-oProxyCommand=touch ${MARKER}`,
+    `ext::sh -c touch% ${MARKER}`,
+    'file:///etc',
+    '/etc',
+    'http://169.254.169.254/latest/meta-data',
+    'https://x-access-token:ghp_fuzz@github.com/a/b.git',
+    'git://host/r.git',
+    'refs/heads/../x',
+    'main.lock',
+    '@{-1}',
+    'HEAD~1',
   ];
   const values: unknown[] = [
     null,
@@ -185,7 +206,16 @@ export async function fuzz(total: number, seed: number, ids: { sourceId: string;
     () => ['GET', pick([URLS.graph, URLS.ingestion]), `/${'a'.repeat(60_000)}`],
   ];
 
-  const report: FuzzReport = { requests: 0, byStatus: {}, fiveXx: [], hangs: 0, badShape: [], ms: 0 };
+  rmSync(MARKER, { force: true });
+  const report: FuzzReport = {
+    requests: 0,
+    byStatus: {},
+    fiveXx: [],
+    hangs: 0,
+    badShape: [],
+    commandRan: false,
+    ms: 0,
+  };
   const started = Date.now();
   const one = async () => {
     const [method, base, path, b] = pick(routes)();
@@ -215,5 +245,6 @@ export async function fuzz(total: number, seed: number, ids: { sourceId: string;
   });
   await Promise.all(workers);
   report.ms = Date.now() - started;
+  report.commandRan = existsSync(MARKER);
   return report;
 }

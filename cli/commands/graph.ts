@@ -1,7 +1,9 @@
 /** search, show (a node), cat (print a file or a line range), impact, diff. */
 import type { Command } from 'commander';
+import type { PrReport } from '../../lib/api/pr-report.ts';
 import { renderLines } from '../../mcp/lines.ts';
 import { CliError, EXIT } from '../exit.ts';
+import { resolveNode, resolveSource, resolveSourceOption } from '../names.ts';
 import { cell, note, print, printJson, table } from '../output.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
 
@@ -30,11 +32,17 @@ export function parseLines(spec: string | undefined): { start: number; end?: num
 function searchTable(kind: string, results: Json[]): string {
   if (kind === 'files') {
     return table(
-      results.map((r) => ({ ...r, distance: typeof r.distance === 'number' ? r.distance.toFixed(4) : r.distance })),
+      results.map((r) => ({
+        ...r,
+        distance: typeof r.distance === 'number' ? r.distance.toFixed(4) : r.distance,
+        match: r.match ?? 'meaning',
+      })),
       [
+        { key: 'repository', header: 'REPOSITORY', max: 40 },
+        { key: 'match', header: 'MATCH' },
         { key: 'distance', header: 'DISTANCE' },
         { key: 'type', header: 'TYPE' },
-        { key: 'id', header: 'NODE', max: 100 },
+        { key: 'file_path', header: 'PATH', max: 90 },
       ],
     );
   }
@@ -43,6 +51,7 @@ function searchTable(kind: string, results: Json[]): string {
       results.map((c) => {
         const text = String((c.snippet as { text?: string } | undefined)?.text ?? '');
         return {
+          repository: c.repository,
           where: `${String(c.file_path)}:${String(c.start_line)}-${String(c.end_line)}`,
           chunk_type: c.chunk_type,
           score: typeof c.score === 'number' ? c.score.toFixed(4) : c.score,
@@ -50,6 +59,7 @@ function searchTable(kind: string, results: Json[]): string {
         };
       }),
       [
+        { key: 'repository', header: 'REPOSITORY', max: 40 },
         { key: 'where', header: 'FILE:LINES', max: 70 },
         { key: 'chunk_type', header: 'TYPE' },
         { key: 'score', header: 'SCORE' },
@@ -60,6 +70,7 @@ function searchTable(kind: string, results: Json[]): string {
   return table(
     results.map((r) => ({ ...r, where: `${String(r.file_path)}:${String(r.line)}` })),
     [
+      { key: 'repository', header: 'REPOSITORY', max: 40 },
       { key: 'name', header: 'NAME', max: 40 },
       { key: 'kind', header: 'KIND' },
       { key: 'match', header: 'MATCH' },
@@ -71,24 +82,35 @@ function searchTable(kind: string, results: Json[]): string {
 export function registerGraph(program: Command): void {
   program
     .command('search')
-    .description('search the newest sync of every source: files by meaning, or chunks / symbols')
+    .description(
+      'search the newest sync of every source (or of --source): files (by name, then meaning), chunks or symbols',
+    )
     .argument('<query...>')
     .option('--kind <kind>', 'files, chunks or symbols', 'files')
     .option('--type <type>', 'files and chunks: source, test, config, script, doc, data, asset or service')
-    .option('--source <source-id>', 'chunks and symbols: only this source')
+    .option('--source <source>', 'only this source (id or owner/name)')
+    .option('--sync <sync-ids>', 'only these syncs (comma-separated ids)')
     .option('--limit <n>', 'results (1-100)', '10')
     .action(async (words: string[], _o: unknown, cmd: Command) => {
-      const o = cmd.optsWithGlobals<GlobalOptions & { kind: string; type?: string; source?: string; limit: string }>();
+      const o = cmd.optsWithGlobals<
+        GlobalOptions & { kind: string; type?: string; source?: string; sync?: string; limit: string }
+      >();
       if (!['files', 'chunks', 'symbols'].includes(o.kind)) {
         throw new CliError(`--kind: "${o.kind}" is not files, chunks or symbols`, EXIT.USAGE);
       }
-      const path = o.kind === 'files' ? '/api/graph/search' : `/api/graph/search/${o.kind}`;
+      const path = `/api/graph/search/${o.kind}`;
       const q = words.join(' ');
+      const { api } = openSession(o);
+      const scope = {
+        source_id: await resolveSourceOption(api, o.source),
+        sync_ids: o.sync,
+        limit: o.limit,
+      };
       const query =
         o.kind === 'files'
-          ? { q, type: o.type, limit: o.limit }
-          : { q, file_type: o.kind === 'chunks' ? o.type : undefined, source_id: o.source, limit: o.limit };
-      const answer = await openSession(o).api.call<{ results?: Json[]; items?: Json[] }>('GET', path, { query });
+          ? { q, type: o.type, ...scope }
+          : { q, file_type: o.kind === 'chunks' ? o.type : undefined, ...scope };
+      const answer = await api.call<{ results?: Json[]; items?: Json[] }>('GET', path, { query });
       const results = answer.results ?? answer.items ?? [];
       if (o.json) return printJson(answer);
       print(searchTable(o.kind, results));
@@ -97,11 +119,12 @@ export function registerGraph(program: Command): void {
   program
     .command('show')
     .description('a node: its file record and neighbours')
-    .argument('<node-id>', 'src_<source_id>:<path>')
+    .argument('<node-id>', 'src_<source_id>:<path> or owner/name:<path>')
     .option('--sync <sync-id>', 'read this sync (default: the newest completed one holding the file)')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { sync?: string }>();
-      const d = await openSession(o).api.call<{ node: Json; neighbors: Json[] }>('GET', nodePath(id), {
+      const { api } = openSession(o);
+      const d = await api.call<{ node: Json; neighbors: Json[] }>('GET', nodePath(await resolveNode(api, id)), {
         query: { sync_id: o.sync },
       });
       if (o.json) return printJson(d);
@@ -136,16 +159,17 @@ export function registerGraph(program: Command): void {
   program
     .command('cat')
     .description('print a file as stored by the sync, or a range of its lines')
-    .argument('<node-id>', 'src_<source_id>:<path>')
+    .argument('<node-id>', 'src_<source_id>:<path> or owner/name:<path>')
     .option('--sync <sync-id>', 'read this sync')
     .option('--lines <start[:end]>', 'only these lines (1-based, inclusive), e.g. 10:20 or 10:')
     .option('-n, --number', 'prefix line numbers')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { sync?: string; lines?: string; number?: boolean }>();
       const range = parseLines(o.lines);
-      const f = await openSession(o).api.call<{ content: string; truncated: boolean; sync_id: string }>(
+      const { api } = openSession(o);
+      const f = await api.call<{ content: string; truncated: boolean; sync_id: string }>(
         'GET',
-        nodePath(id, '/file'),
+        nodePath(await resolveNode(api, id), '/file'),
         { query: { sync_id: o.sync } },
       );
       if (o.json) return printJson(f);
@@ -163,7 +187,7 @@ export function registerGraph(program: Command): void {
   program
     .command('impact')
     .description('the files that depend on a file, transitively (or what it depends on)')
-    .argument('<node-id>', 'src_<source_id>:<path>')
+    .argument('<node-id>', 'src_<source_id>:<path> or owner/name:<path>')
     .option('--direction <direction>', 'dependents or dependencies', 'dependents')
     .option('--depth <n>', 'largest distance (1-10)', '3')
     .option('--sync <sync-id>', 'walk this sync')
@@ -172,12 +196,13 @@ export function registerGraph(program: Command): void {
       const o = cmd.optsWithGlobals<
         GlobalOptions & { direction: string; depth: string; sync?: string; limit: string }
       >();
-      const a = await openSession(o).api.call<{ items: Json[]; total: number; truncated: boolean; sync_id: string }>(
+      const { api } = openSession(o);
+      const a = await api.call<{ items: Json[]; total: number; truncated: boolean; sync_id: string }>(
         'GET',
         '/api/graph/impact',
         {
           query: {
-            node_id: id,
+            node_id: await resolveNode(api, id),
             direction: o.direction,
             depth: intOption('depth', o.depth),
             sync_id: o.sync,
@@ -203,26 +228,18 @@ export function registerGraph(program: Command): void {
   program
     .command('pr')
     .description('what a pull/merge request changes, riskiest file first (its sync came from a code-host webhook)')
-    .argument('<source>', 'the source id')
+    .argument('<source>', 'the source: its id or owner/name')
     .argument('<number>', 'the pull/merge request number')
     .option('--limit <n>', 'most entries per list', '200')
     .action(async (source: string, number: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { limit: string }>();
-      const r = await openSession(o).api.call<{
-        pr: { number: number; base_ref: string; head_commit: string | null; closed: boolean };
-        head: { sync_id: string };
-        base: { sync_id: string; ref: string | null };
-        counts: Record<string, number>;
-        files: Array<{
-          file_path: string;
-          change: string;
-          risk: number;
-          dependents: { direct: number; total: number };
-          symbols: Record<'added' | 'removed' | 'changed', Array<{ name: string }>>;
-        }>;
-        impacted: Array<{ file_path: string; distance: number }>;
-      }>('GET', '/api/graph/pr', {
-        query: { source_id: source, number: intOption('number', number), limit: intOption('limit', o.limit) },
+      const { api } = openSession(o);
+      const r = await api.call<PrReport>('GET', '/api/graph/pr', {
+        query: {
+          source_id: await resolveSource(api, source),
+          number: intOption('number', number),
+          limit: intOption('limit', o.limit),
+        },
       });
       if (o.json) return printJson(r);
       const ch = { added: 'A', removed: 'D', changed: 'M' } as Record<string, string>;
@@ -259,7 +276,7 @@ export function registerGraph(program: Command): void {
   program
     .command('diff')
     .description('what changed between two syncs of a source (default: its last two completed syncs)')
-    .option('--source <source-id>', 'the source (needed without --from / --to)')
+    .option('--source <source>', 'the source, id or owner/name (needed without --from / --to)')
     .option('--from <sync-id>', 'the older sync')
     .option('--to <sync-id>', 'the newer sync')
     .option('--limit <n>', 'most entries per list', '1000')
@@ -267,7 +284,8 @@ export function registerGraph(program: Command): void {
       const o = cmd.optsWithGlobals<GlobalOptions & { source?: string; from?: string; to?: string; limit: string }>();
       if (!o.source && !o.from && !o.to) throw new CliError('diff needs --source, --from or --to', EXIT.USAGE);
       type Item = { file_path?: string; source?: string; target?: string };
-      const d = await openSession(o).api.call<{
+      const { api } = openSession(o);
+      const d = await api.call<{
         from: { id: string };
         to: { id: string };
         counts: Record<string, number>;
@@ -275,7 +293,12 @@ export function registerGraph(program: Command): void {
         files: Record<'added' | 'removed' | 'changed', Item[]>;
         edges: Record<'added' | 'removed', Item[]>;
       }>('GET', '/api/graph/diff', {
-        query: { source_id: o.source, from: o.from, to: o.to, limit: intOption('limit', o.limit) },
+        query: {
+          source_id: await resolveSourceOption(api, o.source),
+          from: o.from,
+          to: o.to,
+          limit: intOption('limit', o.limit),
+        },
       });
       if (o.json) return printJson(d);
       const rows = [

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT } from '../exit.ts';
 import { followSync, type SyncRun } from '../follow.ts';
 import { note, print, printJson, table } from '../output.ts';
+import { resolveSource, resolveSourceOption } from '../names.ts';
 import { ProgressView } from '../progress.ts';
 import { openSession, type GlobalOptions, type Session } from '../session.ts';
 
@@ -46,13 +47,13 @@ export function registerSyncs(program: Command): void {
   sync
     .command('start')
     .description('start a sync of a source')
-    .argument('<source-id>')
+    .argument('<source>', 'the source: its id or owner/name')
     .option('-f, --follow', 'follow it live to its end (exit 7 unless it completes)')
-    .action(async (sourceId: string, _o: unknown, cmd: Command) => {
+    .action(async (source: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { follow?: boolean }>();
       const session = openSession(o);
       const s = await session.api.call<SyncRun>('POST', '/api/syncs', {
-        body: { source_id: sourceId, triggered_by: 'cli' },
+        body: { source_id: await resolveSource(session.api, source), triggered_by: 'cli' },
       });
       if (!o.json) note(`sync ${s.id} started`);
       await report(session, s, o);
@@ -61,7 +62,7 @@ export function registerSyncs(program: Command): void {
   sync
     .command('list')
     .description('sync runs, newest first')
-    .option('--source <source-id>', 'only this source')
+    .option('--source <source>', 'only this source (id or owner/name)')
     .option('--status <status>', 'only this status')
     .option('--limit <n>', 'page size (1-200)', '20')
     .option('--cursor <cursor>', 'next page')
@@ -69,13 +70,15 @@ export function registerSyncs(program: Command): void {
       const o = cmd.optsWithGlobals<
         GlobalOptions & { source?: string; status?: string; limit: string; cursor?: string }
       >();
-      const page = await openSession(o).api.call<{ items: SyncRun[]; next_cursor: string | null }>(
-        'GET',
-        '/api/syncs',
-        {
-          query: { source_id: o.source, status: o.status, limit: o.limit, cursor: o.cursor },
+      const { api } = openSession(o);
+      const page = await api.call<{ items: SyncRun[]; next_cursor: string | null }>('GET', '/api/syncs', {
+        query: {
+          source_id: await resolveSourceOption(api, o.source),
+          status: o.status,
+          limit: o.limit,
+          cursor: o.cursor,
         },
-      );
+      });
       if (o.json) return printJson(page);
       print(table(page.items.map(row), COLUMNS));
       if (page.next_cursor) note(`more: --cursor ${page.next_cursor}`);

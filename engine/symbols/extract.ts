@@ -159,13 +159,27 @@ export function extractSymbols(
   const rawUses: RawUse[] = [];
   const rawBindings: Array<{ binding: 'p' | 'l' | 'f'; name: string; type: string; via?: 'n' | 'c'; def: number }> = [];
   const imports: ImportBindingFact[] = [];
+  const aliases: Array<{ name: string; alias: string; def: number }> = [];
   let pkg: string | undefined;
   let defaultExport: string | undefined;
 
   if (lang && query) {
     const text = src.text;
     const lineAt = (x: number): number => rowOf(src.starts, x) + 1;
-    for (const match of query.matches(root)) {
+    const matches = query.matches(root);
+    // A decorator's uses belong to what it decorates (Python: the decorator sits outside the definition's node).
+    const decorated: Array<{ start: number; end: number; owner: number }> = [];
+    for (const m of matches) {
+      const dec = m.captures.find((c) => c.name === 'decorator');
+      const owner = m.captures.find((c) => c.name === 'decorator.owner');
+      if (dec && owner)
+        decorated.push({ start: dec.node.startIndex, end: dec.node.endIndex, owner: owner.node.startIndex });
+    }
+    const ownerAt = (at: number): number => {
+      for (const d of decorated) if (d.start <= at && at < d.end) return d.owner;
+      return at;
+    };
+    for (const match of matches) {
       const caps = new Map<string, { start: number; end: number; node: Parser.SyntaxNode }>();
       let isImport = false;
       for (const c of match.captures) {
@@ -176,6 +190,7 @@ export function extractSymbols(
         const c = caps.get(name);
         return c === undefined ? undefined : text.slice(c.start, c.end);
       };
+      if (caps.has('decorator')) continue;
       if (isImport) {
         const views: CaptureView[] = match.captures.map((c) => ({
           name: c.name,
@@ -191,7 +206,7 @@ export function extractSymbols(
       const ctor = caps.get('call.super') ?? caps.get('call.this');
       if (callName || dyn || ctor) {
         const at = (callName ?? dyn ?? ctor)!.start;
-        const def = enclosingSymbol(at);
+        const def = enclosingSymbol(decorated.length > 0 ? ownerAt(at) : at);
         const argsCap = caps.get('call.args');
         const args = argsCap ? argsCap.node.namedChildCount : undefined;
         if (dyn) {
@@ -241,7 +256,7 @@ export function extractSymbols(
           name: text.slice(valueName.start, valueName.end),
           receiver: textOf('value.receiver') ?? null,
           line: lineAt(at),
-          def: enclosingSymbol(at),
+          def: enclosingSymbol(decorated.length > 0 ? ownerAt(at) : at),
         });
         continue;
       }
@@ -275,6 +290,16 @@ export function extractSymbols(
       if (bindName) {
         const def = enclosing(bindName.start);
         const binding = caps.has('bind.param') ? 'p' : caps.has('bind.field') ? 'f' : 'l';
+        const aliasCap = caps.get('bind.alias');
+        if (aliasCap) {
+          // `self.x = x`: the field takes the type of the enclosing function's typed name x (resolved below).
+          aliases.push({
+            name: text.slice(bindName.start, bindName.end),
+            alias: text.slice(aliasCap.start, aliasCap.end),
+            def,
+          });
+          continue;
+        }
         const typeCap = caps.get('bind.type') ?? caps.get('bind.new') ?? caps.get('bind.call');
         if (!typeCap) continue;
         const via = caps.has('bind.type') ? undefined : caps.has('bind.new') ? ('n' as const) : ('c' as const);
@@ -436,7 +461,11 @@ export function extractSymbols(
   const uses: UseFact[] = [];
   let topLevel = 0;
   const seen = new Set<string>();
+  // A call's own `a.b` is no value use of b.
+  const calls = new Set<string>();
+  for (const r of rawUses) if (r.kind === 'c') calls.add(`${r.def}\0${r.receiver}\0${r.name}\0${r.line}`);
   for (const r of rawUses) {
+    if (r.kind === 'v' && r.receiver !== null && calls.has(`${r.def}\0${r.receiver}\0${r.name}\0${r.line}`)) continue;
     if (r.def === -1) {
       topLevel++;
       continue;
@@ -453,6 +482,17 @@ export function extractSymbols(
     if (r.receiver !== null || r.args !== undefined) use.push(r.receiver);
     if (r.args !== undefined) use.push(r.args);
     uses.push(use);
+  }
+  for (const a of aliases) {
+    const source = rawBindings.find((b) => b.def === a.def && b.name === a.alias && b.binding !== 'f');
+    if (source)
+      rawBindings.push({
+        binding: 'f',
+        name: a.name,
+        type: source.type,
+        ...(source.via ? { via: source.via } : {}),
+        def: a.def,
+      });
   }
   const bindings: BindingFact[] = [];
   for (const b of rawBindings) {

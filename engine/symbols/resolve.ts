@@ -710,14 +710,12 @@ class Resolver {
       return { t: 'module', files, pkg: null, prov: 'qualified' };
     }
     if (file.language === 'python' && b.spec_kind === 'from') {
-      // `from m import x` reaches module m.x when the target is it.
+      // `from m import x` names module m.x when the file-level resolution found that module (it looks for one first).
       const p = first.path;
-      if (p.endsWith(`/${b.imported}.py`) || p.endsWith(`/${b.imported}/__init__.py`) || p === `${b.imported}.py`) {
-        if (stemOf(p) === b.imported || p.endsWith('/__init__.py')) {
-          const inModule = p.endsWith('/__init__.py') ? null : this.lookupInModule(first, b.imported, depth);
-          if (inModule === null || inModule.t === 'unknown') return { t: 'module', files, pkg: null, prov: 'import' };
-        }
-      }
+      const isModule = p.endsWith('/__init__.py')
+        ? p.slice(0, -'/__init__.py'.length).endsWith(`/${b.imported}`) || p === `${b.imported}/__init__.py`
+        : stemOf(p) === b.imported;
+      if (isModule) return { t: 'module', files, pkg: null, prov: 'import' };
     }
     const e = this.lookupInModule(first, b.imported, depth);
     if (e.t === 'def' || e.t === 'static' || e.t === 'module') return { ...e, prov: 'import' };

@@ -11,6 +11,7 @@
  */
 import type Router from '@koa/router';
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
+import type { PrFile, PrReport } from '../../lib/api/pr-report.ts';
 import { encodeNodeId } from '../../lib/node-id.ts';
 import { queryInt, queryUuid } from '../../lib/validate.ts';
 import { withReadTx, type ReadTx } from '../db/read.ts';
@@ -218,7 +219,7 @@ export function prReportRoutes(
       }
       const now = headSyms.get(t.path);
       const was = baseSyms.get(t.path);
-      const symbols = { added: [] as object[], removed: [] as object[], changed: [] as object[] };
+      const symbols: PrFile['symbols'] = { added: [], removed: [], changed: [] };
       const shown = (
         { name, kind, line, key }: { name: string; kind: string; line: number; key: string | null },
         withCallers = false,
@@ -260,7 +261,7 @@ export function prReportRoutes(
       .sort((x, y) => x[1].distance - y[1].distance || cmp(b.paths[x[0]]!, b.paths[y[0]]!))
       .map(([i, h]) => ({
         node_id: encodeNodeId(b.sourceId, b.paths[i]!),
-        file_path: b.paths[i],
+        file_path: b.paths[i]!,
         distance: h.distance,
         via: encodeNodeId(b.sourceId, b.paths[h.via]!),
       }));
@@ -268,7 +269,7 @@ export function prReportRoutes(
       source: encodeNodeId(s.sourceId, s.paths[x]!),
       target: encodeNodeId(s.sourceId, s.paths[y]!),
     });
-    ctx.body = {
+    const report: PrReport = {
       source_id: head.source_id,
       pr: {
         number: head.pr_number,
@@ -302,6 +303,7 @@ export function prReportRoutes(
       },
       query_ms: Math.round(performance.now() - started),
     };
+    ctx.body = report;
   });
 }
 

@@ -4,7 +4,7 @@
  * request first reads the requested syncs' rows, in whatever process it runs.
  */
 import type { SplitBody } from './split-body.ts';
-import type { SyncSnapshot } from './snapshot.ts';
+import type { SyncSnapshot } from './snapshot-types.ts';
 
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'cleaned']);
 

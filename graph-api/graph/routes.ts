@@ -1,12 +1,12 @@
 /** GET /api/graph (merged graph), /api/graph/stats, /api/graph/search, and impact and diff (analysis/routes.ts). */
 import type Router from '@koa/router';
-import { InvalidArgumentError } from '../../lib/errors.ts';
-import { queryEnum, queryInt, queryString } from '../../lib/validate.ts';
 import { analysisRoutes } from '../analysis/routes.ts';
 import { prReportRoutes } from '../analysis/pr-report.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
-import { FILE_TYPES, SEARCH_LIMIT, searchFiles, searchInput } from '../search/search.ts';
+import { searchFiles, searchInput } from '../search/search.ts';
+import { parseFileSearchParams } from '../search/params.ts';
+import { resolveSyncIds } from '../search/scope.ts';
 import type { SymbolGraphCache } from '../symbols/snapshot.ts';
 import { MergedCache, SnapshotCache } from './cache.ts';
 import { mergedGraph, metaTail } from './merged.ts';
@@ -38,13 +38,12 @@ export function graphRoutes(router: Router, deps: GraphAppDeps, symbols: SymbolG
   });
 
   router.get('/api/graph/search', async (ctx) => {
-    const q = queryString(ctx.query, 'q', { required: true, maxLength: 2000 })!;
-    if (q.trim() === '') throw new InvalidArgumentError('q', 'must not be blank');
-    const type = queryEnum(ctx.query, 'type', FILE_TYPES);
-    const limit = queryInt(ctx.query, 'limit', SEARCH_LIMIT);
+    const p = parseFileSearchParams(ctx.query);
     // The embedding call happens before any connection is taken from the pool.
-    const vector = await deps.embedder.embedOne(searchInput(q));
-    const results = await withReadTx(pool, graphTimeoutMs, (tx) => searchFiles(tx, vector, { type, limit }));
+    const vector = await deps.embedder.embedOne(searchInput(p.q));
+    const results = await withReadTx(pool, graphTimeoutMs, async (tx) =>
+      searchFiles(tx, vector, { type: p.type, limit: p.limit, syncIds: await resolveSyncIds(tx, p.scope) }),
+    );
     ctx.body = { results };
   });
 }

@@ -6,23 +6,9 @@
  */
 import type { ReadTx } from '../db/read.ts';
 import { SnapshotCache } from './cache.ts';
+import type { SnapshotSync, SyncSnapshot } from './snapshot-types.ts';
 
-export interface SyncSnapshot {
-  syncId: string;
-  sourceId: string;
-  /** Parallel arrays, one entry per file record of the sync. */
-  paths: string[];
-  names: string[];
-  types: string[];
-  domains: string[];
-  hashes: string[];
-  /** depends_on edges: file indices and weights. */
-  edgeFrom: Int32Array;
-  edgeTo: Int32Array;
-  edgeWeight: Float64Array;
-  /** Rough heap footprint, for the cache's byte budget. */
-  bytes: number;
-}
+export type { SnapshotSync, SyncSnapshot };
 
 interface FileRow {
   file_path: string;
@@ -107,14 +93,6 @@ export async function loadSnapshot(
     edgeWeight: edgeWeight.subarray(0, n),
     bytes,
   };
-}
-
-/** A sync as the snapshot cache keys it. */
-export interface SnapshotSync {
-  id: string;
-  source_id: string;
-  status: string;
-  completed_at: Date | null;
 }
 
 /** The sync's snapshot: from the cache when the sync is final and was read before, else read (and cached if final). */

@@ -17,6 +17,7 @@ import type { ChunkSearchParams } from './params.ts';
 import { resolveSyncIds } from './scope.ts';
 import { termStats, type TermStats } from './term-stats.ts';
 import { buildSnippet, type Snippet } from './snippet.ts';
+import { chunksOfNamed, namedFiles, type NameMatch } from './names.ts';
 
 /** Hits read from each ranking: the fused list (and so the pages) ends after at most 2 × DEPTH hits. */
 export const DEPTH = 50;
@@ -38,9 +39,21 @@ export interface ChunkHit {
   chunk_type: string;
   symbols: string[];
   score: number;
-  scores: { lexical: FusedHit['lexical']; semantic: FusedHit['semantic'] };
+  scores: { lexical: FusedHit['lexical']; semantic: FusedHit['semantic']; name: NameHit['name'] };
   snippet: Snippet;
+  /** The source's `owner/name`, to label the hit. */
+  repository: string;
 }
+
+/** Names first: a hit found by the file's name or path, or as the definition of the queried identifier. */
+export interface NameHit extends FusedHit {
+  name: { rank: number; match: NameMatch } | null;
+}
+
+/** Name hits read per search (they come before every ranked hit). */
+export const NAME_HITS = 10;
+/** A name hit's score: above any fused score (at most 2 / (RRF_K + 1)), descending with its rank. */
+const nameScore = (rank: number) => 2 - rank / 100;
 
 export interface ChunkSearchResult {
   items: ChunkHit[];
@@ -115,7 +128,9 @@ async function lexicalRanking(
      ), cand AS (SELECT id, true AS strict FROM strict UNION ALL SELECT id, false FROM loose)
      SELECT c.id, max(ts_rank('${RANK_WEIGHTS}', c.search_terms, $3::tsquery, 1) + CASE WHEN k.strict THEN 1 ELSE 0 END)
               AS score
-       FROM cand k JOIN content_chunks c ON c.id = k.id
+       -- The shared chunk row itself (one per id), not the content_chunks view: the view has one row per sync holding
+       -- the chunk, so with 50 kept syncs every candidate was ranked (and sorted) 50 times (issue 30).
+       FROM cand k JOIN file_content_chunks c ON c.id = k.id
       GROUP BY c.id
       ORDER BY score DESC, c.id
       LIMIT ${DEPTH}`,
@@ -162,6 +177,7 @@ interface DetailRow {
   file_path: string;
   file_type: string;
   source_id: string;
+  repository: string;
 }
 
 /**
@@ -172,8 +188,8 @@ async function details(tx: ReadTx, ids: string[], syncIds: string[]): Promise<Ma
   if (ids.length === 0) return new Map();
   const res = await tx.query<DetailRow>(
     `SELECT c.id, c.chunk_index, c.content, c.start_line, c.end_line, c.chunk_type, c.symbols, c.language, c.sync_id,
-            f.id AS file_id, f.file_path, f.type AS file_type, f.source_id
-       FROM content_chunks c JOIN file_records f ON f.id = c.file_id
+            f.id AS file_id, f.file_path, f.type AS file_type, f.source_id, s.owner || '/' || s.name AS repository
+       FROM content_chunks c JOIN file_records f ON f.id = c.file_id JOIN sources s ON s.id = f.source_id
       WHERE c.id = ANY($1::uuid[]) AND c.sync_id = ANY($2::uuid[])`,
     [ids, syncIds],
   );
@@ -192,7 +208,7 @@ interface ChunkCursor {
   h: string;
 }
 
-function afterCursor(hits: FusedHit[], raw: string | undefined, h: string): FusedHit[] {
+function afterCursor<T extends FusedHit>(hits: T[], raw: string | undefined, h: string): T[] {
   if (raw === undefined) return hits;
   const c = decodeCursorJson(raw) as Partial<ChunkCursor> | null;
   if (c === null || typeof c !== 'object' || typeof c.s !== 'number' || typeof c.id !== 'string' || c.h !== h) {
@@ -219,7 +235,35 @@ export async function searchChunks(
     if (queries !== null) lexical = await lexicalRanking(tx, syncIds, queries, p);
     if (p.mode !== 'lexical' && vector !== null) semantic = await semanticRanking(tx, syncIds, vector, p);
   }
-  const fused = afterCursor(fuse(lexical, semantic), p.cursor, h);
+  // Names first (lexical and hybrid): the file the query names, or the definition of the identifier it is.
+  const named =
+    p.mode === 'semantic' || syncIds.length === 0
+      ? []
+      : await chunksOfNamed(tx, await namedFiles(tx, syncIds, p.q, p, NAME_HITS), p.chunkType);
+  const seen = new Set<string>();
+  const nameHits: NameHit[] = [];
+  for (const n of named) {
+    if (seen.has(n.chunkId)) continue;
+    seen.add(n.chunkId);
+    const rank = nameHits.length + 1;
+    nameHits.push({
+      id: n.chunkId,
+      score: nameScore(rank),
+      lexical: null,
+      semantic: null,
+      name: { rank, match: n.file.match },
+    });
+  }
+  const ranked: NameHit[] = fuse(lexical, semantic).map((x) => ({ ...x, name: null }));
+  for (const x of ranked) {
+    const n = nameHits.find((y) => y.id === x.id);
+    if (n) {
+      n.lexical = x.lexical;
+      n.semantic = x.semantic;
+    }
+  }
+  const all = [...nameHits, ...ranked.filter((x) => !seen.has(x.id))].sort(compareFused);
+  const fused = afterCursor(all, p.cursor, h);
   const pageIds = fused.slice(0, p.limit + 1);
   // limit + 1 rows: the extra one says whether another page follows (toPage). A chunk deleted since the ranking
   // (a purge in between) is left out.
@@ -248,8 +292,9 @@ export async function searchChunks(
         chunk_type: r.chunk_type,
         symbols: r.symbols,
         score: x.score,
-        scores: { lexical: x.lexical, semantic: x.semantic },
+        scores: { lexical: x.lexical, semantic: x.semantic, name: x.name },
         snippet: buildSnippet(r.content, r.start_line, terms),
+        repository: r.repository,
       };
     },
     (x): ChunkCursor => ({ s: x.score, id: x.id, h }),

@@ -29,10 +29,42 @@ const pageParams = [
 ];
 
 export const searchPaths = {
+  '/api/graph/search/files': {
+    get: {
+      summary: 'Search files: names first, then meaning',
+      description:
+        'The files whose path is q, ends with `/<q>`, or whose base name is q (any case) or starts with it, first ' +
+        "(`match`: path, path_suffix, file_name, file_prefix); then the specification's search by meaning over the " +
+        'same scope (`match`: meaning, ascending cosine distance), without repeats. Results carry the fields of ' +
+        '/api/graph/search plus file_path, source_id, sync_id, repository (`owner/name`) and match.',
+      parameters: [
+        queryParam(
+          'q',
+          { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS },
+          'A file name, path or words.',
+          true,
+        ),
+        queryParam('type', { enum: FILE_TYPES }, 'Only files of this type.'),
+        scopeParams[0]!,
+        scopeParams[1]!,
+        queryParam('limit', { type: 'integer', ...SEARCH_PAGE }, 'How many results.'),
+      ],
+      responses: {
+        200: { description: 'Results', content: json(ref('SearchResults')) },
+        400: E400,
+        404: E404,
+        503: errorResponse('UPSTREAM_UNAVAILABLE: the embedding endpoint failed.'),
+        504: E504,
+      },
+    },
+  },
   '/api/graph/search/chunks': {
     get: {
       summary: 'Search chunks: lexical, semantic or hybrid (reciprocal rank fusion)',
       description:
+        "Names first (lexical and hybrid): when q is a file name or path (or the end of one), that file's first " +
+        'chunk, and when q is an identifier (`NewReader`, `bufio.NewReader`), the chunk holding its definition, come ' +
+        'before every ranked hit (`scores.name`). ' +
         '`lexical` ranks by the identifier-aware full-text index (ts_rank; `parseRequestBody`, `parse_request_body` ' +
         'and "parse request body" meet; the unfinished last word also matches as a prefix; English filler words are ' +
         "dropped). `semantic` ranks by cosine distance of chunk embeddings to the query's (embedded as " +
@@ -113,8 +145,19 @@ export const searchSchemas = {
             type: 'object',
             properties: { rank: { type: 'integer' }, distance: { type: 'number', description: 'cosine distance' } },
           }),
+          name: nullable({
+            type: 'object',
+            description: 'Found by name: the file the query names, or the definition of the identifier it is.',
+            properties: {
+              rank: { type: 'integer' },
+              match: {
+                enum: ['path', 'path_suffix', 'file_name', 'file_prefix', 'definition', 'definition_prefix'],
+              },
+            },
+          }),
         },
       },
+      repository: { type: 'string', description: "The source's owner/name." },
       snippet: {
         type: 'object',
         description: 'Up to 5 body lines holding the most query terms.',
@@ -172,6 +215,7 @@ export const searchSchemas = {
       file_type: { type: 'string' },
       source_id: uuid,
       sync_id: uuid,
+      repository: { type: 'string', description: "The source's owner/name." },
     },
   },
   SymbolSearchPage: {

@@ -65,7 +65,7 @@ function requiredQuery(query: Query, max = MAX_QUERY_CHARS): string {
   return q;
 }
 
-function scope(query: Query): Scope {
+export function scope(query: Query): Scope {
   const raw = query.sync_ids;
   const language = queryString(query, 'language', { maxLength: 100 });
   const pathPrefix = queryString(query, 'path_prefix', { maxLength: 1000 });
@@ -75,6 +75,24 @@ function scope(query: Query): Scope {
     syncIds: raw === undefined || raw === '' ? undefined : parseSyncIds(raw),
     language: language?.toLowerCase(),
     pathPrefix: pathPrefix?.replace(/^\/+/, ''),
+  };
+}
+
+/** File search (the specification's route and the names-first one): q, type, limit, and the scope. */
+export interface FileSearchParams {
+  q: string;
+  type: string | undefined;
+  limit: number;
+  scope: Scope;
+}
+
+export function parseFileSearchParams(query: Query): FileSearchParams {
+  const q = requiredQuery(query);
+  return {
+    q,
+    type: queryEnum(query, 'type', FILE_TYPES),
+    limit: queryInt(query, 'limit', SEARCH_PAGE),
+    scope: { ...scope(query), language: undefined, pathPrefix: undefined },
   };
 }
 

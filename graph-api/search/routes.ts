@@ -3,8 +3,9 @@ import type Router from '@koa/router';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { searchChunks } from './chunks.ts';
-import { parseChunkSearchParams, parseSymbolSearchParams } from './params.ts';
-import { searchInput } from './search.ts';
+import { parseChunkSearchParams, parseFileSearchParams, parseSymbolSearchParams } from './params.ts';
+import { resolveSyncIds } from './scope.ts';
+import { searchFilesNamesFirst, searchInput } from './search.ts';
 import { searchSymbols } from './symbols.ts';
 
 export function searchRoutes(router: Router, deps: GraphAppDeps): void {
@@ -22,6 +23,16 @@ export function searchRoutes(router: Router, deps: GraphAppDeps): void {
       ...result,
       meta: { ...result.meta, query_ms: Math.round(done - embedded), embed_ms: Math.round(embedded - started) },
     };
+  });
+
+  router.get('/api/graph/search/files', async (ctx) => {
+    const p = parseFileSearchParams(ctx.query);
+    const vector = await deps.embedder.embedOne(searchInput(p.q));
+    const results = await withReadTx(pool, graphTimeoutMs, async (tx) => {
+      const syncIds = await resolveSyncIds(tx, p.scope);
+      return searchFilesNamesFirst(tx, vector, { type: p.type, limit: p.limit, syncIds }, p.q);
+    });
+    ctx.body = { results };
   });
 
   router.get('/api/graph/search/symbols', async (ctx) => {

@@ -1,12 +1,14 @@
 /**
  * Spec graph rule 6: semantic search over file embeddings. Searched: each source's newest completed sync (one
- * version of each file, the one node detail shows without sync_id). Nearest neighbours come from the HNSW index
+ * version of each file, the one node detail shows without sync_id), or the scope the caller names (source_id,
+ * sync_ids: graph-api/search/scope.ts). Nearest neighbours come from the HNSW index
  * (approximate, cosine distance) with pgvector's iterative scan so a filter on syncs and type still fills the limit;
  * the rows are then ordered by their exact distance, ascending.
  */
 import { toVectorLiteral } from '../../lib/db.ts';
 import { encodeNodeId } from '../../lib/node-id.ts';
 import type { ReadTx } from '../db/read.ts';
+import { filesByName, nameQuery, type NameMatch } from './names.ts';
 
 export const FILE_TYPES = ['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service'] as const;
 export const SEARCH_LIMIT = { default: 20, min: 1, max: 100 } as const;
@@ -26,19 +28,15 @@ interface ResultRow {
   description: string | null;
   sync_id: string;
   distance: number;
+  repository: string;
 }
 
 export async function searchFiles(
   tx: ReadTx,
   vector: readonly number[],
-  opts: { type?: string | undefined; limit: number },
+  opts: { type?: string | undefined; limit: number; syncIds: string[] },
 ): Promise<Record<string, unknown>[]> {
-  const latest = await tx.query<{ id: string }>(
-    `SELECT DISTINCT ON (source_id) id FROM sync_runs WHERE status = 'completed'
-        AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = sync_runs.id)
-      ORDER BY source_id, created_at DESC, id DESC`,
-  );
-  if (latest.rows.length === 0) return [];
+  if (opts.syncIds.length === 0) return [];
   await tx.query(
     `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
                          set_config('hnsw.ef_search', $1, true)`,
@@ -47,13 +45,14 @@ export async function searchFiles(
   const res = await tx.query<ResultRow>(
     `SELECT * FROM (
        SELECT f.source_id, f.file_path, f.name, f.type, f.language, f.description, f.sync_id,
-              f.embedding <=> $1::vector AS distance
+              f.embedding <=> $1::vector AS distance,
+              (SELECT s.owner || '/' || s.name FROM sources s WHERE s.id = f.source_id) AS repository
          FROM file_records f
         WHERE f.sync_id = ANY($2::uuid[]) AND f.embedding IS NOT NULL AND ($3::text IS NULL OR f.type = $3)
         ORDER BY f.embedding <=> $1::vector
         LIMIT $4
      ) r ORDER BY r.distance, r.source_id, r.file_path`,
-    [toVectorLiteral(vector), latest.rows.map((r) => r.id), opts.type ?? null, opts.limit],
+    [toVectorLiteral(vector), opts.syncIds, opts.type ?? null, opts.limit],
   );
   return res.rows.map((r) => ({
     id: encodeNodeId(r.source_id, r.file_path),
@@ -65,5 +64,65 @@ export async function searchFiles(
     file_path: r.file_path,
     source_id: r.source_id,
     sync_id: r.sync_id,
+    repository: r.repository,
   }));
+}
+
+/**
+ * File search, names first (GET /api/graph/search/files): the files whose path or name the query is (or ends
+ * with), then the spec's search by meaning over the same scope, without repeats. Each result says how it matched
+ * (`match`: path, path_suffix, file_name, file_prefix, or meaning) and carries the spec's fields.
+ */
+export async function searchFilesNamesFirst(
+  tx: ReadTx,
+  vector: readonly number[] | null,
+  opts: { type?: string | undefined; limit: number; syncIds: string[] },
+  q: string,
+): Promise<Record<string, unknown>[]> {
+  if (opts.syncIds.length === 0) return [];
+  const nq = nameQuery(q);
+  const named =
+    nq?.kind === 'path' ? await filesByName(tx, opts.syncIds, nq.text, { fileType: opts.type }, opts.limit) : [];
+  const out: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  if (named.length > 0) {
+    const res = await tx.query<Omit<ResultRow, 'distance'> & { distance: number | null }>(
+      `SELECT f.source_id, f.file_path, f.name, f.type, f.language, f.description, f.sync_id,
+              CASE WHEN $3::vector IS NULL OR f.embedding IS NULL THEN NULL ELSE f.embedding <=> $3::vector END
+                AS distance,
+              (SELECT s.owner || '/' || s.name FROM sources s WHERE s.id = f.source_id) AS repository
+         FROM unnest($1::uuid[], $2::text[]) AS n(sync_id, file_path)
+         JOIN file_records f ON f.sync_id = n.sync_id AND f.file_path = n.file_path`,
+      [named.map((n) => n.sync_id), named.map((n) => n.file_path), vector ? toVectorLiteral(vector) : null],
+    );
+    const rows = new Map(res.rows.map((r) => [`${r.sync_id}:${r.file_path}`, r]));
+    for (const n of named) {
+      const r = rows.get(`${n.sync_id}:${n.file_path}`);
+      if (!r) continue;
+      seen.add(`${r.source_id}:${r.file_path}`);
+      out.push({ ...fileResult(r), distance: r.distance, match: n.match satisfies NameMatch });
+    }
+  }
+  if (vector !== null && out.length < opts.limit) {
+    for (const r of await searchFiles(tx, vector, { ...opts, limit: opts.limit })) {
+      if (out.length >= opts.limit) break;
+      if (seen.has(`${String(r.source_id)}:${String(r.file_path)}`)) continue;
+      out.push({ ...r, match: 'meaning' });
+    }
+  }
+  return out;
+}
+
+function fileResult(r: Omit<ResultRow, 'distance'>): Record<string, unknown> {
+  return {
+    id: encodeNodeId(r.source_id, r.file_path),
+    name: r.name,
+    type: r.type,
+    language: r.language,
+    description: r.description,
+    file_path: r.file_path,
+    source_id: r.source_id,
+    sync_id: r.sync_id,
+    repository: r.repository,
+  };
 }

@@ -39,6 +39,8 @@ export interface SymbolHit {
   file_type: string;
   source_id: string;
   sync_id: string;
+  /** The source's `owner/name`, to label the hit. */
+  repository: string;
 }
 
 interface Row {
@@ -58,6 +60,7 @@ interface Row {
   file_type: string;
   source_id: string;
   sync_id: string;
+  repository: string;
 }
 
 /** Sort key of a hit (tier, -similarity, length, lower-case name, sync, path, ordinal); the cursor holds the last one's. */
@@ -133,7 +136,8 @@ export async function searchSymbols(
          FROM cand JOIN sync_files f ON f.content_id = cand.content_id
         WHERE f.sync_id IN (SELECT id FROM syncs)
      )
-     SELECT r.file_id || ':' || r.name || ':' || r.line AS symbol_id, r.*, c.language, c.type AS file_type
+     SELECT r.file_id || ':' || r.name || ':' || r.line AS symbol_id, r.*, c.language, c.type AS file_type,
+            (SELECT s.owner || '/' || s.name FROM sources s WHERE s.id = r.source_id) AS repository
        FROM r JOIN file_contents c ON c.id = r.content_id
       WHERE true${extra.map((e) => ` AND ${e}`).join('')}
       ORDER BY r.tier, -r.sim, r.len, r.key, r.sync_id, r.file_path, r.ordinal
@@ -158,6 +162,7 @@ export async function searchSymbols(
       file_type: r.file_type,
       source_id: r.source_id,
       sync_id: r.sync_id,
+      repository: r.repository,
     }),
     (r): Key => [r.tier, -r.sim, r.len, r.key, r.sync_id, r.file_path, r.ordinal],
   );

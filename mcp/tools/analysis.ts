@@ -4,6 +4,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import type { PrReport } from '../../lib/api/pr-report.ts';
 import type { Api } from '../api.ts';
 import { errorResult, fitList, MAX_CHARS, textResult } from '../fit.ts';
 import { nodeId, offset, safely, syncId } from './common.ts';
@@ -33,22 +34,6 @@ interface DiffAnswer {
   counts: Record<string, number>;
   truncated: boolean;
   files: { added: DiffFile[]; removed: DiffFile[]; changed: DiffFile[] };
-  edges: { added: DiffEdge[]; removed: DiffEdge[] };
-}
-
-interface PrAnswer {
-  pr: Record<string, unknown>;
-  head: { sync_id: string };
-  base: { sync_id: string };
-  counts: Record<string, number>;
-  files: Array<{
-    file_path: string;
-    change: string;
-    risk: number;
-    dependents: { direct: number; total: number };
-    symbols: Record<'added' | 'removed' | 'changed', Array<{ name: string }>>;
-  }>;
-  impacted: Array<{ file_path: string; distance: number }>;
   edges: { added: DiffEdge[]; removed: DiffEdge[] };
 }
 
@@ -216,7 +201,7 @@ export function registerAnalysis(server: McpServer, api: Api): void {
     },
     ({ source_id, number, sync_id, limit }) =>
       safely(async () => {
-        const r = await api.call<PrAnswer>('GET', '/api/graph/pr', { query: { source_id, number, sync_id, limit } });
+        const r = await api.call<PrReport>('GET', '/api/graph/pr', { query: { source_id, number, sync_id, limit } });
         const names = (xs: Array<{ name: string }>) => xs.map((s) => s.name);
         const files = r.files.map((f) => ({
           path: f.file_path,
@@ -239,7 +224,7 @@ export function registerAnalysis(server: McpServer, api: Api): void {
           },
           'files',
           files,
-          { offset: 0, total: r.counts.files_added! + r.counts.files_removed! + r.counts.files_changed! },
+          { offset: 0, total: r.counts.files_added + r.counts.files_removed + r.counts.files_changed },
         );
       }),
   );

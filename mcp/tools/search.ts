@@ -25,6 +25,7 @@ export function chunkBrief(c: Json): Json {
   const snippet = c.snippet as { text?: string } | undefined;
   return {
     node_id: c.node_id,
+    repository: c.repository,
     file_path: c.file_path,
     lines: `${String(c.start_line)}-${String(c.end_line)}`,
     chunk_type: c.chunk_type,
@@ -35,7 +36,15 @@ export function chunkBrief(c: Json): Json {
 }
 
 export function symbolBrief(s: Json): Json {
-  return { name: s.name, kind: s.kind, node_id: s.node_id, file_path: s.file_path, line: s.line, match: s.match };
+  return {
+    name: s.name,
+    kind: s.kind,
+    node_id: s.node_id,
+    repository: s.repository,
+    file_path: s.file_path,
+    line: s.line,
+    match: s.match,
+  };
 }
 
 const smaller = () => 'the rest did not fit: ask again with a smaller limit';
@@ -46,15 +55,15 @@ export function registerSearch(server: McpServer, api: Api): void {
     {
       title: 'Search the code graph',
       description:
-        'Search the newest completed sync of every source (or of source_id). kind=files (default): files by ' +
-        'meaning; kind=chunks: passages of code or text (words and meaning), with line ranges; kind=symbols: ' +
+        'Search the newest completed sync of every source (or of source_id). kind=files (default): the file ' +
+        'the query names (a file name or path) first, then files by meaning; kind=chunks: passages of code or text (words and meaning), with line ranges; kind=symbols: ' +
         'functions, classes and methods by name. Results carry node ids for get_node, read_file, impact and ' +
         'summarize_file.',
       inputSchema: {
         query: z.string().min(1).max(2000).describe('What to look for, in words or code (symbols: a name).'),
         kind: z.enum(['files', 'chunks', 'symbols']).default('files'),
         type: z.enum(FILE_TYPES).optional().describe('files and chunks: only files of this type.'),
-        source_id: z.string().uuid().optional().describe('chunks and symbols: only this source.'),
+        source_id: z.string().uuid().optional().describe('only this source (every kind).'),
         cursor: cursor.describe('chunks and symbols: next_cursor of the previous answer.'),
         limit: z.number().int().min(1).max(50).default(10),
       },
@@ -63,7 +72,9 @@ export function registerSearch(server: McpServer, api: Api): void {
     ({ query, kind, type, source_id, cursor, limit }) =>
       safely(async () => {
         if (kind === 'files') {
-          const answer = await api.call<SearchAnswer>('GET', '/api/graph/search', { query: { q: query, type, limit } });
+          const answer = await api.call<SearchAnswer>('GET', '/api/graph/search/files', {
+            query: { q: query, type, source_id, limit },
+          });
           const results = answer.results ?? [];
           return fitList({ kind, query }, 'results', results, { offset: 0, total: results.length, more: smaller });
         }

@@ -32,6 +32,11 @@ export const ingestionVars = {
    * nothing, instead of waiting out the client's connect retries (~20 s).
    */
   TEMPORAL_CONNECT_TIMEOUT_MS: { type: 'int', default: 3000, min: 100, max: 60_000 },
+  /**
+   * The watcher (watch.ts): every this many seconds, active runs whose workflow ended in Temporal (a Terminate) are
+   * ended with the operator's reason, and schedules paused or unpaused in Temporal are adopted (0: off).
+   */
+  WATCH_INTERVAL_SECONDS: { type: 'number', default: 2, min: 0, max: 86_400 },
   /** The reconciler: every this many seconds, active runs whose workflow is not running are ended failed (0: off). */
   RECONCILE_INTERVAL_SECONDS: { type: 'number', default: 60, min: 0, max: 86_400 },
   /** A run younger than this whose workflow Temporal does not show yet is left alone (its start may be under way). */

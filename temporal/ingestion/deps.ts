@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../../lib/db.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { Sweeper, SweeperSettings } from './webhooks/followups.ts';
+import type { Sweeper, SweeperSettings } from './webhooks/types.ts';
 
 export interface IngestionSettings {
   /** Task queue of syncWorkflow and of the schedules' trigger workflow. */

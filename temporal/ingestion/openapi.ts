@@ -255,7 +255,9 @@ export function openApiDocument(): Record<string, unknown> {
           description:
             'Deletes the source’s Temporal schedules, cancels its running workflow (terminated after ' +
             'STOP_TIMEOUT_MS) and marks a still-active run `cancelled` (error `source deleted`). Rows are left to ' +
-            'the caller (the graph component deletes the source). Idempotent; an unknown source is fine.',
+            'the caller (the graph component deletes the source). Idempotent; an unknown source is fine. ' +
+            'Internal: the graph component calls it on source deletion; the gateway does not route it ' +
+            '(docs/security.md).',
           parameters: [sourceId],
           responses: { 204: { description: 'Torn down.' }, 400: invalid, 503: unavailable },
         },
@@ -331,7 +333,9 @@ export function openApiDocument(): Record<string, unknown> {
             ref: {
               type: 'string',
               maxLength: 255,
-              description: 'Git branch, tag or ref; default the source default_branch.',
+              description:
+                "Git branch, tag, ref or commit id (git check-ref-format rules; never starting with '-', else 400); " +
+                'default the source default_branch.',
             },
             config_overrides: {
               type: 'object',

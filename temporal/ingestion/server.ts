@@ -13,6 +13,7 @@ import { retentionInputOf, type IngestionConfig } from './config.ts';
 import type { IngestionDeps } from './deps.ts';
 import { ensureRetentionSchedule } from './retention.ts';
 import { startReconciler } from './syncs/reconcile.ts';
+import { startWatcher } from './watch.ts';
 import { DEFAULT_SWEEPER, startSweeper } from './webhooks/followups.ts';
 
 /** /health fails when every pooled connection has been checked out this long with none released. */
@@ -92,6 +93,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
     config.RECONCILE_INTERVAL_SECONDS * 1000,
     config.RECONCILE_GRACE_SECONDS * 1000,
   );
+  const watcher = startWatcher(deps, config.WATCH_INTERVAL_SECONDS * 1000, config.RECONCILE_GRACE_SECONDS * 1000);
   const port = (server.address() as AddressInfo).port;
   const conn = connection;
   return {
@@ -99,6 +101,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
     url: `http://127.0.0.1:${port}`,
     deps,
     close: async () => {
+      await watcher.stop();
       await reconciler.stop();
       await sweeper.stop();
       await new Promise<void>((resolve) => {

@@ -94,17 +94,17 @@ describe('ckg: the command line against the running service', () => {
     firstSync = /sync ([0-9a-f-]{36}) started/.exec(r.stderr)![1]!;
   });
 
-  it('a second sync with --json; diff, impact, show, cat and search read the graph', async () => {
+  it('a second sync with --json, by owner/name; diff, impact, show, cat and search read the graph', async () => {
     addCommit(repo, {
       'src/core.ts': 'export const core = 2;\n',
       'src/extra.ts': "import { core } from './core';\nexport const extra = core;\n",
     });
-    const second = await ckg('sync', 'start', sourceId, '--follow', '--json');
+    const second = await ckg('sync', 'start', 'local/cli-repo', '--follow', '--json');
     ok(second, 'second sync');
     const run = JSON.parse(second.stdout) as { id: string; status: string };
     assert.equal(run.status, 'completed');
 
-    const diff = await ckg('diff', '--source', sourceId);
+    const diff = await ckg('diff', '--source', 'local/cli-repo');
     ok(diff, 'diff');
     assert.match(diff.stdout, /^A\s+file\s+src\/extra\.ts$/m);
     assert.match(diff.stdout, /^M\s+file\s+src\/core\.ts$/m);
@@ -122,7 +122,7 @@ describe('ckg: the command line against the running service', () => {
     assert.match(table.stdout, /^1\s+source\s+src\/util\.ts/m);
     assert.doesNotMatch(table.stdout, /app\.ts/);
 
-    const show = await ckg('show', nid('src/util.ts'));
+    const show = await ckg('show', 'local/cli-repo:src/util.ts');
     ok(show, 'show');
     assert.match(show.stdout, /^line_count\s+2$/m);
     assert.match(show.stdout, /^out\s+depends_on\s+src\/core\.ts/m);
@@ -136,6 +136,13 @@ describe('ckg: the command line against the running service', () => {
     const search = await ckg('search', 'core', 'constant', '--limit', '2', '--json');
     ok(search, 'search');
     assert.equal((JSON.parse(search.stdout) as { results: unknown[] }).results.length, 2);
+    // Scoped to the source, a file name finds that file first, labelled with its repository.
+    const named = await ckg('search', 'extra.ts', '--source', sourceId, '--limit', '3');
+    ok(named, 'search by name');
+    assert.match(named.stdout.split('\n')[1]!, /^local\/cli-repo\s+path_suffix\s+\S+\s+source\s+src\/extra\.ts$/);
+    const elsewhere = await ckg('search', 'extra.ts', '--source', '00000000-0000-4000-8000-000000000000');
+    assert.notEqual(elsewhere.code, 0);
+    assert.match(elsewhere.stderr, /source/);
   });
 
   it('callers and callees of a symbol, by owner/name:path#Symbol or by id, transitively with --depth', async () => {
@@ -217,6 +224,9 @@ describe('ckg: the command line against the running service', () => {
     const badId = await ckg('show', 'nonsense');
     assert.equal(badId.code, 2);
     assert.match(badId.stderr, /INVALID_ARGUMENT: node_id: must look like/);
+    const unknownName = await ckg('sync', 'start', 'nobody/nothing');
+    assert.equal(unknownName.code, 2);
+    assert.match(unknownName.stderr, /source "nobody\/nothing": no source has this owner\/name/);
     const missing = await ckg('show', nid('nope.ts'));
     assert.equal(missing.code, 4);
     assert.match(missing.stderr, /^ckg: NOT_FOUND: node/);

@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { configHome, runCli } from '../support/agent-stack.ts';
+import { clientToken, configHome, runCli } from '../support/agent-stack.ts';
 import { connectClient } from '../support/temporal.ts';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
 import { startService, type Service } from '../support/service.ts';
@@ -135,16 +135,7 @@ describe('code-host webhooks through the gateway', () => {
   before(async () => {
     svc = await startService({ accessTokenTtlSeconds: 3600 });
     repo = createRepo(FILES);
-    const res = await fetch(`${svc.gateway.url}/auth/realms/service/protocol/openid-connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: 'service-gateway',
-        client_secret: svc.idp.gatewayClientSecret,
-      }),
-    });
-    token = ((await res.json()) as { access_token: string }).access_token;
+    token = await clientToken(svc.gateway.url, svc.idp.gatewayClientSecret);
     const created = await call('POST', '/api/sources', {
       owner,
       name,
@@ -254,9 +245,12 @@ describe('code-host webhooks through the gateway', () => {
       assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
       assert.equal((r.body.error as { code: string }).code, code, what);
     }
-    // Only the webhook path itself is open: its neighbours keep token validation, other methods are 405.
-    const open = await fetch(`${svc.gateway.url}/ingest/webhooks/github/x`, { method: 'POST' });
-    assert.equal(open.status, 401);
+    // Only the webhook path itself is open: the operators' /ingest reads keep token validation, paths below the
+    // webhook route are no route at all, other methods are 405.
+    const operators = await fetch(`${svc.gateway.url}/ingest/workflows/${randomUUID()}`);
+    assert.equal(operators.status, 401);
+    const below = await fetch(`${svc.gateway.url}/ingest/webhooks/github/x`, { method: 'POST' });
+    assert.equal(below.status, 404);
     const get = await fetch(`${svc.gateway.url}/ingest/webhooks/github`);
     assert.equal(get.status, 405);
     assert.deepEqual(await syncsOf(), []);

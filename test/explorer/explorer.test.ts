@@ -228,6 +228,32 @@ describe('the web explorer in headless Chromium', () => {
     await page.waitForSelector('#detail-name:text-is("tokenizeSource")');
   });
 
+  it('searches the selected source by default (all on request): a file name lists that file first, labelled', async () => {
+    const searches = () =>
+      requests.map((r) => new URL(r.url())).filter((u) => u.pathname.startsWith('/api/graph/search'));
+    const before = searches().length;
+    await page.fill('#search', 'tokenizer.ts');
+    await page.press('#search', 'Enter');
+    const first = page.locator('#search-results .search-kind').first();
+    await first.locator('.hit').first().waitFor();
+    assert.equal(await first.getAttribute('data-kind'), 'files');
+    assert.match((await first.locator('.hit').first().textContent()) ?? '', /tokenizer\.ts/);
+    assert.equal(await first.locator('.hit .hit-repo').first().textContent(), 'acme/expressions');
+    const scoped = searches().slice(before);
+    assert.equal(scoped.length, 3);
+    for (const u of scoped) assert.equal(u.searchParams.get('source_id'), sourceId, u.pathname);
+    const mark = searches().length;
+    await page.check('#search-all');
+    await pageUntil(`document.querySelectorAll('#search-results .search-kind').length === 3`);
+    const start = Date.now();
+    while (searches().length < mark + 3) {
+      assert.ok(Date.now() - start < 30_000, 'the searches of every source');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (const u of searches().slice(mark)) assert.equal(u.searchParams.get('source_id'), null, u.pathname);
+    await page.uncheck('#search-all');
+  });
+
   it('starts a sync from the page, follows its phases over the event stream across a dropped connection, then reloads', async () => {
     addCommit(repo, { 'src/parser.ts': PARSER_V2 }, 'parser: count');
     await page.evaluate(`(() => {

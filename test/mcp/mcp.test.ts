@@ -199,6 +199,20 @@ describe('MCP server: streamable HTTP through the gateway and stdio from the CLI
     }
   });
 
+  it('search (files) honours source_id and puts the file a name names first', async () => {
+    for (const client of [http, stdio]) {
+      const res = await client.callTool({ name: 'search', arguments: { query: 'app.ts', source_id: src, limit: 3 } });
+      const body = JSON.parse(text(res)) as { results: Array<{ id: string; match: string; repository: string }> };
+      assert.equal(body.results[0]!.id, nid('app.ts'));
+      assert.equal(body.results[0]!.match, 'path');
+      assert.equal(body.results[0]!.repository, 'acme/widgets');
+      const unknown = '00000000-0000-4000-8000-000000000000';
+      const none = await client.callTool({ name: 'search', arguments: { query: 'app.ts', source_id: unknown } });
+      assert.equal(none.isError, true);
+      assert.match(text(none), /source/);
+    }
+  });
+
   it('search kind=chunks and kind=symbols: compact hits of the search routes', async () => {
     for (const client of [http, stdio]) {
       const sym = JSON.parse(
@@ -208,6 +222,7 @@ describe('MCP server: streamable HTTP through the gateway and stdio from the CLI
         name: 'frobnicateWidgets',
         kind: 'function',
         node_id: nid('core.ts'),
+        repository: 'acme/widgets',
         file_path: 'core.ts',
         line: 2,
         match: 'exact',

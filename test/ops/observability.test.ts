@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { encodeNodeId } from '../../lib/node-id.ts';
 import { exposition } from '../../lib/metrics.ts';
+import { collectStorageMetrics } from '../../graph-api/storage-metrics.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
@@ -50,6 +51,30 @@ describe('graph and ingestion components: /ready, /metrics, request ids', () => 
     assert.match(text, /^ckg_db_pool_acquire_seconds_count\{pool="ckg-test"\} \d+$/m);
     assert.ok(!text.includes(sourceId), 'no id in any label');
     assert.ok(!text.includes('deep/dir'), 'no path in any label');
+  });
+
+  it('says what history costs: database size, rows and bytes per graph label, syncs per source and status', async () => {
+    const source = await app.db.pool.query<{ id: string }>(
+      `INSERT INTO sources (owner, name, url) VALUES ('metrics', 'kept', 'https://example.invalid/x.git') RETURNING id`,
+    );
+    await app.db.pool.query(
+      `INSERT INTO sync_runs (source_id, status, pinned) VALUES ($1, 'completed', true), ($1, 'completed', false),
+              ($1, 'cleaned', false)`,
+      [source.rows[0]!.id],
+    );
+    // The figures are read at most once a minute; an earlier test's scrape read them before these rows existed.
+    collectStorageMetrics(app.db.pool);
+    const text = await (await fetch(`${app.url}/metrics`)).text();
+    const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+    assert.ok(value(/^ckg_database_size_bytes (\d+)$/m) > 1_000_000, 'database size');
+    for (const label of ['File', 'Symbol', 'depends_on', 'defines']) {
+      assert.ok(value(new RegExp(`^ckg_graph_label_rows\\{label="${label}"\\} (\\d+)$`, 'm')) >= 0, label);
+      assert.ok(value(new RegExp(`^ckg_graph_label_bytes\\{label="${label}"\\} (\\d+)$`, 'm')) > 0, label);
+    }
+    assert.ok(value(/^ckg_table_bytes\{table="sync_files"\} (\d+)$/m) > 0);
+    assert.equal(value(/^ckg_syncs\{source="metrics\/kept",status="completed"\} (\d+)$/m), 2);
+    assert.equal(value(/^ckg_syncs\{source="metrics\/kept",status="cleaned"\} (\d+)$/m), 1);
+    assert.equal(value(/^ckg_syncs_pinned\{source="metrics\/kept"\} (\d+)$/m), 1);
   });
 
   it('records model calls: a search embeds its query; an unreachable endpoint counts as a failure', async () => {

@@ -114,6 +114,7 @@ describe('operator view of a sync in the Temporal UI', () => {
         'beginSync',
         'cloneRepository',
         'releaseWorkspace',
+        'resolveSymbols',
         'resolveDependencies',
         'embedFiles',
         'embedChunks',

@@ -38,7 +38,7 @@ describe('reliability: the reconciler', () => {
     return id;
   }
 
-  it('a workflow terminated in Temporal: the next sync request ends the run failed with the reason and goes on', async () => {
+  it('a workflow terminated in Temporal: the next sync request ends the run cancelled with the reason and goes on', async () => {
     h.holdSyncs();
     const sourceId = await slowSource();
     const first = await h.api<Sync>('POST', '/api/syncs', { source_id: sourceId, triggered_by: 'alice' });
@@ -53,11 +53,13 @@ describe('reliability: the reconciler', () => {
       `SELECT status, error FROM sync_runs WHERE id = $1`,
       [first.body.id],
     );
-    assert.equal(old.rows[0]!.status, 'failed');
-    assert.match(old.rows[0]!.error, /terminated in Temporal/);
+    assert.equal(old.rows[0]!.status, 'cancelled');
+    assert.match(old.rows[0]!.error, /^terminated in Temporal by .*: operator pressed Terminate$/);
     const ended = await lifecycleOf(first.body.id);
     assert.ok(
-      ended.some((e) => e.status === 'failed' && e.previous_status === 'running' && /terminated/.test(String(e.error))),
+      ended.some(
+        (e) => e.status === 'cancelled' && e.previous_status === 'running' && /terminated/.test(String(e.error)),
+      ),
       JSON.stringify(ended),
     );
     h.releaseSyncs();

@@ -34,11 +34,18 @@ const focus = (nodeId: string, line?: number): boolean => {
   return true;
 };
 const detail = createDetailPane(byId('detail'), api, { focus });
-createSearch(byId('search-form'), byId('search'), byId('search-results'), api, {
-  focus,
-  openSymbol: (address, syncId) => void detail.showSymbol(address, syncId),
-  sourceId: () => picker.selectedSource(),
-});
+createSearch(
+  byId('search-form'),
+  byId('search'),
+  byId('search-results'),
+  api,
+  {
+    focus,
+    openSymbol: (address, syncId) => void detail.showSymbol(address, syncId),
+    sourceId: () => picker.selectedSource(),
+  },
+  byId<HTMLInputElement>('search-all'),
+);
 graph.onSelect((id) => focus(id));
 
 byId('legend').replaceChildren(

@@ -1,8 +1,11 @@
 /**
- * Search over files (`/api/graph/search`, by meaning), chunks and symbols (`/api/graph/search/chunks` and
- * `/api/graph/search/symbols`). A kind whose route the service does not have (404) is left out quietly; the other
- * kinds still answer. A result that names a node of the shown graph focuses it (and a chunk scrolls its file to the
- * line); a symbol opens its detail (callers, callees, hierarchy) and focuses its file.
+ * Search over files (`/api/graph/search/files`: the file the query names first, then by meaning), chunks and symbols
+ * (`/api/graph/search/chunks` and `/api/graph/search/symbols`). Every kind searches the selected source unless "all
+ * sources" is ticked (or no source is selected), and every hit names its repository. The kind that fits the query
+ * comes first: files for a file name or path, symbols for an identifier, chunks for words. A kind whose route the
+ * service does not have (404) is left out quietly; the other kinds still answer. A result that names a node of the
+ * shown graph focuses it (and a chunk scrolls its file to the line); a symbol opens its detail (callers, callees,
+ * hierarchy) and focuses its file.
  */
 import { ApiError, type Api } from './api.ts';
 import { colourOf } from './colours.ts';
@@ -17,13 +20,23 @@ interface Hit {
   /** A symbol hit's address (`src_<source_id>:<path>#<key>`): its detail opens in the pane. */
   symbol: string | undefined;
   syncId: string | undefined;
+  repository: string | undefined;
 }
 
 const KINDS = [
-  { kind: 'files', label: 'Files', path: '/api/graph/search' },
+  { kind: 'files', label: 'Files', path: '/api/graph/search/files' },
   { kind: 'chunks', label: 'Chunks', path: '/api/graph/search/chunks' },
   { kind: 'symbols', label: 'Symbols', path: '/api/graph/search/symbols' },
 ] as const;
+type Kind = (typeof KINDS)[number];
+
+/** The kinds in the order that fits the query: a file name or path → files; an identifier → symbols; else chunks. */
+export function kindOrder(q: string): Array<Kind['kind']> {
+  const t = q.trim();
+  if (!/\s/.test(t) && (t.includes('/') || /\.[a-z0-9]{1,5}$/.test(t))) return ['files', 'symbols', 'chunks'];
+  if (/^[A-Za-z_$][\w$]*((\.|::|#)[A-Za-z_$][\w$]*)*$/.test(t)) return ['symbols', 'chunks', 'files'];
+  return ['chunks', 'symbols', 'files'];
+}
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
@@ -50,6 +63,7 @@ export function toHit(r: Record<string, unknown>): Hit {
     type: str(r.type) ?? str(r.file_type),
     symbol: address,
     syncId: str(r.sync_id),
+    repository: str(r.repository),
   };
 }
 
@@ -73,6 +87,7 @@ export function createSearch(
     openSymbol(address: string, syncId: string | undefined): void;
     sourceId(): string | undefined;
   },
+  allSources?: HTMLInputElement,
 ): SearchPanel {
   const unavailable = new Set<string>();
   let current = 0;
@@ -84,12 +99,15 @@ export function createSearch(
       return;
     }
     out.replaceChildren(el('p', { class: 'muted' }, 'Searching…'));
-    const kinds = KINDS.filter((k) => !unavailable.has(k.kind));
+    const order = kindOrder(q);
+    const kinds = KINDS.filter((k) => !unavailable.has(k.kind)).sort(
+      (a, b) => order.indexOf(a.kind) - order.indexOf(b.kind),
+    );
+    // The selected source by default; every source when asked (or when none is selected).
+    const scope = allSources?.checked ? {} : { source_id: actions.sourceId() };
     const answers = await Promise.all(
       kinds.map(async (k) => {
         try {
-          // Chunks and symbols can be scoped to the shown source; file search covers every source.
-          const scope = k.kind === 'files' ? {} : { source_id: actions.sourceId() };
           return { k, hits: resultsOf(await api.get(k.path, { q, limit: 20, ...scope })).map(toHit) };
         } catch (err) {
           if (err instanceof ApiError && err.status === 404 && k.kind !== 'files') {
@@ -117,6 +135,7 @@ export function createSearch(
                 el('span', { class: 'hit-title' }, h.title),
               );
               if (h.type) button.prepend(swatch(colourOf(h.type)));
+              if (h.repository) button.append(el('span', { class: 'hit-repo' }, h.repository));
               if (h.detail) button.append(el('span', { class: 'hit-detail' }, h.detail));
               button.addEventListener('click', () => {
                 // A symbol opens its own detail (callers, callees, hierarchy); its file is focused in the graph.
@@ -146,5 +165,6 @@ export function createSearch(
     clearTimeout(timer);
     timer = setTimeout(() => void run(input.value), 350);
   });
+  allSources?.addEventListener('change', () => void run(input.value));
   return { run };
 }

@@ -1,5 +1,8 @@
 ; Symbol facts for Python (captures: engine/symbols/plugin.ts).
 
+; A decorator's uses belong to the function or class it decorates.
+(decorated_definition (decorator) @decorator definition: (_ name: (identifier) @decorator.owner))
+
 ; Calls (a decorator is a call of the decorator with the function).
 (call function: (identifier) @call.name)
 (call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name))
@@ -10,13 +13,12 @@
 
 ; Functions and methods used as values.
 (argument_list (identifier) @value.name)
-(argument_list (attribute object: (_) @value.receiver attribute: (identifier) @value.name))
 (keyword_argument value: (identifier) @value.name)
-(keyword_argument value: (attribute object: (_) @value.receiver attribute: (identifier) @value.name))
 (pair value: (identifier) @value.name)
 (list (identifier) @value.name)
 (assignment right: (identifier) @value.name)
-(assignment right: (attribute object: (identifier) @value.receiver attribute: (identifier) @value.name))
+; Any attribute read: a method used as a value or a property (a call's own attribute is dropped by the extraction).
+(attribute object: (_) @value.receiver attribute: (identifier) @value.name)
 (return_statement (identifier) @value.name)
 
 ; Types in annotations.
@@ -41,6 +43,10 @@
   (#eq? @_self "self"))
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @bind.field)
   right: (call function: [(identifier) (attribute)] @bind.call)
+  (#eq? @_self "self"))
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @bind.field)
+  right: (identifier) @bind.alias
   (#eq? @_self "self"))
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call) alias: (as_pattern_target (identifier) @bind.local)))
 

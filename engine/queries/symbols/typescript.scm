@@ -51,6 +51,9 @@
   left: (member_expression object: (this) property: (property_identifier) @bind.field)
   right: (new_expression constructor: (_) @bind.new))
 (assignment_expression left: (identifier) @bind.local right: (new_expression constructor: (_) @bind.new))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @bind.field)
+  right: (identifier) @bind.alias)
 
 ; Untyped local names (they shadow outer names).
 (required_parameter pattern: (identifier) @local)

@@ -1,10 +1,13 @@
 /**
  * The reconciler: Temporal and the database never disagree for long. A run that is active (pending or running) in
- * the database while its source's workflow is not running — terminated or cancelled from the Temporal UI, timed out,
- * failed or completed without recording an end, never started after the row committed, its history gone — is ended
- * `failed` with a reason that says what happened, through changeStatus (lib/sync-runs: the run's status change and its
- * `sync_lifecycle` event, one transaction). It runs at the next sync request of the source (createSync, on the
- * one-active conflict) and every RECONCILE_INTERVAL_SECONDS over all active runs.
+ * the database while its source's workflow is not running is ended with a reason that says what happened, through
+ * changeStatus (lib/sync-runs: the run's status change and its `sync_lifecycle` event, one transaction): terminated
+ * from the Temporal UI or CLI → `cancelled`, error `terminated in Temporal by <identity>: <the operator's reason>`
+ * (read from the execution's last history event), progress phase `terminated`; cancelled in Temporal → `cancelled`;
+ * timed out, failed or completed without recording an end, never started after the row committed, its history gone →
+ * `failed`. It runs at the next sync request of the source (createSync, on the one-active conflict), on every pass of
+ * the watcher (watch.ts, every WATCH_INTERVAL_SECONDS: a Terminate shows in the API within seconds) and every
+ * RECONCILE_INTERVAL_SECONDS with the repair of schedule intents.
  *
  * It asks Temporal with `describe` of the source's workflow (the workflow id is the source id) and holds no database
  * connection meanwhile. A run younger than the grace period is left alone when Temporal shows no execution of it:
@@ -16,13 +19,21 @@ import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { withTransaction } from '../../../lib/db.ts';
 import type { SyncRunRow } from '../../../lib/sync-runs/index.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from '../../../lib/sync-runs/index.ts';
+import { ACTIVE_STATUSES, changeStatus, clearQueued, getActiveSyncOf } from '../../../lib/sync-runs/index.ts';
 import { syncIdOf } from './workflow.ts';
 import { repairStaleSchedules } from '../schedules/repair.ts';
 
 export const DEFAULT_RECONCILE_GRACE_MS = 30_000;
 /** A describe that does not answer in this long counts as "Temporal unavailable": nothing is decided. */
 const DESCRIBE_TIMEOUT_MS = 5000;
+
+/** How a run whose workflow is gone ends. */
+export interface StaleEnding {
+  status: 'failed' | 'cancelled';
+  error: string;
+  /** progress_meta.phase of the ended run. */
+  phase: string;
+}
 
 const CLOSED_REASONS: Record<string, string> = {
   TERMINATED: 'was terminated in Temporal (e.g. from the Temporal UI or CLI)',
@@ -51,34 +62,86 @@ async function describe(deps: IngestionDeps, workflowId: string): Promise<Workfl
   }
 }
 
+/** The operator's reason and identity of a Terminate: the execution's last history event. */
+async function terminationOf(
+  deps: IngestionDeps,
+  workflowId: string,
+  runId: string,
+): Promise<{ reason: string; identity: string } | undefined> {
+  const page = await deps.temporal.workflowService.getWorkflowExecutionHistoryReverse({
+    namespace: deps.temporal.options.namespace,
+    execution: { workflowId, runId },
+    maximumPageSize: 1,
+  });
+  const attrs = page.history?.events?.[0]?.workflowExecutionTerminatedEventAttributes;
+  if (!attrs) return undefined;
+  return { reason: attrs.reason ?? '', identity: attrs.identity ?? '' };
+}
+
 /**
- * Why `run` can never end by itself, or undefined when it may (its workflow runs, or Temporal shows nothing yet and
- * the run is younger than the grace period). Throws when Temporal cannot be asked.
+ * How `run` ends when it can never end by itself, or undefined when it may (its workflow runs, or Temporal shows
+ * nothing yet and the run is younger than the grace period). Throws when Temporal cannot be asked.
  */
-export async function staleReason(deps: IngestionDeps, run: SyncRunRow, graceMs: number): Promise<string | undefined> {
+export async function staleEnding(
+  deps: IngestionDeps,
+  run: SyncRunRow,
+  graceMs: number,
+): Promise<StaleEnding | undefined> {
   const d = await describe(deps, run.source_id);
   const young = Date.now() - new Date(run.created_at).getTime() < graceMs;
+  const failed = (error: string): StaleEnding => ({ status: 'failed', error, phase: 'failed' });
   if (d === null) {
     if (young) return undefined;
-    return `reconciled: no workflow execution exists for this sync (it was never started after the run was recorded, or its history is gone)`;
+    return failed(
+      `reconciled: no workflow execution exists for this sync (it was never started after the run was recorded, or its history is gone)`,
+    );
   }
   if (d.status.name === 'RUNNING') return undefined;
   const ours = syncIdOf(d);
   // A closed execution of another sync while this row is young: this run's workflow may be starting now.
   if (ours !== run.id && young) return undefined;
-  const what = CLOSED_REASONS[d.status.name] ?? `ended with status ${d.status.name}`;
   const when = d.closeTime ? ` at ${d.closeTime.toISOString()}` : '';
-  return ours === run.id
-    ? `reconciled: the sync workflow ${what}${when} without recording an end of this run (run id ${d.runId})`
-    : `reconciled: the source's workflow is not running (its last execution ${what}${when}); this run was never picked up`;
+  if (ours === run.id && d.status.name === 'TERMINATED') {
+    const t = await terminationOf(deps, run.source_id, d.runId).catch(() => undefined);
+    const by = t?.identity ? ` by ${t.identity}` : '';
+    const reason = t?.reason ? `: ${t.reason}` : ' (no reason given)';
+    return { status: 'cancelled', error: `terminated in Temporal${by}${when}${reason}`, phase: 'terminated' };
+  }
+  if (ours === run.id && d.status.name === 'CANCELLED') {
+    return { status: 'cancelled', error: `cancelled in Temporal${when}`, phase: 'cancelled' };
+  }
+  const what = CLOSED_REASONS[d.status.name] ?? `ended with status ${d.status.name}`;
+  return failed(
+    ours === run.id
+      ? `reconciled: the sync workflow ${what}${when} without recording an end of this run (run id ${d.runId})`
+      : `reconciled: the source's workflow is not running (its last execution ${what}${when}); this run was never picked up`,
+  );
 }
 
-/** Ends `run` failed with `reason` (and its lifecycle event) unless it has left pending/running meanwhile. */
-async function endStale(deps: IngestionDeps, run: SyncRunRow, reason: string): Promise<boolean> {
-  const changed = await withTransaction(deps.pool, (tx) =>
-    changeStatus(tx, { syncId: run.id, from: ACTIVE_STATUSES, to: 'failed', error: reason }),
-  );
-  if (changed) deps.log.warning('sync_reconciled', { sync_id: run.id, source_id: run.source_id, reason });
+/**
+ * Ends `run` as `ending` says (and its lifecycle event) unless it has left pending/running meanwhile; the source's
+ * runs still marked queued behind it are unmarked (their workflow is gone).
+ */
+async function endStale(deps: IngestionDeps, run: SyncRunRow, ending: StaleEnding): Promise<boolean> {
+  const changed = await withTransaction(deps.pool, async (tx) => {
+    const c = await changeStatus(tx, {
+      syncId: run.id,
+      from: ACTIVE_STATUSES,
+      to: ending.status,
+      error: ending.error,
+      meta: { phase: ending.phase },
+    });
+    if (c) await clearQueued(tx, run.source_id);
+    return c;
+  });
+  if (changed) {
+    deps.log.warning('sync_reconciled', {
+      sync_id: run.id,
+      source_id: run.source_id,
+      status: ending.status,
+      reason: ending.error,
+    });
+  }
   return changed !== undefined;
 }
 
@@ -86,16 +149,18 @@ async function endStale(deps: IngestionDeps, run: SyncRunRow, reason: string): P
 export async function reconcileSource(deps: IngestionDeps, sourceId: string, graceMs: number): Promise<boolean> {
   const active = await getActiveSyncOf(deps.pool, sourceId);
   if (!active) return false;
-  const reason = await staleReason(deps, active, graceMs);
-  return reason === undefined ? false : endStale(deps, active, reason);
+  const ending = await staleEnding(deps, active, graceMs);
+  return ending === undefined ? false : endStale(deps, active, ending);
 }
 
-/** One pass over every active run older than the grace period; returns how many were ended. */
+/**
+ * One pass over every active run; returns how many were ended. Young runs are asked about too: a run terminated in
+ * its first seconds ends at once; one whose workflow Temporal does not show yet is left alone (staleEnding).
+ */
 export async function reconcileAll(deps: IngestionDeps, graceMs: number): Promise<number> {
   const r = await deps.pool.query<{ source_id: string }>(
-    `SELECT DISTINCT source_id FROM sync_runs
-      WHERE status = ANY($1::text[]) AND created_at < now() - make_interval(secs => $2::double precision / 1000)`,
-    [ACTIVE_STATUSES, graceMs],
+    `SELECT DISTINCT source_id FROM sync_runs WHERE status = ANY($1::text[])`,
+    [ACTIVE_STATUSES],
   );
   let ended = 0;
   for (const { source_id } of r.rows) {

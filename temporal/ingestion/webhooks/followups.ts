@@ -18,6 +18,9 @@ import type { Queryable } from '../../../lib/db.ts';
 import { ConflictError, FailedPreconditionError, NotFoundError } from '../../../lib/errors.ts';
 import { requestDeadlineMs, type IngestionDeps } from '../deps.ts';
 import { cleanSync } from '../syncs/clean.ts';
+import type { Sweeper, SweeperSettings } from './types.ts';
+
+export type { Sweeper, SweeperSettings };
 import { createSync } from '../syncs/create.ts';
 
 export interface FollowupRequest {
@@ -27,13 +30,6 @@ export interface FollowupRequest {
   provider: string;
   trigger: string;
   pr?: { number: number; baseRef: string };
-}
-
-export interface SweeperSettings {
-  quietMs: number;
-  cooldownMs: number;
-  maxWaitMs: number;
-  intervalMs: number;
 }
 
 export const DEFAULT_SWEEPER: SweeperSettings = {
@@ -191,12 +187,6 @@ export async function sweep(deps: IngestionDeps, s: SweeperSettings, maxStarts =
   }
   for (let i = 0; i < maxStarts && (await cleanClosed(deps)); i++);
   return started;
-}
-
-export interface Sweeper {
-  /** Asks for a pass soon (after a delivery), without waiting for it. */
-  kick(): void;
-  stop(): Promise<void>;
 }
 
 /** Runs `sweep` every `intervalMs` and on `kick`, one pass at a time. intervalMs 0: only on kick. */

@@ -1,0 +1,153 @@
+/**
+ * Reads that do not slow with history (issue 30 item 3): the p50 of each read with one kept sync of the Go standard
+ * library, then with N kept syncs (default 50), in one run. History is built the cheap way: re-syncs of the unchanged
+ * commit (each writes a whole sync's per-sync rows: sync_files, File/Symbol vertices, edges). Uses bench/resync.ts's
+ * source (its id in .stack/bench-resync.json; run `bench/resync.ts --corpus go --syncs 1` first), whose
+ * `config.retention.keep_completed` is raised so the stack's retention schedule keeps the history.
+ *
+ *   node --import tsx bench/history.ts [--syncs 50] [--reps 21] [--no-reset]
+ *
+ * Phase 1 purges every sync of the source but its newest (unless --no-reset), then VACUUM (ANALYZE) as retention's
+ * last step does; each read is timed `reps` times after two warm-up calls (client side, body read). Phase 2 re-syncs
+ * until N completed syncs are kept and times the same reads at once (no maintenance between: what a user meets right
+ * after the syncs), then again after VACUUM (ANALYZE). Ratios are phase / phase 1 per read.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { api, root, stackPool, syncThroughGateway } from './support/gateway.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    syncs: { type: 'string', default: '50' },
+    reps: { type: 'string', default: '21' },
+    'no-reset': { type: 'boolean', default: false },
+  },
+});
+const target = Number(args.syncs);
+const reps = Number(args.reps);
+const pool = stackPool();
+const statePath = join(root, '.stack/bench-resync.json');
+if (!existsSync(statePath)) throw new Error('run bench/resync.ts --corpus go --syncs 1 first');
+const sourceId = (JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, string>).go;
+if (!sourceId) throw new Error('no go source in .stack/bench-resync.json');
+
+interface SyncJson {
+  id: string;
+  status: string;
+  created_at: string;
+}
+
+async function completedSyncs(): Promise<SyncJson[]> {
+  const page = await api<{ items: SyncJson[] }>('GET', `/api/syncs?source_id=${sourceId}&limit=200`);
+  return page.items.filter((s) => s.status === 'completed');
+}
+
+async function vacuum(): Promise<void> {
+  const labels = await pool.query<{ name: string }>(
+    `SELECT l.name FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph
+      WHERE g.name = 'service' AND l.name NOT IN ('_ag_label_vertex', '_ag_label_edge')`,
+  );
+  for (const t of [...labels.rows.map((r) => `service."${r.name}"`), 'sync_runs', 'sync_files', 'file_contents']) {
+    await pool.query(`VACUUM (ANALYZE) ${t}`);
+  }
+}
+
+const enc = encodeURIComponent;
+function reads(newest: string, previous: string): Array<[string, string]> {
+  const node = enc(`src_${sourceId}:strings/strings.go`);
+  return [
+    [
+      'chunk search (lexical)',
+      `/api/graph/search/chunks?q=${enc('read all bytes from a reader')}&mode=lexical&source_id=${sourceId}`,
+    ],
+    [
+      'chunk search (hybrid)',
+      `/api/graph/search/chunks?q=${enc('parse an http request header')}&source_id=${sourceId}`,
+    ],
+    ['symbol search', `/api/graph/search/symbols?q=ReadAll&source_id=${sourceId}`],
+    ['merged graph', `/api/graph?sync_ids=${newest}`],
+    ['node detail', `/api/graph/nodes/${node}`],
+    ['file', `/api/graph/nodes/${node}/file`],
+    ['impact', `/api/graph/impact?node_id=${enc(`src_${sourceId}:io/io.go`)}&depth=3`],
+    ['diff', `/api/graph/diff?from=${previous}&to=${newest}`],
+  ];
+}
+
+async function time(path: string): Promise<number> {
+  const t = performance.now();
+  await api('GET', path);
+  return performance.now() - t;
+}
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+
+async function measure(label: string): Promise<Map<string, number>> {
+  const syncs = await completedSyncs();
+  const newest = syncs[0]!.id;
+  const previous = (syncs[1] ?? syncs[0])!.id;
+  const out = new Map<string, number>();
+  const load = (await import('node:os')).loadavg()[0]!.toFixed(2);
+  console.log(`\n${label}: ${syncs.length} completed syncs kept, load ${load}`);
+  for (const [name, path] of reads(newest, previous)) {
+    await time(path);
+    await time(path);
+    const xs: number[] = [];
+    for (let i = 0; i < reps; i++) xs.push(await time(path));
+    out.set(name, pct(xs, 0.5));
+    console.log(`  ${name.padEnd(24)} p50 ${pct(xs, 0.5).toFixed(1)} ms, p95 ${pct(xs, 0.95).toFixed(1)} ms`);
+  }
+  return out;
+}
+
+async function dbSize(): Promise<string> {
+  const r = await pool.query<{ s: string }>(`SELECT pg_size_pretty(pg_database_size(current_database())) AS s`);
+  return r.rows[0]!.s;
+}
+
+await api('PATCH', `/api/sources/${sourceId}`, {
+  config: { retention: { keep_completed: Math.max(100, target + 10) } },
+});
+let syncs = await completedSyncs();
+if (syncs.length === 0) throw new Error('the source has no completed sync: run bench/resync.ts first');
+if (!args['no-reset']) {
+  const all = await api<{ items: SyncJson[] }>('GET', `/api/syncs?source_id=${sourceId}&limit=200`);
+  for (const s of all.items.slice(1)) await fetchDelete(s.id);
+  await vacuum();
+}
+async function fetchDelete(id: string): Promise<void> {
+  await api('DELETE', `/api/syncs/${id}`).catch((err: unknown) => {
+    // 204 has no JSON body: api() throws on parsing it; anything but a parse error is real.
+    if (!(err instanceof SyntaxError)) throw err;
+  });
+}
+console.log(`database ${await dbSize()}`);
+const one = await measure('one sync');
+
+syncs = await completedSyncs();
+const times: number[] = [];
+while (syncs.length < target) {
+  const { ms } = await syncThroughGateway(sourceId);
+  times.push(ms);
+  syncs = await completedSyncs();
+  if (syncs.length % 10 === 0)
+    console.log(`  ${syncs.length} syncs kept, last re-sync ${(ms / 1000).toFixed(2)} s, database ${await dbSize()}`);
+}
+if (times.length > 0) {
+  console.log(
+    `re-syncs: ${times.length}, median ${(pct(times, 0.5) / 1000).toFixed(2)} s, p95 ${(pct(times, 0.95) / 1000).toFixed(2)} s`,
+  );
+}
+console.log(`database ${await dbSize()}`);
+const many = await measure(`${target} syncs, right after the syncs`);
+await vacuum();
+const vacuumed = await measure(`${target} syncs, after VACUUM (ANALYZE)`);
+
+console.log(`\nratio to one sync (target <= 1.3):`);
+for (const [name, base] of one) {
+  console.log(
+    `  ${name.padEnd(24)} ${(many.get(name)! / base).toFixed(2)} right after, ${(vacuumed.get(name)! / base).toFixed(2)} vacuumed`,
+  );
+}
+await pool.end();

@@ -1,0 +1,208 @@
+/**
+ * Soak (issue 30 item 6): N re-syncs of the Go standard library, each after a one-file commit (an hourly schedule's
+ * days), with the default retention window (keep 10 completed), retention run after every sync. Prints per sync:
+ * its time, the database size, the kept syncs, and the p50 of a few reads; at the end the targets: database size
+ * against its size when the window first filled (<= 1.2x), re-sync p95 against the median (<= 2x), the reads' last
+ * figures against their first, and what purges left behind (rows in any table or label naming a sync that no longer
+ * exists: must be 0).
+ *
+ *   node --import tsx bench/soak.ts [--syncs 100] [--purge-after 60] [--reps 5]
+ *
+ * Uses bench/resync.ts's Go source (.stack/bench-resync.json); its `config.retention` is removed so the defaults apply,
+ * and every sync of it but the newest is purged first, so the window fills during the soak.
+ * Retention runs as the schedule's workflow does (retentionWorkflow on the sync task queue), started by the bench
+ * after each sync with the service defaults except `purgeAfterSeconds` (default 60 here instead of 3600, so purges
+ * happen within the soak; say so with the figures).
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { DEFAULT_KEEP_COMPLETED, DEFAULT_KEEP_FAILED, type RetentionInput } from '../lib/retention.ts';
+import { RETENTION_WORKFLOW_TYPE, type RetentionResult } from '../workflows/retention-contract.ts';
+import { CHANGED_FILE, git } from './support/corpus.ts';
+import { api, env, root, stackPool, syncThroughGateway } from './support/gateway.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    syncs: { type: 'string', default: '100' },
+    'purge-after': { type: 'string', default: '60' },
+    reps: { type: 'string', default: '5' },
+  },
+});
+const total = Number(args.syncs);
+const reps = Number(args.reps);
+const pool = stackPool();
+const state = JSON.parse(readFileSync(join(root, '.stack/bench-resync.json'), 'utf8')) as Record<string, string>;
+const sourceId = state.go;
+if (!sourceId) throw new Error('run bench/resync.ts --corpus go --syncs 1 first');
+const source = await api<{ url: string }>('GET', `/api/sources/${sourceId}`);
+if (!existsSync(source.url)) throw new Error(`the source's repository ${source.url} is gone: register it again`);
+await api('PATCH', `/api/sources/${sourceId}`, { config: {} });
+// Start from one kept sync (the window then fills during the soak): every other sync of the source is purged first.
+{
+  const all = await api<{ items: Array<{ id: string }> }>('GET', `/api/syncs?source_id=${sourceId}&limit=200`);
+  for (const s of all.items.slice(1)) {
+    await api('DELETE', `/api/syncs/${s.id}`).catch((err: unknown) => {
+      if (!(err instanceof SyntaxError)) throw err; // 204: no JSON body
+    });
+  }
+  if (all.items.length > 1) console.log(`purged ${all.items.length - 1} earlier syncs of the source`);
+}
+
+const connection = await Connection.connect({ address: env('TEMPORAL_ADDRESS', '127.0.0.1:7233') });
+const client = new Client({ connection, namespace: env('TEMPORAL_NAMESPACE', 'default') });
+const input: RetentionInput = {
+  keepCompleted: DEFAULT_KEEP_COMPLETED,
+  keepFailed: DEFAULT_KEEP_FAILED,
+  purgeAfterSeconds: Number(args['purge-after']),
+  eventMaxAgeHours: 168,
+  maxSyncsPerRun: 100,
+};
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const enc = encodeURIComponent;
+const node = enc(`src_${sourceId}:strings/strings.go`);
+const READS: Array<[string, () => string]> = [
+  [
+    'chunks',
+    () => `/api/graph/search/chunks?q=${enc('read all bytes from a reader')}&mode=lexical&source_id=${sourceId}`,
+  ],
+  ['symbols', () => `/api/graph/search/symbols?q=ReadAll&source_id=${sourceId}`],
+  ['node', () => `/api/graph/nodes/${node}`],
+  ['file', () => `/api/graph/nodes/${node}/file`],
+  ['impact', () => `/api/graph/impact?node_id=${enc(`src_${sourceId}:io/io.go`)}&depth=3`],
+  ['diff', () => `/api/graph/diff?source_id=${sourceId}`],
+];
+
+async function readP50s(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [name, path] of READS) {
+    const xs: number[] = [];
+    for (let i = 0; i < reps + 1; i++) {
+      const t = performance.now();
+      await api('GET', path());
+      if (i > 0)
+        xs.push(performance.now() - t); // the first is the sync's first read: kept apart below
+      else out[`${name}_first`] = performance.now() - t;
+    }
+    out[name] = pct(xs, 0.5);
+  }
+  return out;
+}
+
+async function dbBytes(): Promise<number> {
+  const r = await pool.query<{ n: string }>(`SELECT pg_database_size(current_database())::text AS n`);
+  return Number(r.rows[0]!.n);
+}
+
+async function keptSyncs(): Promise<Record<string, number>> {
+  const r = await pool.query<{ status: string; n: number }>(
+    `SELECT status, count(*)::int AS n FROM sync_runs WHERE source_id = $1 GROUP BY 1`,
+    [sourceId],
+  );
+  return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
+}
+
+/** Rows in any label or any table with a sync_id column that name a sync which no longer exists. */
+async function leftBehind(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const labels = await pool.query<{ name: string }>(
+    `SELECT l.name FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph
+      WHERE g.name = 'service' AND l.name NOT IN ('_ag_label_vertex', '_ag_label_edge')`,
+  );
+  for (const { name } of labels.rows) {
+    const r = await pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM service."${name}" x
+        WHERE NOT EXISTS (SELECT 1 FROM sync_runs s
+                           WHERE ('"' || s.id::text || '"')::ag_catalog.agtype
+                               = ag_catalog.agtype_access_operator(x.properties, '"sync_id"'::ag_catalog.agtype))`,
+    );
+    out[name] = Number(r.rows[0]!.n);
+  }
+  const tables = await pool.query<{ table_name: string }>(
+    `SELECT c.table_name FROM information_schema.columns c
+       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+      WHERE c.table_schema = 'public' AND c.column_name = 'sync_id' AND t.table_type = 'BASE TABLE'
+        AND c.table_name <> 'events'`,
+  );
+  for (const { table_name } of tables.rows) {
+    const r = await pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM "${table_name}" x WHERE NOT EXISTS (SELECT 1 FROM sync_runs s WHERE s.id = x.sync_id)`,
+    );
+    out[table_name] = Number(r.rows[0]!.n);
+  }
+  const orphans = await pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM file_contents c WHERE NOT EXISTS (SELECT 1 FROM sync_files f WHERE f.content_id = c.id)`,
+  );
+  out.unreferenced_file_contents = Number(orphans.rows[0]!.n);
+  return out;
+}
+
+const mb = (b: number) => (b / 1048576).toFixed(0);
+const rows: Array<Record<string, unknown>> = [];
+const times: number[] = [];
+let filledAt: number | undefined;
+let firstReads: Record<string, number> | undefined;
+console.log(
+  `soak: ${total} re-syncs after one-file commits, keep ${input.keepCompleted}, purge after ${input.purgeAfterSeconds} s`,
+);
+for (let i = 1; i <= total; i++) {
+  git(source.url, 'checkout', '-q', 'main');
+  const file = join(source.url, CHANGED_FILE.go);
+  writeFileSync(file, readFileSync(file, 'utf8') + `\n// soak ${i} ${Date.now()}\n`);
+  git(source.url, 'commit', '-q', '-am', `soak ${i}`);
+  const { ms } = await syncThroughGateway(sourceId);
+  times.push(ms);
+  const t = performance.now();
+  const ret = await client.workflow.execute<(i: RetentionInput) => Promise<RetentionResult>>(RETENTION_WORKFLOW_TYPE, {
+    taskQueue: env('TEMPORAL_TASK_QUEUE', 'ckg-sync'),
+    workflowId: `soak-retention-${Date.now()}`,
+    args: [input],
+  });
+  const retentionMs = performance.now() - t;
+  const kept = await keptSyncs();
+  const size = await dbBytes();
+  const reads = await readP50s();
+  firstReads ??= reads;
+  if (filledAt === undefined && (kept.completed ?? 0) >= input.keepCompleted) filledAt = size;
+  const row = {
+    i,
+    sync_ms: Math.round(ms),
+    retention_ms: Math.round(retentionMs),
+    db_mb: mb(size),
+    kept,
+    ret,
+    reads,
+    load: loadavg()[0]!.toFixed(2),
+  };
+  rows.push(row);
+  console.log(
+    `${String(i).padStart(3)} sync ${(ms / 1000).toFixed(2)} s, retention ${(retentionMs / 1000).toFixed(2)} s ` +
+      `(cleaned ${ret.cleaned}, purged ${ret.purged}), db ${mb(size)} MB, kept ${JSON.stringify(kept)}, ` +
+      `reads p50 ${Object.entries(reads)
+        .filter(([k]) => !k.endsWith('_first'))
+        .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+        .join(' ')} ms, ` +
+      `first diff ${reads.diff_first!.toFixed(0)} ms, load ${row.load}`,
+  );
+}
+writeFileSync(join(root, '.stack/bench-soak.json'), JSON.stringify(rows, null, 1));
+const end = await dbBytes();
+console.log(
+  `\nre-syncs: median ${(pct(times, 0.5) / 1000).toFixed(2)} s, p95 ${(pct(times, 0.95) / 1000).toFixed(2)} s, ` +
+    `ratio ${(pct(times, 0.95) / pct(times, 0.5)).toFixed(2)} (target <= 2), max ${(Math.max(...times) / 1000).toFixed(2)} s`,
+);
+if (filledAt !== undefined)
+  console.log(
+    `database: ${mb(filledAt)} MB when the window first filled, ${mb(end)} MB at the end: ${(end / filledAt).toFixed(2)}x (target <= 1.2)`,
+  );
+const lastReads = rows.at(-1)!.reads as Record<string, number>;
+console.log(
+  `reads p50, first sync of the soak -> last: ${READS.map(([k]) => `${k} ${firstReads![k]!.toFixed(0)} -> ${lastReads[k]!.toFixed(0)} ms`).join(', ')}`,
+);
+console.log(`left behind by purges (rows naming a sync that no longer exists): ${JSON.stringify(await leftBehind())}`);
+await connection.close();
+await pool.end();

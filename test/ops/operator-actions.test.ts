@@ -1,0 +1,261 @@
+/**
+ * Issue 31: every action an operator can take in the Temporal UI, pressed through the Temporal client exactly as the
+ * UI sends it (TerminateWorkflowExecution with a reason, ResetWorkflowExecution, SignalWorkflowExecution with no
+ * input, null or a bad JSON object, PatchSchedule pause/unpause/trigger), each followed by the API's answer (the
+ * graph component's GET /api/syncs/{id}, /api/schedules, /api/sources/{id} over HTTP) within 10 s. The ingestion
+ * component's watcher runs as in production (a short interval here). The last test presses Pause and Terminate in
+ * the real Temporal UI (TEMPORAL_UI_URL of the stack) in headless Chromium.
+ */
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { changeStatus } from '../../lib/sync-runs/index.ts';
+import { startWatcher, type Watcher } from '../../temporal/ingestion/watch.ts';
+import { retrySignal } from '../../workflows/sync-contract.ts';
+import { insertSource } from '../support/fixtures.ts';
+import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
+import {
+  events,
+  startHarness,
+  waitFor,
+  waitForEnd,
+  waitForStatus,
+  type Harness,
+} from '../support/ingestion/harness.ts';
+import { testEnv } from '../support/env.ts';
+import { launchBrowser } from '../support/browser.ts';
+
+/** The issue's bound: the API says what Temporal says within this long after an action. */
+const AGREE_MS = 10_000;
+
+interface Sync {
+  id: string;
+  status: string;
+  error: string | null;
+  progress_meta: Record<string, unknown>;
+}
+interface Schedule {
+  id: number;
+  enabled: boolean;
+  next_run_at: string | null;
+}
+
+describe('operator actions in the Temporal UI, checked against the API', () => {
+  let h: Harness;
+  let graph: GraphTestApp;
+  let watcher: Watcher;
+  before(async () => {
+    h = await startHarness();
+    graph = await startGraphTestApp({ db: h.db, ingestionUrl: h.url });
+    watcher = startWatcher(h.deps, 300, 30_000);
+  });
+  afterEach(() => h.releaseSyncs());
+  after(async () => {
+    await watcher.stop();
+    await graph.close();
+    await h.close();
+  });
+
+  const getSync = async (id: string) => (await graph.get<Sync>(`/api/syncs/${id}`)).body;
+  /** Polls the API until `check` holds, for at most AGREE_MS. */
+  const agree = <T>(what: string, fn: () => Promise<T | undefined | false>) => waitFor(what, fn, AGREE_MS);
+
+  async function source(repo: 'slow' | 'small' = 'slow'): Promise<string> {
+    const id = await insertSource(h.db.pool);
+    await h.db.pool.query(`UPDATE sources SET url = $2 WHERE id = $1`, [id, h.repos[repo].dir]);
+    return id;
+  }
+  async function startSync(sourceId: string): Promise<string> {
+    const r = await h.api<Sync>('POST', '/api/syncs', { source_id: sourceId, triggered_by: 'alice' });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return r.body.id;
+  }
+
+  it('Terminate: the run ends cancelled with the typed reason within 10 s; a Reset of it completes it and leaves last_sync_id on the newest sync', async () => {
+    h.holdSyncs();
+    const sourceId = await source();
+    const first = await startSync(sourceId);
+    await waitForStatus(h, first, 'running');
+    // Past beginSync in the history too (the run is running once beginSync's transaction commits; its completion is
+    // recorded a moment later): the Reset below goes back to the workflow task after it.
+    await waitFor('the clone to start', async () => {
+      const r = await h.db.pool.query(
+        `SELECT 1 FROM sync_runs WHERE id = $1 AND progress_meta ->> 'phase' <> 'starting'`,
+        [first],
+      );
+      return r.rowCount === 1;
+    });
+    await h.client.workflow.getHandle(sourceId).terminate('wrong branch, stopping it');
+    const ended = await agree('the terminated run to end', async () => {
+      const s = await getSync(first);
+      return s.status !== 'running' && s;
+    });
+    assert.equal(ended.status, 'cancelled');
+    assert.match(ended.error ?? '', /^terminated in Temporal .*: wrong branch, stopping it$/);
+    assert.equal(ended.progress_meta.phase, 'terminated');
+    const terminated = await h.client.workflow.getHandle(sourceId).describe();
+
+    // The source syncs again at once, and that newer sync completes.
+    h.releaseSyncs();
+    const second = await startSync(sourceId);
+    await waitForEnd(h, second, 'completed');
+    assert.equal((await graph.get<{ last_sync_id: string }>(`/api/sources/${sourceId}`)).body.last_sync_id, second);
+
+    // Reset of the terminated execution to the task after beginSync: it runs the old run to the end.
+    const history = await h.client.workflow.getHandle(sourceId, terminated.runId).fetchHistory();
+    const evs = history.events ?? [];
+    const begun = evs.findIndex((e) => e.activityTaskCompletedEventAttributes);
+    const taskDone = evs.slice(begun).find((e) => e.workflowTaskCompletedEventAttributes);
+    const reset = await h.client.workflowService.resetWorkflowExecution({
+      namespace: testEnv.temporalNamespace,
+      workflowExecution: { workflowId: sourceId, runId: terminated.runId },
+      workflowTaskFinishEventId: taskDone!.eventId,
+      requestId: randomUUID(),
+      reason: 'operator: finish the old run after all',
+    });
+    await h.client.workflow.getHandle(sourceId, reset.runId ?? undefined).result();
+    const revived = await agree('the reset run to complete', async () => {
+      const s = await getSync(first);
+      return s.status === 'completed' && s;
+    });
+    assert.equal(revived.error, null);
+    const src = (await graph.get<{ last_sync_id: string }>(`/api/sources/${sourceId}`)).body;
+    assert.equal(src.last_sync_id, second, 'last_sync_id stays on the newest completed sync');
+    const d = await h.client.workflow.getHandle(sourceId).describe();
+    assert.deepEqual(d.searchAttributes.CkgSyncStatus, ['completed']);
+  });
+
+  it('Send Signal with bad inputs: each is recorded and ignored; a retry of a failed run shows queued, then runs', async () => {
+    h.holdSyncs();
+    const sourceId = await source('small');
+    const earlier = await startSync(sourceId);
+    await waitForEnd(h, earlier, 'completed');
+    // A failed run of the source for the retry signal to name.
+    await changeStatus(h.db.pool, { syncId: earlier, from: ['completed'], to: 'failed', error: 'an earlier failure' });
+    await h.db.pool.query(`UPDATE sources SET url = $2 WHERE id = $1`, [sourceId, h.repos.slow.dir]);
+    const current = await startSync(sourceId);
+    await waitForStatus(h, current, 'running');
+    const before = (await events(h, 'signal_rejected')).length;
+
+    const handle = h.client.workflow.getHandle(sourceId);
+    await handle.signal('retry'); // the dialog left empty
+    await handle.signal('retry', null);
+    await handle.signal('retry', { syncId: 'not-a-uuid' });
+    await handle.signal('retry', { syncId: 42 });
+    await handle.signal('retry', { syncId: randomUUID() }); // no run of this source
+    await handle.signal('cancel', { reason: 5 });
+    const rejected = await agree('six signal_rejected events', async () => {
+      const e = (await events(h, 'signal_rejected')).slice(before);
+      return e.length >= 6 && e;
+    });
+    assert.deepEqual(rejected.map((e) => e.payload.signal).sort(), [
+      'cancel',
+      'retry',
+      'retry',
+      'retry',
+      'retry',
+      'retry',
+    ]);
+    assert.ok(rejected.every((e) => e.source_id === sourceId && typeof e.payload.reason === 'string'));
+    assert.equal((await getSync(current)).status, 'running', 'a bad cancel cancels nothing');
+
+    await handle.signal(retrySignal, { syncId: earlier });
+    const queued = await agree('the retried run to show queued', async () => {
+      const s = await getSync(earlier);
+      return s.progress_meta.phase === 'queued' && s;
+    });
+    assert.equal(queued.progress_meta.queue_position, 1);
+    assert.equal(queued.progress_meta.queued_behind, current);
+
+    h.releaseSyncs();
+    await waitForEnd(h, current, 'completed');
+    // The queued run is taken next (it stays failed until its turn).
+    await waitForStatus(h, earlier, 'completed');
+    // Nothing wedged: the source syncs again at once.
+    const next = await startSync(sourceId);
+    await waitForEnd(h, next, 'completed');
+  });
+
+  it('Schedules page: Pause, Unpause and Trigger show in GET /api/schedules and /api/syncs within 10 s', async () => {
+    const sourceId = await source('small');
+    const created = await h.api<Schedule>('POST', '/api/schedules', { source_id: sourceId, interval_minutes: 60 });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.id;
+    const schedule = async () =>
+      (await graph.get<{ items: Schedule[] }>(`/api/schedules?source_id=${sourceId}`)).body.items.find(
+        (s) => s.id === id,
+      );
+    const handle = h.client.schedule.getHandle(`${h.settings.scheduleIdPrefix}${id}`);
+
+    await handle.pause('paused by bob in the UI');
+    await agree('the pause to show', async () => {
+      const s = await schedule();
+      return s?.enabled === false && s.next_run_at === null;
+    });
+    const adopted = (await events(h, 'schedule_changed')).filter((e) => e.payload.schedule_id === id).at(-1);
+    assert.equal(adopted?.payload.by, 'temporal');
+    assert.equal(adopted?.payload.note, 'paused by bob in the UI');
+
+    await handle.unpause('bob again');
+    await agree('the unpause to show', async () => {
+      const s = await schedule();
+      return s?.enabled === true && s.next_run_at !== null;
+    });
+
+    // Disabled through the API, then unpaused in the UI: Temporal runs it, so the API says so.
+    const off = await h.api<Schedule>('PATCH', `/api/schedules/${id}`, { enabled: false });
+    assert.equal(off.body.enabled, false);
+    await handle.unpause();
+    await agree('the unpause of an API-disabled schedule to show', async () => (await schedule())?.enabled === true);
+
+    await handle.trigger();
+    const run = await agree('the triggered run to show', async () => {
+      const r = await graph.get<{ items: Sync[] }>(`/api/syncs?source_id=${sourceId}`);
+      return r.body.items[0];
+    });
+    await waitForEnd(h, run.id, 'completed');
+  });
+
+  it('in headless Chromium, the Temporal UI: Pause on the Schedules page and Terminate on a workflow page show in the API', async () => {
+    const ui = `${process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233'}/namespaces/${testEnv.temporalNamespace}`;
+    h.holdSyncs();
+    const sourceId = await source();
+    const created = await h.api<Schedule>('POST', '/api/schedules', { source_id: sourceId, interval_minutes: 30 });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const running = await startSync(sourceId);
+    await waitForStatus(h, running, 'running');
+
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      page.setDefaultTimeout(60_000);
+
+      await page.goto(`${ui}/schedules/${h.settings.scheduleIdPrefix}${created.body.id}`);
+      await page.getByRole('button', { name: 'Pause' }).first().click();
+      const pause = page.locator('dialog[open]');
+      await pause.getByTestId('pause-reason').fill('paused from the browser');
+      await pause.getByRole('button', { name: 'Pause' }).click();
+      await agree('the browser pause to show', async () => {
+        const r = await graph.get<{ items: Schedule[] }>(`/api/schedules?source_id=${sourceId}`);
+        const s = r.body.items.find((x) => x.id === created.body.id);
+        return s?.enabled === false && s.next_run_at === null;
+      });
+
+      await page.goto(`${ui}/workflows/${sourceId}`);
+      await page.getByRole('button', { name: 'More Actions' }).click();
+      // The page holds a second, hidden copy of the actions menu.
+      await page.getByText('Terminate', { exact: true }).filter({ visible: true }).first().click();
+      const terminate = page.locator('dialog[open]');
+      await terminate.getByTestId('workflow-termination-reason').fill('terminated from the browser');
+      await terminate.getByRole('button', { name: 'Terminate' }).click();
+      const ended = await agree('the browser terminate to show', async () => {
+        const s = await getSync(running);
+        return s.status !== 'running' && s;
+      });
+      assert.equal(ended.status, 'cancelled');
+      assert.match(ended.error ?? '', /: terminated from the browser$/);
+    } finally {
+      await browser.close();
+    }
+  });
+});
