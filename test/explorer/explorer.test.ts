@@ -285,7 +285,10 @@ describe('the web explorer in headless Chromium', () => {
       resumed.every((v) => typeof v === 'number' && v > 0),
       `every reconnect resumed after an event id: ${JSON.stringify(resumed)}`,
     );
-    assert.match((await page.textContent('#live')) ?? '', new RegExp(`^Sync ${liveSync.slice(0, 8)}: completed$`));
+    // The sync is named as people name it: by its time and ref, not its id.
+    const liveText = (await page.textContent('#live')) ?? '';
+    assert.match(liveText, /^Sync .+ @ main: completed$/);
+    assert.ok(!liveText.includes(liveSync.slice(0, 8)), liveText);
   });
 
   it('merges two syncs: the changed file is divergent', async () => {
@@ -303,6 +306,17 @@ describe('the web explorer in headless Chromium', () => {
     await page.waitForSelector('#detail-name:text-is("parser.ts")');
     assert.match((await page.textContent('.facts')) ?? '', /Divergentyes/);
     await shot('explorer-live.png');
+
+    // The address holds the source, the syncs and the node: a reload (or the link, shared) shows them again.
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get('source'), sourceId);
+    assert.equal(url.searchParams.get('syncs')?.split(',').sort().join(','), want);
+    assert.match(url.searchParams.get('node') ?? '', /:src\/parser\.ts$/);
+    await page.reload();
+    await pageUntil(
+      `document.getElementById('graph-status').dataset.syncs?.split(',').sort().join(',') === ${JSON.stringify(want)}`,
+    );
+    await page.waitForSelector('#detail-name:text-is("parser.ts")');
   });
 
   it("refreshes its token before expiry, and no token appears in a URL but the event stream's nor in any log", async () => {

@@ -18,6 +18,9 @@ export interface Auth {
   onChange(listener: (user: User | undefined) => void): void;
 }
 
+/** The query of the address a sign-in started from, restored after the identity provider sends the user back. */
+const RETURN_KEY = 'ckg-explorer-return';
+
 export function createAuth(config: ExplorerConfig): Auth {
   const home = `${location.origin}/`;
   const manager = new UserManager({
@@ -55,7 +58,9 @@ export function createAuth(config: ExplorerConfig): Auth {
         try {
           return await manager.signinRedirectCallback();
         } finally {
-          history.replaceState(null, '', home);
+          // Back to the address the sign-in started from (the selected source, syncs and node live in its query).
+          history.replaceState(null, '', home + (sessionStorage.getItem(RETURN_KEY) ?? ''));
+          sessionStorage.removeItem(RETURN_KEY);
         }
       }
       const user = await manager.getUser();
@@ -69,7 +74,10 @@ export function createAuth(config: ExplorerConfig): Auth {
         return undefined;
       }
     },
-    signIn: () => manager.signinRedirect(),
+    signIn: () => {
+      sessionStorage.setItem(RETURN_KEY, location.search);
+      return manager.signinRedirect();
+    },
     async signOut() {
       await manager.removeUser();
       emit(undefined);

@@ -24,12 +24,31 @@ const startButton = byId<HTMLButtonElement>('start-sync');
 const graph = createGraphView(byId('graph'));
 const picker = createPicker(byId('source'), byId('syncs'), byId('syncs-summary'), api);
 let shownSyncs: string[] = [];
+/** The node whose detail is open (kept in the address with the source and syncs). */
+let focusedNode: string | undefined;
+
+/**
+ * The page's address says what is on screen — `?source=<id>&syncs=<id,…>&node=<node id>` — so a reload or a shared
+ * link shows the same source, syncs and node.
+ */
+function saveState(): void {
+  const q = new URLSearchParams();
+  const source = picker.selectedSource();
+  if (source) q.set('source', source);
+  if (shownSyncs.length > 0) q.set('syncs', shownSyncs.join(','));
+  if (focusedNode) q.set('node', focusedNode);
+  const query = q.toString();
+  const next = `${location.pathname}${query ? `?${query}` : ''}${location.hash}`;
+  if (next !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(null, '', next);
+}
 let stream: LiveStream | undefined;
 let username = 'explorer';
 
 const focus = (nodeId: string, line?: number): boolean => {
   const node = graph.node(nodeId);
   if (!node || !graph.focus(nodeId)) return false;
+  focusedNode = nodeId;
+  saveState();
   void detail.show(nodeId, node.latest_sync_id, node, line);
   return true;
 };
@@ -64,6 +83,8 @@ async function loadGraph(syncIds: string[]): Promise<void> {
   delete status.dataset.nodes;
   detail.clear();
   if (syncIds.length === 0) {
+    focusedNode = undefined;
+    saveState();
     graph.clear();
     status.textContent = 'No completed sync selected.';
     return;
@@ -89,6 +110,10 @@ async function loadGraph(syncIds: string[]): Promise<void> {
   performance.measure('graph-render', 'graph-fetched');
   status.dataset.nodes = String(m.node_count);
   status.dataset.syncs = syncIds.join(',');
+  // The node in focus stays in focus when the new graph holds it.
+  const keep = focusedNode;
+  focusedNode = undefined;
+  if (!keep || !focus(keep)) saveState();
 }
 
 async function loadSource(select?: string[]): Promise<void> {
@@ -129,12 +154,12 @@ function startLive(): void {
       if (e.sync_id !== followed && e.source_id !== picker.selectedSource()) return;
       const pct = e.progress_total > 0 ? Math.round((100 * e.progress_done) / e.progress_total) : 0;
       live.dataset.phase = e.phase;
-      live.textContent = `Sync ${e.sync_id.slice(0, 8)}: ${e.phase} ${e.progress_done}/${e.progress_total} (${pct}%)`;
+      live.textContent = `Sync ${picker.syncName(e.sync_id)}: ${e.phase} ${e.progress_done}/${e.progress_total} (${pct}%)`;
     },
     lifecycle(e) {
       if (e.source_id !== picker.selectedSource()) return;
       live.dataset.status = e.status;
-      live.textContent = `Sync ${e.sync_id.slice(0, 8)}: ${e.status}${e.error ? ` (${e.error})` : ''}`;
+      live.textContent = `Sync ${picker.syncName(e.sync_id)}: ${e.status}${e.error ? ` (${e.error})` : ''}`;
       if (['completed', 'failed', 'cancelled'].includes(e.status)) {
         startButton.disabled = false;
         if (e.status === 'completed') void loadSource([e.sync_id]);
@@ -147,7 +172,10 @@ function startLive(): void {
   });
 }
 
-picker.onSourceChange(() => void loadSource());
+picker.onSourceChange(() => {
+  focusedNode = undefined;
+  void loadSource();
+});
 picker.onSyncsChange((syncIds) => void loadGraph(syncIds));
 
 byId('sign-in').addEventListener('click', () => void auth.signIn());
@@ -176,8 +204,15 @@ async function boot(): Promise<void> {
   byId('sign-out').hidden = false;
   byId('signin').hidden = true;
   startLive();
-  await picker.loadSources();
-  await loadSource();
+  const wanted = new URLSearchParams(location.search);
+  focusedNode = wanted.get('node') ?? undefined;
+  await picker.loadSources(wanted.get('source') ?? undefined);
+  await loadSource(
+    wanted
+      .get('syncs')
+      ?.split(',')
+      .filter((id) => id !== '') ?? undefined,
+  );
 }
 
 boot().catch((err: unknown) => {

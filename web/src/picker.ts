@@ -10,6 +10,8 @@ export interface Picker {
   loadSyncs(sourceId: string, select?: string[]): Promise<string[]>;
   selectedSource(): string | undefined;
   selectedSyncs(): string[];
+  /** How people name a sync: its time and ref (`27/11/2026, 21:05 @ main`), from the syncs last listed. */
+  syncName(syncId: string): string;
   onSourceChange(listener: () => void): void;
   onSyncsChange(listener: (syncIds: string[]) => void): void;
 }
@@ -23,6 +25,8 @@ export function createPicker(
   api: Api,
 ): Picker {
   const sourceListeners: Array<() => void> = [];
+  const listed = new Map<string, SyncRun>();
+  const nameOf = (s: SyncRun) => `${when(s.created_at)}${s.ref ? ` @ ${s.ref}` : ''}`;
   const syncListeners: Array<(syncIds: string[]) => void> = [];
   const boxes = () => [...syncBox.querySelectorAll<HTMLInputElement>('input[type=checkbox]')];
   const summarise = () => {
@@ -51,6 +55,7 @@ export function createPicker(
     },
     async loadSyncs(sourceId, select) {
       const { items } = await api.get<{ items: SyncRun[] }>('/api/syncs', { source_id: sourceId, limit: 50 });
+      for (const s of items) listed.set(s.id, s);
       const completed = items.filter((s) => s.status === 'completed');
       const wanted = new Set(select?.length ? select : completed.slice(0, 1).map((s) => s.id));
       syncBox.replaceChildren(
@@ -72,6 +77,10 @@ export function createPicker(
     },
     selectedSource: () => sourceSelect.value || undefined,
     selectedSyncs: selected,
+    syncName: (syncId) => {
+      const s = listed.get(syncId);
+      return s ? nameOf(s) : syncId.slice(0, 8);
+    },
     onSourceChange: (l) => sourceListeners.push(l),
     onSyncsChange: (l) => syncListeners.push(l),
   };
