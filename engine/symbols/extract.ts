@@ -179,8 +179,9 @@ export function extractSymbols(
       for (const d of decorated) if (d.start <= at && at < d.end) return d.owner;
       return at;
     };
+    const caps = new Map<string, { start: number; end: number; node: Parser.SyntaxNode }>();
     for (const match of matches) {
-      const caps = new Map<string, { start: number; end: number; node: Parser.SyntaxNode }>();
+      caps.clear();
       let isImport = false;
       for (const c of match.captures) {
         if (c.name === 'import') isImport = true;
@@ -304,15 +305,31 @@ export function extractSymbols(
         if (!typeCap) continue;
         const via = caps.has('bind.type') ? undefined : caps.has('bind.new') ? ('n' as const) : ('c' as const);
         const raw = text.slice(typeCap.start, typeCap.end);
-        const type = via === 'c' ? raw.replace(/\s+/g, '') : lang.cleanType(raw)[0];
+        const bound = text.slice(bindName.start, bindName.end);
+        if (binding !== 'f') {
+          // A parameter or variable is a local of its function too.
+          const fn = enclosingFunction(bindName.start);
+          if (fn !== -1) (extras[fn]!.locals ??= new Set()).add(bound);
+        }
+        const cleaned = via === 'c' ? [raw.replace(/\s+/g, '')] : lang.cleanType(raw);
+        if (via === undefined && cleaned.length > 0) {
+          // A declared type is a type reference.
+          const at = typeCap.start;
+          const from = enclosingSymbol(at);
+          for (const t of cleaned) {
+            const dot = t.lastIndexOf('.');
+            rawUses.push({
+              kind: 't',
+              name: dot === -1 ? t : t.slice(dot + 1),
+              receiver: dot === -1 ? null : t.slice(0, dot),
+              line: lineAt(at),
+              def: from,
+            });
+          }
+        }
+        const type = cleaned[0];
         if (type === undefined || type === '') continue;
-        rawBindings.push({
-          binding,
-          name: text.slice(bindName.start, bindName.end),
-          type,
-          ...(via ? { via } : {}),
-          def,
-        });
+        rawBindings.push({ binding, name: bound, type, ...(via ? { via } : {}), def });
         continue;
       }
       const local = caps.get('local');

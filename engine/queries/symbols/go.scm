@@ -17,12 +17,10 @@
 (return_statement (expression_list (identifier) @value.name))
 
 ; Types in signatures, fields, declarations and composite literals.
-(parameter_declaration type: (_) @type.expr)
+(parameter_declaration !name type: (_) @type.expr)
 (variadic_parameter_declaration type: (_) @type.expr)
 (function_declaration result: (_) @type.expr)
 (method_declaration result: (_) @type.expr)
-(field_declaration type: (_) @type.expr)
-(var_spec type: (_) @type.expr)
 (composite_literal type: (_) @type.expr)
 (type_assertion_expression type: (_) @type.expr)
 
@@ -38,7 +36,7 @@
 (function_declaration result: (_) @def.returns)
 (method_declaration result: (_) @def.returns)
 
-; Typed names.
+; Typed names (a parameter or variable is also a local; a declared type is also a type reference).
 (parameter_declaration name: (identifier) @bind.param type: (_) @bind.type)
 (field_declaration name: (field_identifier) @bind.field type: (_) @bind.type)
 (var_spec name: (identifier) @bind.local type: (_) @bind.type)
@@ -60,10 +58,8 @@
 (var_spec name: (identifier) @bind.local value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @bind.call)))
 
 ; Untyped local names (they shadow outer names).
-(parameter_declaration name: (identifier) @local)
 (variadic_parameter_declaration name: (identifier) @local)
 (short_var_declaration left: (expression_list (identifier) @local))
-(var_spec name: (identifier) @local)
 (range_clause left: (expression_list (identifier) @local))
 
 ; Imports.

@@ -13,9 +13,6 @@
 (method_reference . (_) @value.receiver . (identifier) @value.name)
 
 ; Types in declarations.
-(formal_parameter type: (_) @type.expr)
-(field_declaration type: (_) @type.expr)
-(local_variable_declaration type: (_) @type.expr)
 (method_declaration type: (_) @type.expr)
 (catch_type (_) @type.expr)
 (cast_expression type: (_) @type.expr)
@@ -32,7 +29,7 @@
 (method_declaration type: (_) @def.returns)
 (method_declaration (modifiers "static" @def.static))
 
-; Typed names.
+; Typed names (a declared type is also a type reference).
 (formal_parameter type: (_) @bind.type name: (identifier) @bind.param)
 (local_variable_declaration type: (_) @bind.type declarator: (variable_declarator name: (identifier) @bind.local))
 (local_variable_declaration

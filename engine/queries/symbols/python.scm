@@ -22,7 +22,7 @@
 (return_statement (identifier) @value.name)
 
 ; Types in annotations.
-(type) @type.expr
+(function_definition return_type: (type) @type.expr)
 
 ; Supertypes.
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @super.extends))
@@ -34,7 +34,7 @@
   (decorator (identifier) @_d (#match? @_d "^(staticmethod|classmethod)$"))
   definition: (function_definition name: (identifier) @def.static))
 
-; Typed names.
+; Typed names (a parameter or variable is also a local; a declared type is also a type reference).
 (typed_parameter (identifier) @bind.param type: (type) @bind.type)
 (typed_default_parameter name: (identifier) @bind.param type: (type) @bind.type)
 (assignment left: (identifier) @bind.local type: (type) @bind.type)
@@ -53,8 +53,6 @@
 ; Untyped local names (they shadow outer names).
 (parameters (identifier) @local)
 (default_parameter name: (identifier) @local)
-(typed_parameter (identifier) @local)
-(typed_default_parameter name: (identifier) @local)
 (list_splat_pattern (identifier) @local)
 (dictionary_splat_pattern (identifier) @local)
 (lambda_parameters (identifier) @local)

@@ -21,7 +21,10 @@
 (return_statement (identifier) @value.name)
 
 ; Types in annotations.
-(type_annotation (_) @type.expr)
+(method_definition return_type: (type_annotation (_) @type.expr))
+(function_declaration return_type: (type_annotation (_) @type.expr))
+(arrow_function return_type: (type_annotation (_) @type.expr))
+(method_signature return_type: (type_annotation (_) @type.expr))
 (type_arguments (_) @type.expr)
 
 ; Supertypes.
@@ -37,7 +40,7 @@
 (variable_declarator value: (arrow_function return_type: (type_annotation (_) @def.returns)))
 (method_definition "static" @def.static)
 
-; Typed names.
+; Typed names (a parameter or variable is also a local; a declared type is also a type reference).
 (required_parameter pattern: (identifier) @bind.param type: (type_annotation (_) @bind.type))
 (optional_parameter pattern: (identifier) @bind.param type: (type_annotation (_) @bind.type))
 (required_parameter (accessibility_modifier) pattern: (identifier) @bind.field type: (type_annotation (_) @bind.type))
