@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerGraph } from './commands/graph.ts';
+import { registerPr } from './commands/pr.ts';
 import { registerMcp } from './commands/mcp.ts';
 import { registerProfiles } from './commands/profiles.ts';
 import { registerSources } from './commands/sources.ts';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerSources(program);
   registerSyncs(program);
   registerGraph(program);
+  registerPr(program);
   registerSymbols(program);
   registerMcp(program);
   for (const c of program.commands) {

@@ -4,7 +4,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Api } from './api.ts';
-import { registerAnalysis } from './tools/analysis.ts';
+import { registerAnalysis, registerPrReport } from './tools/analysis.ts';
 import { registerNodes } from './tools/nodes.ts';
 import { registerReadFile } from './tools/read-file.ts';
 import { registerSearch } from './tools/search.ts';
@@ -28,6 +28,7 @@ export function createMcpServer(api: Api): McpServer {
   registerNodes(server, api);
   registerReadFile(server, api);
   registerAnalysis(server, api);
+  registerPrReport(server, api);
   registerSymbols(server, api);
   registerSources(server, api);
   registerSyncs(server, api);

@@ -1,9 +1,8 @@
 /** search, show (a node), cat (print a file or a line range), impact, diff. */
 import type { Command } from 'commander';
-import type { PrReport } from '../../lib/api/pr-report.ts';
 import { renderLines } from '../../mcp/lines.ts';
 import { CliError, EXIT } from '../exit.ts';
-import { resolveNode, resolveSource, resolveSourceOption } from '../names.ts';
+import { resolveNode, resolveSourceOption } from '../names.ts';
 import { cell, note, print, printJson, table } from '../output.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
 
@@ -11,7 +10,7 @@ type Json = Record<string, unknown>;
 const nodePath = (id: string, suffix = '') => `/api/graph/nodes/${encodeURIComponent(id)}${suffix}`;
 const pathOf = (id: unknown) => String(id).slice(41);
 
-function intOption(name: string, value: string | undefined): number | undefined {
+export function intOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new CliError(`--${name}: "${value}" is not a whole number`, EXIT.USAGE);
   return Number(value);
@@ -225,54 +224,6 @@ export function registerGraph(program: Command): void {
       note(`${a.total} files${a.truncated ? ` (showing ${a.items.length}; raise --limit)` : ''}, sync ${a.sync_id}`);
     });
 
-  program
-    .command('pr')
-    .description('what a pull/merge request changes, riskiest file first (its sync came from a code-host webhook)')
-    .argument('<source>', 'the source: its id or owner/name')
-    .argument('<number>', 'the pull/merge request number')
-    .option('--limit <n>', 'most entries per list', '200')
-    .action(async (source: string, number: string, _o: unknown, cmd: Command) => {
-      const o = cmd.optsWithGlobals<GlobalOptions & { limit: string }>();
-      const { api } = openSession(o);
-      const r = await api.call<PrReport>('GET', '/api/graph/pr', {
-        query: {
-          source_id: await resolveSource(api, source),
-          number: intOption('number', number),
-          limit: intOption('limit', o.limit),
-        },
-      });
-      if (o.json) return printJson(r);
-      const ch = { added: 'A', removed: 'D', changed: 'M' } as Record<string, string>;
-      const list = (xs: Array<{ name: string }>, sign: string) => xs.map((x) => sign + x.name);
-      print(
-        table(
-          r.files.map((f) => ({
-            change: ch[f.change] ?? f.change,
-            risk: f.risk,
-            dependents: `${f.dependents.direct}/${f.dependents.total}`,
-            path: f.file_path,
-            symbols: [
-              ...list(f.symbols.removed, '-'),
-              ...list(f.symbols.changed, '~'),
-              ...list(f.symbols.added, '+'),
-            ].join(' '),
-          })),
-          [
-            { key: 'change', header: 'CH' },
-            { key: 'risk', header: 'RISK' },
-            { key: 'dependents', header: 'DEPENDENTS' },
-            { key: 'path', header: 'PATH', max: 70 },
-            { key: 'symbols', header: 'SYMBOLS', max: 60 },
-          ],
-        ),
-      );
-      const c = r.counts;
-      note(
-        `PR ${r.pr.number} (${r.pr.head_commit?.slice(0, 12) ?? '?'}) against ${r.base.ref ?? '?'} ` +
-          `(sync ${r.base.sync_id}): ${c.files_added} added, ${c.files_removed} removed, ${c.files_changed} changed ` +
-          `files; ${c.impacted_files} more files impacted`,
-      );
-    });
   program
     .command('diff')
     .description('what changed between two syncs of a source (default: its last two completed syncs)')

@@ -22,7 +22,7 @@ import { diffSnapshots } from './diff.ts';
 import { walkImpact } from './impact.ts';
 import { reconstruct, type ChunkText } from '../file/reconstruct.ts';
 import { symbolImpact } from '../symbols/read.ts';
-import type { SymbolGraphCache } from '../symbols/snapshot.ts';
+import type { SymbolGraph, SymbolGraphCache } from '../symbols/snapshot.ts';
 import { requireGraph, type SyncRow } from './syncs.ts';
 
 /** How deep a touched file's dependents are counted. */
@@ -81,7 +81,7 @@ async function baseSync(tx: ReadTx, sourceId: string, baseRef: string): Promise<
 
 interface FileSymbols {
   /** A symbol's stable key (or `kind name` for contents analysed before keys) → the symbol and its text. */
-  symbols: Map<string, { name: string; kind: string; line: number; key: string | null; text: string }>;
+  symbols: Map<string, SymbolRow>;
 }
 
 /**
@@ -143,6 +143,162 @@ interface Touched {
   syncId: string;
 }
 
+type SymbolRow = { name: string; kind: string; line: number; key: string | null; text: string };
+
+/** What one report reads in its transaction: the two syncs, their snapshots and diff, the touched files' symbols. */
+interface Loaded {
+  head: PrSync;
+  base: { row: RefSync; matched: boolean };
+  a: SyncSnapshot;
+  b: SyncSnapshot;
+  d: ReturnType<typeof diffSnapshots>;
+  touched: Touched[];
+  headSyms: Map<string, FileSymbols>;
+  baseSyms: Map<string, FileSymbols>;
+  g: SymbolGraph;
+}
+
+async function load(
+  tx: ReadTx,
+  caches: { snapshots: SnapshotCache; symbolGraphs: SymbolGraphCache },
+  q: { syncId?: string; sourceId?: string; number?: number },
+): Promise<Loaded> {
+  const head = await headSync(tx, q);
+  if (head.status !== 'completed') {
+    throw new FailedPreconditionError(`sync ${head.id} of pull request ${head.pr_number} is ${head.status}`, {
+      sync_id: head.id,
+      status: head.status,
+    });
+  }
+  const base = await baseSync(tx, head.source_id, head.base_ref);
+  requireGraph(base.row);
+  const [a, b] = [await snapshotOf(tx, caches.snapshots, base.row), await snapshotOf(tx, caches.snapshots, head)];
+  const d = diffSnapshots(a, b);
+  const at = (snap: SyncSnapshot, syncId: string, change: Touched['change']) => (index: number) => ({
+    path: snap.paths[index]!,
+    change,
+    index,
+    snap,
+    syncId,
+  });
+  const touched: Touched[] = [
+    ...d.added.map(at(b, head.id, 'added')),
+    ...d.changed.map((c) => at(b, head.id, 'changed')(c.to)),
+    ...d.removed.map(at(a, base.row.id, 'removed')),
+  ];
+  const paths = touched.filter((t) => t.change !== 'removed').map((t) => t.path);
+  const basePaths = touched.filter((t) => t.change !== 'added').map((t) => t.path);
+  const [headSyms, baseSyms] = [await symbolsOf(tx, head.id, paths), await symbolsOf(tx, base.row.id, basePaths)];
+  // The base's symbol graph: who calls what the request changes or removes (issue 28's calls edges).
+  const g = await caches.symbolGraphs.get(tx, base.row);
+  return { head, base, a, b, d, touched, headSyms, baseSyms, g };
+}
+
+/** One touched file's entry: its blast radius, its symbols added/removed/changed (with callers), its risk. */
+function fileEntry(r: Loaded, t: Touched, impacted: Map<number, { distance: number; via: number }>): PrFile {
+  const { b, g } = r;
+  let callerTotal = 0;
+  const walk = walkImpact(t.snap, t.index, 'dependents', PR_IMPACT_DEPTH);
+  if (t.snap === b) {
+    for (const h of walk.hits) {
+      const seen = impacted.get(h.index);
+      if (!seen || seen.distance > h.distance) impacted.set(h.index, { distance: h.distance, via: t.index });
+    }
+  }
+  const shown = ({ name, kind, line, key }: SymbolRow, withCallers = false) => {
+    const i = withCallers && key !== null ? g.byRef.get(`${t.path}#${key}`) : undefined;
+    const w = i === undefined ? undefined : symbolImpact(g, i, 'callers', PR_IMPACT_DEPTH);
+    const callers = w && { direct: w.byDistance[0] ?? 0, total: w.hits.length, status: w.completeness.status };
+    if (callers) callerTotal += callers.total;
+    return {
+      name,
+      kind,
+      line,
+      ...(key ? { key, symbol_id: `${encodeNodeId(t.snap.sourceId, t.path)}#${key}` } : {}),
+      ...(callers ? { callers } : {}),
+    };
+  };
+  const now = r.headSyms.get(t.path);
+  const was = r.baseSyms.get(t.path);
+  const symbols: PrFile['symbols'] = { added: [], removed: [], changed: [] };
+  for (const [id, s] of now?.symbols ?? []) {
+    const before = was?.symbols.get(id);
+    if (!before) symbols.added.push(shown(s));
+    else if (before.text !== s.text) symbols.changed.push(shown(s, true));
+  }
+  for (const [id, s] of was?.symbols ?? []) if (!now?.symbols.has(id)) symbols.removed.push(shown(s, true));
+  const nodeId = encodeNodeId(t.snap.sourceId, t.path);
+  return {
+    node_id: nodeId,
+    file_path: t.path,
+    change: t.change,
+    sync_id: t.syncId,
+    detail: `/api/graph/nodes/${encodeURI(nodeId)}?sync_id=${t.syncId}`,
+    dependents: { direct: walk.byDistance[0] ?? 0, total: walk.hits.length },
+    symbols,
+    // Risk: how many files and call sites the change can break, then how much of the file's API moved.
+    risk: walk.hits.length + callerTotal + symbols.removed.length + symbols.changed.length,
+  };
+}
+
+/** The report: files riskiest first, the untouched files they impact nearest first, the edges; lists cut at limit. */
+function report(r: Loaded, limit: number, started: number): PrReport {
+  const { head, base, a, b, d } = r;
+  const impacted = new Map<number, { distance: number; via: number }>();
+  const files = r.touched.map((t) => fileEntry(r, t, impacted));
+  for (const t of r.touched) if (t.snap === b) impacted.delete(t.index);
+  files.sort((x, y) => y.risk - x.risk || y.dependents.direct - x.dependents.direct || cmp(x.file_path, y.file_path));
+  const impactedList = [...impacted.entries()]
+    .sort((x, y) => x[1].distance - y[1].distance || cmp(b.paths[x[0]]!, b.paths[y[0]]!))
+    .map(([i, h]) => ({
+      node_id: encodeNodeId(b.sourceId, b.paths[i]!),
+      file_path: b.paths[i]!,
+      distance: h.distance,
+      via: encodeNodeId(b.sourceId, b.paths[h.via]!),
+    }));
+  const edge = (s: SyncSnapshot, [x, y]: [number, number]) => ({
+    source: encodeNodeId(s.sourceId, s.paths[x]!),
+    target: encodeNodeId(s.sourceId, s.paths[y]!),
+  });
+  const sum = (k: 'added' | 'removed' | 'changed') => files.reduce((n, f) => n + f.symbols[k].length, 0);
+  return {
+    source_id: head.source_id,
+    pr: {
+      number: head.pr_number,
+      provider: head.provider,
+      base_ref: head.base_ref,
+      head_commit: head.head_commit,
+      closed: head.closed_at !== null,
+    },
+    head: { sync_id: head.id, ref: head.ref, created_at: head.created_at.toISOString() },
+    base: {
+      sync_id: base.row.id,
+      ref: base.row.ref,
+      ref_matched: base.matched,
+      created_at: base.row.created_at.toISOString(),
+    },
+    counts: {
+      files_added: d.added.length,
+      files_removed: d.removed.length,
+      files_changed: d.changed.length,
+      symbols_added: sum('added'),
+      symbols_removed: sum('removed'),
+      symbols_changed: sum('changed'),
+      edges_added: d.edgesAdded.length,
+      edges_removed: d.edgesRemoved.length,
+      impacted_files: impacted.size,
+    },
+    truncated: Math.max(files.length, impactedList.length, d.edgesAdded.length, d.edgesRemoved.length) > limit,
+    files: files.slice(0, limit),
+    impacted: impactedList.slice(0, limit),
+    edges: {
+      added: d.edgesAdded.slice(0, limit).map((e) => edge(b, e)),
+      removed: d.edgesRemoved.slice(0, limit).map((e) => edge(a, e)),
+    },
+    query_ms: Math.round(performance.now() - started),
+  };
+}
+
 export function prReportRoutes(
   router: Router,
   deps: GraphAppDeps,
@@ -150,7 +306,6 @@ export function prReportRoutes(
   symbolGraphs: SymbolGraphCache,
 ): void {
   const { pool, graphTimeoutMs } = deps;
-
   router.get('/api/graph/pr', async (ctx) => {
     const started = performance.now();
     const syncId = queryUuid(ctx.query, 'sync_id');
@@ -160,150 +315,9 @@ export function prReportRoutes(
     if (!syncId && !(sourceId && number)) {
       throw new InvalidArgumentError('number', 'source_id and number are required unless sync_id is given');
     }
-    const r = await withReadTx(pool, graphTimeoutMs, async (tx) => {
-      const head = await headSync(tx, syncId ? { syncId } : { sourceId: sourceId!, number });
-      if (head.status !== 'completed') {
-        throw new FailedPreconditionError(`sync ${head.id} of pull request ${head.pr_number} is ${head.status}`, {
-          sync_id: head.id,
-          status: head.status,
-        });
-      }
-      const base = await baseSync(tx, head.source_id, head.base_ref);
-      requireGraph(base.row);
-      const [a, b] = [await snapshotOf(tx, snapshots, base.row), await snapshotOf(tx, snapshots, head)];
-      const d = diffSnapshots(a, b);
-      const touched: Touched[] = [
-        ...d.added.map((i) => ({ path: b.paths[i]!, change: 'added' as const, index: i, snap: b, syncId: head.id })),
-        ...d.changed.map((c) => ({
-          path: b.paths[c.to]!,
-          change: 'changed' as const,
-          index: c.to,
-          snap: b,
-          syncId: head.id,
-        })),
-        ...d.removed.map((j) => ({
-          path: a.paths[j]!,
-          change: 'removed' as const,
-          index: j,
-          snap: a,
-          syncId: base.row.id,
-        })),
-      ];
-      const paths = touched.filter((t) => t.change !== 'removed').map((t) => t.path);
-      const basePaths = touched.filter((t) => t.change !== 'added').map((t) => t.path);
-      const [headSyms, baseSyms] = [await symbolsOf(tx, head.id, paths), await symbolsOf(tx, base.row.id, basePaths)];
-      // The base's symbol graph: who calls what the request changes or removes (issue 28's calls edges).
-      const g = await symbolGraphs.get(tx, base.row);
-      return { head, base, a, b, d, touched, headSyms, baseSyms, g };
-    });
-
-    const { head, base, a, b, d, touched, headSyms, baseSyms, g } = r;
-    const callersOf = (path: string, key: string | null) => {
-      const i = key === null ? undefined : g.byRef.get(`${path}#${key}`);
-      if (i === undefined) return undefined;
-      const walk = symbolImpact(g, i, 'callers', PR_IMPACT_DEPTH);
-      return { direct: walk.byDistance[0] ?? 0, total: walk.hits.length, status: walk.completeness.status };
-    };
-    const touchedInHead = new Set(touched.filter((t) => t.snap === b).map((t) => t.index));
-    const impacted = new Map<number, { distance: number; via: number }>();
-    const counts = { symbols_added: 0, symbols_removed: 0, symbols_changed: 0 };
-    const files = touched.map((t) => {
-      let callerTotal = 0;
-      const walk = walkImpact(t.snap, t.index, 'dependents', PR_IMPACT_DEPTH);
-      if (t.snap === b) {
-        for (const h of walk.hits) {
-          if (touchedInHead.has(h.index)) continue;
-          const seen = impacted.get(h.index);
-          if (!seen || seen.distance > h.distance) impacted.set(h.index, { distance: h.distance, via: t.index });
-        }
-      }
-      const now = headSyms.get(t.path);
-      const was = baseSyms.get(t.path);
-      const symbols: PrFile['symbols'] = { added: [], removed: [], changed: [] };
-      const shown = (
-        { name, kind, line, key }: { name: string; kind: string; line: number; key: string | null },
-        withCallers = false,
-      ) => {
-        const callers = withCallers ? callersOf(t.path, key) : undefined;
-        if (callers) callerTotal += callers.total;
-        return {
-          name,
-          kind,
-          line,
-          ...(key ? { key, symbol_id: `${encodeNodeId(t.snap.sourceId, t.path)}#${key}` } : {}),
-          ...(callers ? { callers } : {}),
-        };
-      };
-      for (const [id, s] of now?.symbols ?? []) {
-        const before = was?.symbols.get(id);
-        if (!before) symbols.added.push(shown(s));
-        else if (before.text !== s.text) symbols.changed.push(shown(s, true));
-      }
-      for (const [id, s] of was?.symbols ?? []) if (!now?.symbols.has(id)) symbols.removed.push(shown(s, true));
-      counts.symbols_added += symbols.added.length;
-      counts.symbols_removed += symbols.removed.length;
-      counts.symbols_changed += symbols.changed.length;
-      const nodeId = encodeNodeId(t.snap.sourceId, t.path);
-      return {
-        node_id: nodeId,
-        file_path: t.path,
-        change: t.change,
-        sync_id: t.syncId,
-        detail: `/api/graph/nodes/${encodeURI(nodeId)}?sync_id=${t.syncId}`,
-        dependents: { direct: walk.byDistance[0] ?? 0, total: walk.hits.length },
-        symbols,
-        // Risk: how many files and call sites the change can break, then how much of the file's API moved.
-        risk: walk.hits.length + callerTotal + symbols.removed.length + symbols.changed.length,
-      };
-    });
-    files.sort((x, y) => y.risk - x.risk || y.dependents.direct - x.dependents.direct || cmp(x.file_path, y.file_path));
-    const impactedList = [...impacted.entries()]
-      .sort((x, y) => x[1].distance - y[1].distance || cmp(b.paths[x[0]]!, b.paths[y[0]]!))
-      .map(([i, h]) => ({
-        node_id: encodeNodeId(b.sourceId, b.paths[i]!),
-        file_path: b.paths[i]!,
-        distance: h.distance,
-        via: encodeNodeId(b.sourceId, b.paths[h.via]!),
-      }));
-    const edge = (s: SyncSnapshot, [x, y]: [number, number]) => ({
-      source: encodeNodeId(s.sourceId, s.paths[x]!),
-      target: encodeNodeId(s.sourceId, s.paths[y]!),
-    });
-    const report: PrReport = {
-      source_id: head.source_id,
-      pr: {
-        number: head.pr_number,
-        provider: head.provider,
-        base_ref: head.base_ref,
-        head_commit: head.head_commit,
-        closed: head.closed_at !== null,
-      },
-      head: { sync_id: head.id, ref: head.ref, created_at: head.created_at.toISOString() },
-      base: {
-        sync_id: base.row.id,
-        ref: base.row.ref,
-        ref_matched: base.matched,
-        created_at: base.row.created_at.toISOString(),
-      },
-      counts: {
-        files_added: d.added.length,
-        files_removed: d.removed.length,
-        files_changed: d.changed.length,
-        ...counts,
-        edges_added: d.edgesAdded.length,
-        edges_removed: d.edgesRemoved.length,
-        impacted_files: impacted.size,
-      },
-      truncated: Math.max(files.length, impactedList.length, d.edgesAdded.length, d.edgesRemoved.length) > limit,
-      files: files.slice(0, limit),
-      impacted: impactedList.slice(0, limit),
-      edges: {
-        added: d.edgesAdded.slice(0, limit).map((e) => edge(b, e)),
-        removed: d.edgesRemoved.slice(0, limit).map((e) => edge(a, e)),
-      },
-      query_ms: Math.round(performance.now() - started),
-    };
-    ctx.body = report;
+    const q = syncId ? { syncId } : { sourceId: sourceId!, number };
+    const loaded = await withReadTx(pool, graphTimeoutMs, (tx) => load(tx, { snapshots, symbolGraphs }, q));
+    ctx.body = report(loaded, limit, started);
   });
 }
 

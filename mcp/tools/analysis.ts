@@ -182,6 +182,10 @@ export function registerAnalysis(server: McpServer, api: Api): void {
         }
       }),
   );
+}
+
+/** pr_report: a pull/merge request's report (GET /api/graph/pr). */
+export function registerPrReport(server: McpServer, api: Api): void {
   server.registerTool(
     'pr_report',
     {
