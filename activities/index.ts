@@ -14,6 +14,7 @@ import { createResolveSymbols } from './sync/resolve-symbols.ts';
 import { createEmbedFiles } from './sync/embed-files.ts';
 import { createEmbedChunks } from './sync/embed-chunks.ts';
 import { createFinalizeSync } from './sync/finalize-sync.ts';
+import { createPrecisePlan } from './precise/plan.ts';
 import { createEndSync } from './sync/end-sync.ts';
 import { createSignalActivities } from './sync/signals.ts';
 import { createFillVectorActivities } from './sync/fill-vectors.ts';
@@ -37,6 +38,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createReleaseWorkspace(deps),
     ...createResolveDependencies(deps),
     ...createResolveSymbols(deps),
+    // issue 29: which languages the precise tier runs, and an issue for a precise step that did not complete
+    ...createPrecisePlan(deps),
     ...createEmbedFiles(deps),
     ...createEmbedChunks(deps),
     ...createFinalizeSync(deps),

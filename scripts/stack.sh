@@ -67,11 +67,13 @@ case $cmd in
   infra) infra_up ;;
   up)
     infra_up
+    indexers_install go || say "indexers: scip-go missing; the precise step skips Go"
     services_up
     (cd "$REPO_ROOT" && set -a && source "$STATE_DIR/env" && set +a && node --import tsx scripts/demo.ts)
     ;;
   services)
     infra_up
+    indexers_install go || say "indexers: scip-go missing; the precise step skips Go"
     services_up
     ;;
   processes) services_up ;;

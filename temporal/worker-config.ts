@@ -34,6 +34,8 @@ export const workerVars = {
   SYNC_CLONE_TIMEOUT_SECONDS: { type: 'int', default: 600, min: 1, max: 24 * 3600 },
   SYNC_PROGRESS_INTERVAL_MS: { type: 'int', default: 250, min: 0, max: 60_000 },
   SYNC_DATABASE_OUTAGE_WAIT_SECONDS: { type: 'int', default: 120, min: 0, max: 3600 },
+  /** Plan the precise tier (issue 29) in syncs; off: no precise step and no issue about it (docs/precise.md). */
+  SYNC_PRECISE: { type: 'bool', default: true },
 } as const satisfies Record<string, VarSpec>;
 
 export type WorkerConfig = ConfigOf<typeof workerVars>;
@@ -59,5 +61,6 @@ export function pipelineSettings(c: WorkerConfig): PipelineSettings {
     embeddingBreakerFailures: 3,
     progressIntervalMs: c.SYNC_PROGRESS_INTERVAL_MS,
     databaseOutageWaitMs: c.SYNC_DATABASE_OUTAGE_WAIT_SECONDS * 1000,
+    precise: c.SYNC_PRECISE,
   };
 }

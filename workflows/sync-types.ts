@@ -35,6 +35,11 @@ export interface SyncActivitySettings {
    * gone and the sync clones again elsewhere.
    */
   hostQueueTimeoutMs: number;
+  /**
+   * Whether this deployment plans the precise tier (issue 29; SYNC_PRECISE, default on): off, syncs run no precise
+   * step and record no issue about it. Absent (a worker from before the tier): off.
+   */
+  precise?: boolean;
 }
 
 export type BeginSyncResult =
@@ -60,6 +65,8 @@ export interface PhaseDurations {
   graphing?: number;
   embedding_summaries?: number;
   embedding_chunks?: number;
+  /** The precise tier (issue 29): plan and every language's step, beside the embedding steps. */
+  precise?: number;
   finalizing?: number;
 }
 
@@ -142,6 +149,58 @@ export interface SymbolsResult {
   copiedFrom?: string;
 }
 
+/** One language the precise tier runs (planPrecise): the queue of a live precise worker that has its indexer. */
+export interface PrecisePlanItem {
+  language: string;
+  indexer: string;
+  queue: string;
+  /** Upper bound of the step: the worker's wall limit for the language plus the fetch (from its declaration). */
+  timeoutMs: number;
+}
+
+export interface PrecisePlan {
+  run: PrecisePlanItem[];
+  /** Languages present that no live precise worker can index (one sync issue each). */
+  skipped: string[];
+}
+
+export interface PreciseIndexInput extends SyncIds {
+  language: string;
+  commitSha: string;
+}
+
+export interface PreciseNoteInput extends SyncIds {
+  language: string;
+  message: string;
+}
+
+/** What one language's precise step did (issue 29; SyncStats.precise). */
+export interface PreciseLanguageResult {
+  language: string;
+  /** indexed; reused (the commit's stored result); failed (a sync issue says why); skipped (no worker). */
+  status: 'indexed' | 'reused' | 'failed' | 'skipped';
+  reason?: string;
+  indexer?: string;
+  /** Edges written with provenance scip (calls + references). */
+  edges: number;
+  /** Uses of symbols outside the repository kept with their package monikers. */
+  external: number;
+  /** Heuristic edges deleted (those the index covers). */
+  replaced: number;
+  /** Against the heuristic tier: edges only the indexer has, only the heuristics had, and both (confidence -> 1). */
+  added: number;
+  removed: number;
+  confirmed: number;
+  /** Mean confidence gained by the confirmed edges (1 - their mean heuristic confidence). */
+  confidence_moved?: number;
+  covered_files?: number;
+  callables?: number;
+  matched?: number;
+  dangling?: number;
+  indexer_ms?: number;
+  ms: number;
+}
+
 export interface EmbedInput extends SyncIds {
   embeddings: boolean;
 }
@@ -207,6 +266,8 @@ export interface SyncStats {
   edges: { depends_on: number; defines: number } & Partial<SymbolsResult['edges']>;
   /** The symbol graph's uses not turned into edges (issue 28): unresolved (kept per file) and external. */
   symbol_uses?: { unresolved: number; external: number };
+  /** The precise tier per language (issue 29), when the sync ran its step. */
+  precise?: Record<string, PreciseLanguageResult>;
   embeddings: {
     files_embedded: number;
     files_failed: number;

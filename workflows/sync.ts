@@ -5,8 +5,9 @@
  *   beginSync → cloneRepository → for each batch of 500 files: parseBatch, writeBatch (the parse runs up to two
  *   batches ahead: parses i+1 and i+2 overlap the write of batch i; the writes of a tree of mostly unchanged files
  *   run two at a time) → releaseWorkspace beside resolveDependencies and resolveSymbols →
- *   embedFiles → embedChunks (left out when the writes left nothing to embed) → finalizeSync (or endSync on failure
- *   and cancellation)
+ *   embedFiles → embedChunks (left out when the writes left nothing to embed), beside them the precise tier
+ *   (planPrecise, then preciseIndex per language on the precise workers' queues, issue 29) → finalizeSync (or endSync
+ *   on failure and cancellation)
  *
  * cloneRepository runs on any worker and answers that worker's own task queue; parseBatch, writeBatch and
  * releaseWorkspace go to that queue, because the clone and the parsed batches live on that worker. When it dies
@@ -34,6 +35,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { SyncActivities } from '../activities/index.ts';
+import type { PreciseActivities } from '../activities/precise/index.ts';
 import {
   BATCH_FILES,
   SYNC_FAILED,
@@ -51,6 +53,7 @@ import type {
   CloneResult,
   EmbedResult,
   PhaseDurations,
+  PreciseLanguageResult,
   SyncActivitySettings,
   SyncIds,
   SyncProgress,
@@ -122,6 +125,8 @@ const RELEASE_BESIDE_RESOLVE_PATCH = 'release-beside-resolve';
 const IDLE_EMBED_PATCH = 'skip-idle-embedding-steps';
 /** Workflows started before the symbol graph (issue 28) replay without its step. */
 const SYMBOL_GRAPH_PATCH = 'symbol-graph';
+/** Workflows started before the precise tier (issue 29) replay without its steps. */
+const PRECISE_PATCH = 'precise-tier';
 /** Workflows started before the writes of a light tree could run together replay one write at a time. */
 const CONCURRENT_WRITES_PATCH = 'light-tree-writes-together';
 /**
@@ -149,6 +154,71 @@ function stepOptions(s: SyncActivitySettings): ActivityOptions {
 
 function emptyTotals(): Omit<WriteBatchResult, 'issues' | 'embedInputs' | 'chunksToEmbed'> {
   return { files: 0, binaryFiles: 0, chunks: 0, symbols: 0, fileVertices: 0, symbolVertices: 0, definesEdges: 0 };
+}
+
+/**
+ * The precise tier of one sync (issue 29): the plan on the shared queue (languages present, live precise workers),
+ * then one step per language on that language's precise queue, all at once. A step that no worker takes in time
+ * (scheduleToStart), or that fails past its retries, becomes a sync issue; the sync goes on. Cancellation stops them.
+ */
+async function precise(
+  ids: SyncIds,
+  commitSha: string,
+  s: SyncActivitySettings,
+): Promise<{ languages: Record<string, PreciseLanguageResult>; ms: number }> {
+  const started = Date.now();
+  const plan = await control('precise: plan (languages present, precise workers)', s).planPrecise(ids);
+  const languages: Record<string, PreciseLanguageResult> = {};
+  for (const language of plan.skipped)
+    languages[language] = {
+      language,
+      status: 'skipped',
+      reason: 'precise_no_worker',
+      edges: 0,
+      external: 0,
+      replaced: 0,
+      added: 0,
+      removed: 0,
+      confirmed: 0,
+      ms: 0,
+    };
+  await Promise.all(
+    plan.run.map(async (p) => {
+      const t = Date.now();
+      try {
+        languages[p.language] = await proxyActivities<PreciseActivities>({
+          taskQueue: p.queue,
+          startToCloseTimeout: p.timeoutMs,
+          scheduleToStartTimeout: s.hostQueueTimeoutMs * 5,
+          heartbeatTimeout: s.heartbeatTimeoutMs,
+          cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+          retry: { initialInterval: '5 seconds', maximumAttempts: 2, nonRetryableErrorTypes: NOT_RETRIED },
+          summary: `precise: ${p.indexer} on the ${p.language} files`,
+        }).preciseIndex({ ...ids, language: p.language, commitSha });
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        const message = failureMessage(err);
+        await control(`precise: ${p.language} did not complete`, s).notePrecise({
+          ...ids,
+          language: p.language,
+          message,
+        });
+        languages[p.language] = {
+          language: p.language,
+          status: 'failed',
+          reason: message,
+          edges: 0,
+          external: 0,
+          replaced: 0,
+          added: 0,
+          removed: 0,
+          confirmed: 0,
+          ms: Date.now() - t,
+        };
+      }
+    }),
+  );
+  return { languages, ms: Date.now() - started };
 }
 
 export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkflowResult> {
@@ -434,26 +504,43 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     durations.graphing = Date.now() - t;
     await releasing;
 
+    // The precise tier (issue 29) runs beside the embedding steps, on the precise workers' queues; it never fails
+    // the sync (its failures are sync issues), and the sync waits for it before finalizing.
+    const preciseRun = s.precise && symbols && patched(PRECISE_PATCH) ? precise(ids, commitSha ?? '', s) : null;
+    preciseRun?.catch(() => undefined);
     const embed = { ...ids, embeddings: begin.embeddings };
     let files: EmbedResult;
     let chunks: EmbedResult;
-    if (begin.embeddings && toEmbed.known && toEmbed.files === 0 && toEmbed.chunks === 0 && patched(IDLE_EMBED_PATCH)) {
-      // Every file and chunk of the sync already has its vector (a re-sync of unchanged files): the two embedding
-      // steps would find nothing to do; what they would report is known (every chunk embedded, no file text sent).
-      files = { embedded: 0, failed: 0, skipped: false };
-      chunks = { embedded: totals.chunks, failed: 0, skipped: false };
-      durations.embedding_summaries = 0;
-      durations.embedding_chunks = 0;
-    } else {
-      t = Date.now();
-      setPhase('embedding_summaries', 0, totals.files);
-      files = await step(`embed ${count(totals.files)} files`).embedFiles(embed);
-      if (!files.skipped) durations.embedding_summaries = Date.now() - t;
-      t = Date.now();
-      setPhase('embedding_chunks', 0, totals.chunks);
-      chunks = await step(`embed ${count(totals.chunks)} chunks`).embedChunks(embed);
-      if (!chunks.skipped) durations.embedding_chunks = Date.now() - t;
+    try {
+      if (
+        begin.embeddings &&
+        toEmbed.known &&
+        toEmbed.files === 0 &&
+        toEmbed.chunks === 0 &&
+        patched(IDLE_EMBED_PATCH)
+      ) {
+        // Every file and chunk of the sync already has its vector (a re-sync of unchanged files): the two embedding
+        // steps would find nothing to do; what they would report is known (every chunk embedded, no file text sent).
+        files = { embedded: 0, failed: 0, skipped: false };
+        chunks = { embedded: totals.chunks, failed: 0, skipped: false };
+        durations.embedding_summaries = 0;
+        durations.embedding_chunks = 0;
+      } else {
+        t = Date.now();
+        setPhase('embedding_summaries', 0, totals.files);
+        files = await step(`embed ${count(totals.files)} files`).embedFiles(embed);
+        if (!files.skipped) durations.embedding_summaries = Date.now() - t;
+        t = Date.now();
+        setPhase('embedding_chunks', 0, totals.chunks);
+        chunks = await step(`embed ${count(totals.chunks)} chunks`).embedChunks(embed);
+        if (!chunks.skipped) durations.embedding_chunks = Date.now() - t;
+      }
+    } finally {
+      // Never leave a step running behind a failure.
+      if (preciseRun) await preciseRun.catch(() => undefined);
     }
+    const preciseOut = preciseRun ? await preciseRun : null;
+    if (preciseOut) durations.precise = preciseOut.ms;
 
     return {
       commit_sha: commitSha ?? '',
@@ -464,6 +551,7 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
       vertices: totals.fileVertices + totals.symbolVertices,
       edges: { depends_on: resolved.dependsOnEdges, defines: totals.definesEdges, ...(symbols?.edges ?? {}) },
       ...(symbols ? { symbol_uses: { unresolved: symbols.unresolved, external: symbols.external } } : {}),
+      ...(preciseOut && Object.keys(preciseOut.languages).length > 0 ? { precise: preciseOut.languages } : {}),
       embeddings: {
         files_embedded: files.embedded,
         files_failed: files.failed,

@@ -32,6 +32,7 @@ export function createBeginSync({ pool, settings, log }: ActivityDeps) {
           maxAttempts: settings.maxAttempts,
           attemptTimeoutMs: settings.attemptTimeoutMs,
           hostQueueTimeoutMs: settings.hostQueueTimeoutMs,
+          precise: settings.precise ?? true,
         },
         source: `${run.source_owner}/${run.source_name}`,
         ref: run.ref || run.default_branch,

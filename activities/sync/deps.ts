@@ -34,6 +34,11 @@ export interface PipelineSettings {
   embeddingBreakerFailures: number;
   /** Minimum gap between two sync_progress events of one sync. */
   progressIntervalMs: number;
+  /**
+   * Plan the precise tier (issue 29) in syncs: run it where a precise worker has the language's indexer, and record
+   * an issue per language where none does. Default true; false: no precise step and no issue about it.
+   */
+  precise?: boolean;
   /** How long an attempt that met an unreachable database waits for it before failing (activities/outage.ts). */
   databaseOutageWaitMs?: number;
 }

@@ -16,6 +16,7 @@ START_TIMEOUT=${CKG_START_TIMEOUT_SECONDS:-90}
 # gateway's port when CKG_GATEWAY_PORT moves it.
 GATEWAY_METRICS_PORT=${CKG_GATEWAY_METRICS_PORT:-$((GATEWAY_PORT + 10))}
 WORKER_METRICS_PORT=${CKG_WORKER_METRICS_PORT:-$((GATEWAY_PORT + 13))}
+PRECISE_METRICS_PORT=${CKG_PRECISE_METRICS_PORT:-$((GATEWAY_PORT + 14))}
 REALM=${KEYCLOAK_REALM:-service}
 # External model host / identity provider, as the caller set them. Read now, when this file is sourced: stack.sh
 # later loads $STATE_DIR/env, which holds the KEYCLOAK_URL of the previous `up` (our own stand-in), and that must
@@ -140,6 +141,13 @@ services_up() {
     "APP_HOST=127.0.0.1" "APP_PORT=$INGESTION_PORT"
   start_service worker temporal/worker-main.ts "http://127.0.0.1:$WORKER_METRICS_PORT/health" \
     "WORKER_CLONE_DIR=$STATE_DIR/clones" "METRICS_HOST=127.0.0.1" "METRICS_PORT=$WORKER_METRICS_PORT" "${common[@]}"
+  # The precise worker (issue 29): the SCIP indexers the stack installed (.stack/env CKG_SCIP_*), one queue per language.
+  if grep -q '^CKG_SCIP_' "$STATE_DIR/env" 2>/dev/null; then
+    start_service precise-worker temporal/precise-worker-main.ts "http://127.0.0.1:$PRECISE_METRICS_PORT/health" \
+      "PRECISE_WORK_DIR=$STATE_DIR/precise" "METRICS_HOST=127.0.0.1" "METRICS_PORT=$PRECISE_METRICS_PORT"
+  else
+    say "precise-worker: no SCIP indexer installed (scripts/stack.sh indexers); syncs keep heuristic symbol edges"
+  fi
   start_service gateway gateway/main.ts "http://127.0.0.1:$GATEWAY_PORT/health" \
     "APP_PORT=$GATEWAY_PORT" "GRAPH_SERVICE_URL=http://127.0.0.1:$GRAPH_PORT" \
     "INGESTION_SERVICE_URL=http://127.0.0.1:$INGESTION_PORT" \
@@ -151,11 +159,11 @@ services_up() {
 }
 
 services_down() {
-  for s in gateway worker ingestion graph idp model-host; do stop_service "$s"; done
+  for s in gateway precise-worker worker ingestion graph idp model-host; do stop_service "$s"; done
 }
 
 services_status() {
-  for s in model-host idp graph ingestion worker gateway; do
+  for s in model-host idp graph ingestion worker precise-worker gateway; do
     if pid_alive "$RUN_DIR/$s.pid"; then printf '%-10s up    pid %s\n' "$s" "$(cat "$RUN_DIR/$s.pid")"; else printf '%-10s down\n' "$s"; fi
   done
 }

@@ -134,6 +134,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         WORKER_CLONE_DIR: cloneDir,
         SYNC_PARSE_THREADS: '2',
         ...TEST_URL_ENV,
+        // No precise worker here: the precise tier is tested in test/pipeline/precise.test.ts.
+        SYNC_PRECISE: 'false',
       }),
       logger('worker'),
     );

@@ -19,7 +19,8 @@ export function startWorkerProcess(
 ): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'temporal/worker-main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', METRICS_PORT: '0', ...TEST_URL_ENV, ...env },
+    // No precise worker in these tests: the precise tier is tested in test/pipeline/precise.test.ts.
+    env: { ...process.env, LOG_LEVEL: 'info', METRICS_PORT: '0', SYNC_PRECISE: 'false', ...TEST_URL_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -1,0 +1,24 @@
+/**
+ * The precise worker's settings (temporal/precise-worker-config.ts reads them from the environment; docs/precise.md).
+ * Per language: a wall limit and a memory limit. Dependency download is off unless PRECISE_ALLOW_DEPENDENCIES says so.
+ */
+import type { IndexerLimits, PreciseLanguage } from './indexers.ts';
+
+export interface PreciseSettings {
+  /** Scratch space of the worker: one folder per run (removed after it), and Go's module and build caches. */
+  workDir: string;
+  limits: Record<PreciseLanguage, IndexerLimits>;
+  /** May indexers download the project's dependencies (only scip-go does: Go modules)? Default false. */
+  allowDependencies: boolean;
+  heartbeatTimeoutMs: number;
+  cloneTimeoutMs: number;
+}
+
+export const PRECISE_LANGUAGES: readonly PreciseLanguage[] = ['typescript', 'python', 'go'];
+
+/** The task queue of one language's precise steps: served only by workers that have its indexer. */
+export function preciseQueue(prefix: string, language: string): string {
+  return `${prefix}-${language}`;
+}
+
+export const DEFAULT_PRECISE_QUEUE_PREFIX = 'precise';

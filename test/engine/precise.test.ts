@@ -1,0 +1,225 @@
+/**
+ * The precise tier's reading of real indexer output (issue 29): scip-typescript and scip-python (installed by the
+ * stack: scripts/stack/indexers.sh, paths in .stack/env) run on small fixtures through the same runner the precise
+ * worker uses, and the edges derived from their index are the ones the fixtures hold: calls with their lines and
+ * counts, a function used as a value as a reference, a method through self, external uses with their package
+ * monikers. Limits: a wall limit that is too short ends the run as a timeout, not an exception.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeTree } from '../support/git-repos.ts';
+import { installedIndexers, runIndexer, type PreciseLanguage } from '../../activities/precise/indexers.ts';
+import { readScipIndex } from '../../engine/precise/scip.ts';
+import { derivePrecise } from '../../engine/precise/derive.ts';
+import { parseDescriptors, parseScipSymbol, type EngineDefinition } from '../../engine/precise/edges.ts';
+
+const TS_FILES: Record<string, string> = {
+  'tsconfig.json':
+    '{ "compilerOptions": { "strict": true, "target": "ES2022", "module": "ESNext" }, "include": ["src"] }\n',
+  'src/util.ts': [
+    'export function helper(x: number): number {',
+    '  return x * 2;',
+    '}',
+    'export function twice(x: number): number {',
+    '  return helper(helper(x));',
+    '}',
+    '',
+  ].join('\n'),
+  'src/app.ts': [
+    "import { helper, twice } from './util';",
+    'export class App {',
+    '  run(): number {',
+    '    return twice(helper(1));',
+    '  }',
+    '  pick(): (x: number) => number {',
+    '    return helper;',
+    '  }',
+    '}',
+    '',
+  ].join('\n'),
+};
+const TS_DEFS = new Map<string, EngineDefinition[]>([
+  [
+    'src/util.ts',
+    [
+      { key: 'helper:function', name: 'helper', kind: 'function', line: 1, end_line: 3 },
+      { key: 'twice:function', name: 'twice', kind: 'function', line: 4, end_line: 6 },
+    ],
+  ],
+  [
+    'src/app.ts',
+    [
+      { key: 'App:class', name: 'App', kind: 'class', line: 2, end_line: 9 },
+      { key: 'App.run:method', name: 'run', kind: 'method', line: 3, end_line: 5 },
+      { key: 'App.pick:method', name: 'pick', kind: 'method', line: 6, end_line: 8 },
+    ],
+  ],
+]);
+
+const PY_FILES: Record<string, string> = {
+  'pkg/__init__.py': '',
+  'pkg/util.py': [
+    'def helper(x):',
+    '    return x * 2',
+    '',
+    '',
+    'class Greeter:',
+    '    def greet(self, name):',
+    '        return self.format(name)',
+    '',
+    '    def format(self, name):',
+    '        return "hi " + name',
+    '',
+  ].join('\n'),
+  'pkg/app.py': [
+    'import os',
+    'from pkg.util import helper, Greeter',
+    '',
+    '',
+    'def main():',
+    '    g = Greeter()',
+    '    print(os.path.join("a", "b"))',
+    '    return helper(len(g.greet("x")))',
+    '',
+  ].join('\n'),
+};
+const PY_DEFS = new Map<string, EngineDefinition[]>([
+  [
+    'pkg/util.py',
+    [
+      { key: 'helper:function', name: 'helper', kind: 'function', line: 1, end_line: 2 },
+      { key: 'Greeter:class', name: 'Greeter', kind: 'class', line: 5, end_line: 10 },
+      { key: 'Greeter.greet:method', name: 'greet', kind: 'method', line: 6, end_line: 7 },
+      { key: 'Greeter.format:method', name: 'format', kind: 'method', line: 9, end_line: 10 },
+    ],
+  ],
+  ['pkg/app.py', [{ key: 'main:function', name: 'main', kind: 'function', line: 5, end_line: 8 }]],
+]);
+
+async function index(language: PreciseLanguage, files: Record<string, string>, defs: Map<string, EngineDefinition[]>) {
+  const bin = installedIndexers()[language];
+  assert.ok(bin, `the stack installs the ${language} indexer (CKG_SCIP_* in .stack/env)`);
+  const root = mkdtempSync(join(tmpdir(), 'ckg-precise-src-'));
+  const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-run-'));
+  try {
+    writeTree(root, files);
+    const output = join(scratch, 'index.scip');
+    const run = await runIndexer({
+      language,
+      bin,
+      root,
+      output,
+      scratch,
+      limits: { wallMs: 120_000, memoryMb: 2048 },
+      allowDependencies: false,
+      version: 'test',
+      project: 'fixture',
+    });
+    assert.ok(run.ok, `${language} indexer: ${run.failure} ${run.tail}`);
+    const idx = readScipIndex(readFileSync(output));
+    return derivePrecise(idx, defs, (p) => readFileSync(join(root, p), 'utf8').split('\n'));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const edgeList = (r: Awaited<ReturnType<typeof index>>) =>
+  r.edges.map(
+    (e) => `${e.label} ${e.from} -> ${e.to} ${e.lines.join(',')} x${e.count} ${e.provenance} ${e.confidence}`,
+  );
+
+describe('precise tier: scip-typescript output read into symbol edges', () => {
+  let r: Awaited<ReturnType<typeof index>>;
+  before(async () => {
+    r = await index('typescript', TS_FILES, TS_DEFS);
+  });
+
+  it('names the indexer and the files it covered', () => {
+    assert.equal(r.tool.name, 'scip-typescript');
+    assert.deepEqual(r.covered, ['src/app.ts', 'src/util.ts']);
+  });
+
+  it('writes calls with their lines and counts, and a function used as a value as a reference', () => {
+    assert.deepEqual(edgeList(r), [
+      'calls src/app.ts#App.run:method -> src/util.ts#helper:function 4 x1 scip 1',
+      'calls src/app.ts#App.run:method -> src/util.ts#twice:function 4 x1 scip 1',
+      'calls src/util.ts#twice:function -> src/util.ts#helper:function 5 x2 scip 1',
+      'references src/app.ts#App.pick:method -> src/util.ts#helper:function 7 x1 scip 1',
+    ]);
+    assert.equal(r.matched, 4);
+  });
+});
+
+describe('precise tier: scip-python output read into symbol edges', () => {
+  let r: Awaited<ReturnType<typeof index>>;
+  before(async () => {
+    r = await index('python', PY_FILES, PY_DEFS);
+  });
+
+  it('resolves calls through imports and self', () => {
+    assert.deepEqual(edgeList(r), [
+      'calls pkg/app.py#main:function -> pkg/util.py#Greeter.greet:method 8 x1 scip 1',
+      'calls pkg/app.py#main:function -> pkg/util.py#helper:function 8 x1 scip 1',
+      'calls pkg/util.py#Greeter.greet:method -> pkg/util.py#Greeter.format:method 7 x1 scip 1',
+    ]);
+  });
+
+  it('keeps external uses with their package monikers', () => {
+    const join = r.external.find((x) => x.from === 'pkg/app.py#main:function' && x.symbol.includes('join'));
+    assert.ok(join, JSON.stringify(r.external.map((x) => x.symbol)));
+    assert.equal(join.moniker.scheme, 'scip-python');
+    assert.equal(join.moniker.manager, 'python');
+    assert.match(join.moniker.descriptor, /join\(\)\.$/);
+    assert.deepEqual(join.lines, [7]);
+  });
+});
+
+describe('precise tier: limits and symbols', () => {
+  it('ends an indexer past its wall limit as a timeout', async () => {
+    const bin = installedIndexers().python;
+    assert.ok(bin);
+    const root = mkdtempSync(join(tmpdir(), 'ckg-precise-src-'));
+    const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-run-'));
+    after(() => {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
+    });
+    writeTree(root, PY_FILES);
+    const run = await runIndexer({
+      language: 'python',
+      bin,
+      root,
+      output: join(scratch, 'index.scip'),
+      scratch,
+      limits: { wallMs: 50, memoryMb: 2048 },
+      allowDependencies: false,
+      version: 'test',
+      project: 'fixture',
+    });
+    assert.equal(run.ok, false);
+    assert.equal(run.failure, 'timeout');
+  });
+
+  it('parses SCIP symbols into monikers and descriptors', () => {
+    const m = parseScipSymbol('scip-typescript npm @types/node 20.1.0 `fs.d.ts`/readFileSync().');
+    assert.deepEqual(m, {
+      scheme: 'scip-typescript',
+      manager: 'npm',
+      package: '@types/node',
+      version: '20.1.0',
+      descriptor: '`fs.d.ts`/readFileSync().',
+    });
+    assert.equal(parseScipSymbol('local 12'), null);
+    assert.deepEqual(parseDescriptors('a/b/`c.ts`/C#m(+1).'), [
+      { name: 'a', suffix: 'namespace' },
+      { name: 'b', suffix: 'namespace' },
+      { name: 'c.ts', suffix: 'namespace' },
+      { name: 'C', suffix: 'type' },
+      { name: 'm', suffix: 'method' },
+    ]);
+  });
+});
