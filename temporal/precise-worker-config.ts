@@ -3,6 +3,7 @@
  * PRECISE_<LANGUAGE>_WALL_SECONDS / PRECISE_<LANGUAGE>_MEMORY_MB override PRECISE_WALL_SECONDS / PRECISE_MEMORY_MB.
  */
 import { databaseVars, loadConfig, type ConfigOf, type VarSpec } from '../lib/config.ts';
+import { sourceUrlPolicy, sourceUrlVars } from '../lib/source-url.ts';
 import type { PreciseSettings } from '../activities/precise/settings.ts';
 import { PRECISE_LANGUAGES } from '../activities/precise/settings.ts';
 import type { PreciseLanguage } from '../activities/precise/indexers.ts';
@@ -16,6 +17,7 @@ const limitVars = Object.fromEntries(
 
 export const preciseWorkerVars = {
   ...databaseVars,
+  ...sourceUrlVars,
   TEMPORAL_ADDRESS: { type: 'string', default: '127.0.0.1:7233' },
   TEMPORAL_NAMESPACE: { type: 'string', default: 'default' },
   /** Each language's steps go to `<prefix>-<language>` (precise-typescript, precise-python, precise-go). */
@@ -54,5 +56,6 @@ export function preciseSettings(c: PreciseWorkerConfig): PreciseSettings {
     allowDependencies: c.PRECISE_ALLOW_DEPENDENCIES,
     heartbeatTimeoutMs: Math.round(c.SYNC_HEARTBEAT_TIMEOUT_SECONDS * 1000),
     cloneTimeoutMs: c.SYNC_CLONE_TIMEOUT_SECONDS * 1000,
+    sourceUrls: sourceUrlPolicy(c),
   };
 }

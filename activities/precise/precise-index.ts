@@ -178,7 +178,15 @@ export function createPreciseIndex(deps: PreciseDeps) {
         const url = run.source_url ?? '';
         try {
           const token = await loadAccessToken(pool, sourceId);
-          await checkoutRef({ url, ref: commitSha, token, dir, timeoutMs: settings.cloneTimeoutMs, signal: hb.signal });
+          await checkoutRef({
+            url,
+            urls: settings.sourceUrls,
+            ref: commitSha,
+            token,
+            dir,
+            timeoutMs: settings.cloneTimeoutMs,
+            signal: hb.signal,
+          });
         } catch (err) {
           hb.check();
           if (!(err instanceof CloneError)) throw err;

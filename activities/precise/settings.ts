@@ -3,6 +3,7 @@
  * Per language: a wall limit and a memory limit. Dependency download is off unless PRECISE_ALLOW_DEPENDENCIES says so.
  */
 import type { IndexerLimits, PreciseLanguage } from './indexers.ts';
+import type { SourceUrlPolicy } from '../../lib/source-url.ts';
 
 export interface PreciseSettings {
   /** Scratch space of the worker: one folder per run (removed after it), and Go's module and build caches. */
@@ -12,6 +13,8 @@ export interface PreciseSettings {
   allowDependencies: boolean;
   heartbeatTimeoutMs: number;
   cloneTimeoutMs: number;
+  /** The transports and hosts the worker fetches from (SOURCE_URL_SCHEMES / SOURCE_URL_HOSTS, as the sync worker). */
+  sourceUrls: SourceUrlPolicy;
 }
 
 export const PRECISE_LANGUAGES: readonly PreciseLanguage[] = ['typescript', 'python', 'go'];

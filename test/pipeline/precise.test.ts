@@ -1,0 +1,289 @@
+/**
+ * The precise step in the sync workflow (issue 29), end to end: a real worker, a real precise worker (in-process, its
+ * own queues) with scip-typescript and scip-python as the stack installs them, a real git repository.
+ *   - no precise worker: the sync completes, one issue per language (phase precise), heuristic edges kept;
+ *   - with one: the stored calls/references edges of the covered files are exactly what a direct reading of the
+ *     indexer's index gives (provenance scip, confidence 1), and the sync's stats say what changed;
+ *   - the same commit again: the stored result is reused (no indexer run), same edges;
+ *   - an indexer past its wall limit: an issue, the sync completes, the heuristic edges stay.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { addCommit, createRepo, writeTree, type TestRepo } from '../support/git-repos.ts';
+import {
+  createHarness,
+  getRun,
+  insertPendingSync,
+  insertSource,
+  runSync,
+  quietLog,
+  type Harness,
+} from '../support/pipeline.ts';
+import { connectWorker, uniqueTaskQueue } from '../support/temporal.ts';
+import { TEST_URL_POLICY, testEnv } from '../support/env.ts';
+import { PreciseWorker } from '../../temporal/precise-worker.ts';
+import type { PreciseSettings } from '../../activities/precise/settings.ts';
+import { installedIndexers, runIndexer, type PreciseLanguage } from '../../activities/precise/indexers.ts';
+import { readScipIndex } from '../../engine/precise/scip.ts';
+import { derivePrecise } from '../../engine/precise/derive.ts';
+import type { EngineDefinition } from '../../engine/precise/edges.ts';
+import { loadSymbolFacts } from '../../activities/store/index.ts';
+import type { PreciseLanguageResult } from '../../workflows/sync-types.ts';
+
+const FILES: Record<string, string> = {
+  'tsconfig.json':
+    '{ "compilerOptions": { "strict": true, "target": "ES2022", "module": "ESNext" }, "include": ["src"] }\n',
+  'src/util.ts':
+    'export function helper(x: number): number {\n  return x * 2;\n}\nexport function twice(x: number): number {\n  return helper(helper(x));\n}\n',
+  'src/app.ts':
+    "import { helper, twice } from './util';\nexport class App {\n  run(): number {\n    return twice(helper(1));\n  }\n  pick(): (x: number) => number {\n    return helper;\n  }\n}\n",
+  'pkg/__init__.py': '',
+  'pkg/util.py':
+    'def helper(x):\n    return x * 2\n\n\nclass Greeter:\n    def greet(self, name):\n        return self.format(name)\n\n    def format(self, name):\n        return "hi " + name\n',
+  'pkg/app.py':
+    'import os\nfrom pkg.util import helper, Greeter\n\n\ndef main():\n    g = Greeter()\n    print(os.path.join("a", "b"))\n    return helper(len(g.greet("x")))\n',
+};
+
+const LANGS: Record<PreciseLanguage, string[]> = { typescript: ['typescript', 'tsx'], python: ['python'], go: ['go'] };
+
+function settings(workDir: string, wallMs = 120_000): PreciseSettings {
+  const l = { wallMs, memoryMb: 2048 };
+  return {
+    workDir,
+    limits: { typescript: l, python: l, go: l },
+    allowDependencies: false,
+    heartbeatTimeoutMs: 5000,
+    cloneTimeoutMs: 60_000,
+    sourceUrls: TEST_URL_POLICY,
+  };
+}
+
+interface Stored {
+  label: string;
+  from: string;
+  to: string;
+  provenance: string;
+  confidence: number;
+  lines: number[];
+  count: number;
+}
+
+/** The sync's calls/references edges, read back from the graph as `<path>#<key>` pairs. */
+async function storedEdges(h: Harness, syncId: string): Promise<Stored[]> {
+  const out: Stored[] = [];
+  for (const label of ['calls', 'references']) {
+    const r = await h.db.pool.query<{ a: string; ak: string; b: string; bk: string; p: string }>(
+      `SELECT fa.properties ->> '"file_path"'::ag_catalog.agtype AS a, sa.properties ->> '"key"'::ag_catalog.agtype AS ak,
+              fb.properties ->> '"file_path"'::ag_catalog.agtype AS b, sb.properties ->> '"key"'::ag_catalog.agtype AS bk,
+              e.properties::text AS p
+         FROM service."${label}" e
+         JOIN service."Symbol" sa ON sa.id = e.start_id JOIN service.defines da ON da.end_id = sa.id
+         JOIN service."File" fa ON fa.id = da.start_id
+         JOIN service."Symbol" sb ON sb.id = e.end_id JOIN service.defines db ON db.end_id = sb.id
+         JOIN service."File" fb ON fb.id = db.start_id
+        WHERE ag_catalog.agtype_access_operator(fa.properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`,
+      [JSON.stringify(syncId)],
+    );
+    for (const row of r.rows) {
+      const p = JSON.parse(row.p) as { provenance: string; confidence: number; lines?: number[]; count: number };
+      out.push({
+        label,
+        from: `${row.a}#${row.ak}`,
+        to: `${row.b}#${row.bk}`,
+        provenance: p.provenance,
+        confidence: p.confidence,
+        lines: p.lines ?? [],
+        count: p.count,
+      });
+    }
+  }
+  return out.sort((x, y) => (`${x.label} ${x.from} ${x.to}` < `${y.label} ${y.from} ${y.to}` ? -1 : 1));
+}
+
+/** What the indexer itself says about the same files, read directly (the test's own run of it). */
+async function directReading(h: Harness, syncId: string, language: PreciseLanguage, files: Record<string, string>) {
+  const facts = await loadSymbolFacts(h.db.pool, syncId);
+  const defs = new Map<string, EngineDefinition[]>();
+  for (const f of facts)
+    if (LANGS[language].includes(f.language))
+      defs.set(
+        f.file_path,
+        f.facts.defs.map((d) => ({
+          key: d.key,
+          name: d.name,
+          kind: d.symbol_kind,
+          line: d.line,
+          end_line: d.end_line,
+        })),
+      );
+  const root = mkdtempSync(join(tmpdir(), 'ckg-precise-direct-'));
+  const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-direct-run-'));
+  try {
+    writeTree(root, files);
+    const output = join(scratch, 'index.scip');
+    const run = await runIndexer({
+      language,
+      bin: installedIndexers()[language]!,
+      root,
+      output,
+      scratch,
+      limits: { wallMs: 120_000, memoryMb: 2048 },
+      allowDependencies: false,
+      version: 'direct',
+      project: 'direct',
+    });
+    assert.ok(run.ok, run.tail);
+    return derivePrecise(readScipIndex(readFileSync(output)), defs, (p) =>
+      readFileSync(join(root, p), 'utf8').split('\n'),
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+describe('precise step in the sync workflow', () => {
+  let h: Harness;
+  let repo: TestRepo;
+  let sourceId: string;
+  let workDir: string;
+  let precise: { worker: PreciseWorker; run: Promise<void>; close: () => Promise<void> } | null = null;
+  const syncs: string[] = [];
+
+  async function startPrecise(wallMs?: number) {
+    const connection = await connectWorker();
+    const worker = await PreciseWorker.create({
+      connection,
+      namespace: testEnv.temporalNamespace,
+      pool: h.db.pool,
+      log: quietLog,
+      settings: settings(workDir, wallMs),
+      queuePrefix: uniqueTaskQueue('precise'),
+      languages: ['typescript', 'python'],
+      maxConcurrent: 2,
+    });
+    const run = worker.run();
+    precise = {
+      worker,
+      run,
+      close: async () => {
+        worker.shutdown();
+        await run.catch(() => undefined);
+        await connection.close();
+      },
+    };
+  }
+
+  async function sync(): Promise<string> {
+    const syncId = await insertPendingSync(h.db.pool, sourceId);
+    const result = await runSync(h, sourceId, syncId);
+    assert.equal(result.status, 'completed', JSON.stringify(result));
+    syncs.push(syncId);
+    return syncId;
+  }
+
+  before(async () => {
+    h = await createHarness({ precise: true });
+    await h.startWorker();
+    repo = createRepo(FILES);
+    workDir = mkdtempSync(join(tmpdir(), 'ckg-precise-work-'));
+    sourceId = await insertSource(h.db.pool, { url: repo.dir, owner: 'acme', name: 'precise' });
+  });
+  after(async () => {
+    await precise?.close();
+    await h.close();
+    repo.remove();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('without a precise worker, completes the sync with one issue per language and heuristic edges', async () => {
+    const syncId = await sync();
+    const issues = await h.db.pool.query<{ code: string; context: { language: string } }>(
+      `SELECT code, context FROM sync_issues WHERE sync_id = $1 AND phase = 'precise' ORDER BY context ->> 'language'`,
+      [syncId],
+    );
+    assert.deepEqual(
+      issues.rows.map((r) => `${r.code} ${r.context.language}`),
+      ['precise_no_worker python', 'precise_no_worker typescript'],
+    );
+    const edges = await storedEdges(h, syncId);
+    assert.ok(edges.length > 0);
+    assert.ok(edges.every((e) => e.provenance !== 'scip'));
+    const stats = (await getRun(h.db.pool, syncId)).stats as { precise?: Record<string, PreciseLanguageResult> };
+    assert.equal(stats.precise?.typescript?.status, 'skipped');
+  });
+
+  it('with a precise worker, stores exactly the direct reading of each index as scip edges', async () => {
+    await startPrecise();
+    const syncId = await sync();
+    const stored = (await storedEdges(h, syncId)).filter((e) => e.provenance === 'scip');
+    const direct = [
+      ...(await directReading(h, syncId, 'typescript', FILES)).edges,
+      ...(await directReading(h, syncId, 'python', FILES)).edges,
+    ]
+      .map((e) => ({
+        label: e.label,
+        from: e.from,
+        to: e.to,
+        provenance: e.provenance,
+        confidence: e.confidence,
+        lines: e.lines,
+        count: e.count,
+      }))
+      .sort((x, y) => (`${x.label} ${x.from} ${x.to}` < `${y.label} ${y.from} ${y.to}` ? -1 : 1));
+    assert.deepEqual(stored, direct);
+    // What the fixtures hold, by hand: the call through self, the call through an import, a function as a value.
+    const pairs = stored.map((e) => `${e.label} ${e.from} -> ${e.to}`);
+    for (const want of [
+      'calls pkg/util.py#Greeter.greet:method -> pkg/util.py#Greeter.format:method',
+      'calls pkg/app.py#main:function -> pkg/util.py#helper:function',
+      'calls src/util.ts#twice:function -> src/util.ts#helper:function',
+      'references src/app.ts#App.pick:method -> src/util.ts#helper:function',
+    ])
+      assert.ok(pairs.includes(want), `${want} in ${pairs.join('\n')}`);
+    // No heuristic calls edge is left from a covered file.
+    const all = await storedEdges(h, syncId);
+    assert.ok(all.filter((e) => e.label === 'calls').every((e) => e.provenance === 'scip'));
+    const stats = (await getRun(h.db.pool, syncId)).stats as {
+      precise: Record<string, PreciseLanguageResult>;
+      durations_ms: { precise?: number };
+    };
+    assert.equal(stats.precise.typescript!.status, 'indexed');
+    assert.equal(stats.precise.python!.status, 'indexed');
+    assert.equal(stats.precise.typescript!.edges + stats.precise.python!.edges, stored.length);
+    assert.ok((stats.durations_ms.precise ?? 0) > 0);
+  });
+
+  it('reuses the stored result for an unchanged commit', async () => {
+    const before = (await storedEdges(h, syncs[syncs.length - 1]!)).filter((e) => e.provenance === 'scip');
+    const syncId = await sync();
+    const stats = (await getRun(h.db.pool, syncId)).stats as { precise: Record<string, PreciseLanguageResult> };
+    assert.equal(stats.precise.typescript!.status, 'reused');
+    assert.equal(stats.precise.python!.status, 'reused');
+    const now = (await storedEdges(h, syncId)).filter((e) => e.provenance === 'scip');
+    assert.deepEqual(now, before);
+  });
+
+  it('turns an indexer past its wall limit into an issue and keeps the heuristic edges', async () => {
+    await precise!.close();
+    await h.db.pool.query(`DELETE FROM precise_workers`);
+    await startPrecise(1);
+    addCommit(repo, {
+      'src/more.ts': "import { helper } from './util';\nexport function more(): number {\n  return helper(3);\n}\n",
+    });
+    const syncId = await sync();
+    const issues = await h.db.pool.query<{ code: string }>(
+      `SELECT code FROM sync_issues WHERE sync_id = $1 AND phase = 'precise' ORDER BY code`,
+      [syncId],
+    );
+    assert.deepEqual(
+      issues.rows.map((r) => r.code),
+      ['precise_timeout', 'precise_timeout'],
+    );
+    const edges = await storedEdges(h, syncId);
+    assert.ok(edges.length > 0 && edges.every((e) => e.provenance !== 'scip'));
+  });
+});
