@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { NativeConnection} from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createPreciseActivities } from '../activities/precise/index.ts';
 import { INDEXER_NAMES, installedIndexers, type PreciseLanguage } from '../activities/precise/indexers.ts';

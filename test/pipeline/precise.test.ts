@@ -78,7 +78,7 @@ async function storedEdges(h: Harness, syncId: string): Promise<Stored[]> {
     const r = await h.db.pool.query<{ a: string; ak: string; b: string; bk: string; p: string }>(
       `SELECT fa.properties ->> '"file_path"'::ag_catalog.agtype AS a, sa.properties ->> '"key"'::ag_catalog.agtype AS ak,
               fb.properties ->> '"file_path"'::ag_catalog.agtype AS b, sb.properties ->> '"key"'::ag_catalog.agtype AS bk,
-              e.properties::text AS p
+              ag_catalog.agtype_out(e.properties)::text AS p
          FROM service."${label}" e
          JOIN service."Symbol" sa ON sa.id = e.start_id JOIN service.defines da ON da.end_id = sa.id
          JOIN service."File" fa ON fa.id = da.start_id
