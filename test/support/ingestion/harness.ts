@@ -115,6 +115,8 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
     parseThreads: 1,
     embeddingBatchSize: 1,
     embeddingConcurrency: 1,
+    // No precise worker here: the precise tier (issue 29) would add one issue per language to every sync.
+    precise: false,
   };
   const engine = createEngine({ threads: 1 });
   const worker = await createWorker({
