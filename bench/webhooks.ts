@@ -16,17 +16,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, gateway, stackPool } from './support/gateway.ts';
 import { git } from './support/corpus.ts';
+import { percentile } from './reliability/common.ts';
 
 const { values } = parseArgs({ options: { corpus: { type: 'string' } } });
 const SECRET = `bench-${randomUUID()}`;
 const pool = stackPool(2);
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const fmt = (xs: number[]) =>
-  `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms`;
+  `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms`;
 const sign = (raw: string) => `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`;
 
 async function post(
