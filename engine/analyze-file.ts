@@ -190,6 +190,8 @@ function extract(
   );
   const exports = [...new Set(sawExportCapture ? explicitExports : exportsByRule)];
   const finished = plugin.finishImports ? plugin.finishImports(imports, src.lines) : imports;
+  const symbolLang = symbolLanguage(plugin.id);
+  if (facts && symbolLang?.finishBindings) facts.imports = symbolLang.finishBindings(facts.imports, finished);
   return { planned: [], symbols, exports, imports: finished, defs, ...(facts ? { facts } : {}) };
 }
 

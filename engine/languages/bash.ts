@@ -9,7 +9,7 @@ import { unquote } from './plugin.ts';
  * `source x` / `. x`. A leading `$(dirname "$0")`, `${BASH_SOURCE%/*}`-style directory expression is read as the
  * script's own directory (kind 'dir'); any other variable makes the import unresolvable (still counted).
  */
-function readImport(captures: CaptureView[]): ImportRef[] {
+export function readImport(captures: CaptureView[]): ImportRef[] {
   const out: ImportRef[] = [];
   for (const c of captures) {
     if (c.name !== 'import.source') continue;

@@ -33,7 +33,7 @@ const USE_ITEM =
   /^(?:(function|const)\s+)?\\?([A-Za-z_\x80-\uffff][\w\x80-\uffff\\]*)(?:\s+as\s+([A-Za-z_\x80-\uffff][\w\x80-\uffff]*))?$/i;
 
 /** `use [function|const] A\B [as C], D;` and the group form `use A\{B, C\D as E, function f};`. */
-function readUse(text: string, line: number): ImportRef[] {
+export function readUse(text: string, line: number): ImportRef[] {
   const clean = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(?:\/\/|#)[^\n]*/g, ' ');
   const m = /^\s*use\s+(?:(function|const)\s+)?([\s\S]*?)\s*;?\s*$/i.exec(clean);
   if (!m) return [];

@@ -4,7 +4,7 @@ import { requireGrammar } from './load.ts';
 import { resolveQualified } from '../resolve/common.ts';
 
 /** `import a.b.C`, `import a.b._` / `a.b.*` (wildcard), `import a.b.{C, D => E}` (one import per selector). */
-function readImport(captures: CaptureView[]): ImportRef[] {
+export function readImport(captures: CaptureView[]): ImportRef[] {
   const source = captures.find((c) => c.name === 'import.source');
   if (!source) return [];
   const line = source.row + 1;

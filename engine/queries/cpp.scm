@@ -1,6 +1,9 @@
 (function_definition declarator: (function_declarator declarator: (identifier) @name)) @definition.function
 (function_definition declarator: (function_declarator declarator: (field_identifier) @name)) @definition.method
-(function_definition declarator: (function_declarator declarator: (qualified_identifier) @name)) @definition.method
+(function_definition declarator: (function_declarator declarator: (qualified_identifier name: (identifier) @name))) @definition.method
+(function_definition declarator: (function_declarator declarator: (qualified_identifier name: (qualified_identifier name: (identifier) @name)))) @definition.method
+(function_definition declarator: (reference_declarator (function_declarator declarator: (qualified_identifier name: (identifier) @name)))) @definition.method
+(function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier name: (identifier) @name)))) @definition.method
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @definition.function
 (function_definition declarator: (reference_declarator (function_declarator declarator: (identifier) @name))) @definition.function
 (class_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.class

@@ -1,7 +1,7 @@
 (method name: (_) @name) @definition.method
 (singleton_method name: (_) @name) @definition.method
 (class name: (_) @name) @definition.class
-(module name: (_) @name) @definition.module
+(module name: (_) @name) @definition.class
 
 ; require/require_relative/load with their first argument (a string, or File.expand_path/File.join/... of
 ; __dir__ or __FILE__); autoload :Name, 'path' (a lazy require).

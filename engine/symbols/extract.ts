@@ -5,6 +5,7 @@ import { rowOf } from '../chunk/ast.ts';
 import type {
   BindingFact,
   DefinitionFact,
+  ImplFact,
   ImportBindingFact,
   SupertypeFact,
   SymbolDefKind,
@@ -228,6 +229,7 @@ export function extractSymbols(
         }
         let name = text.slice(callName!.start, callName!.end);
         let receiver = textOf('call.receiver') ?? null;
+        if (receiver !== null && lang.normalizeReceiver) receiver = lang.normalizeReceiver(receiver);
         const isNew = caps.has('call.new');
         if (isNew) {
           // A construction names a type: `a.B<T>` -> receiver a, name B.
@@ -255,7 +257,9 @@ export function extractSymbols(
         rawUses.push({
           kind: 'v',
           name: text.slice(valueName.start, valueName.end),
-          receiver: textOf('value.receiver') ?? null,
+          receiver: ((r) => (r !== undefined && lang.normalizeReceiver ? lang.normalizeReceiver(r) : (r ?? null)))(
+            textOf('value.receiver'),
+          ),
           line: lineAt(at),
           def: enclosingSymbol(decorated.length > 0 ? ownerAt(at) : at),
         });
@@ -305,13 +309,16 @@ export function extractSymbols(
         if (!typeCap) continue;
         const via = caps.has('bind.type') ? undefined : caps.has('bind.new') ? ('n' as const) : ('c' as const);
         const raw = text.slice(typeCap.start, typeCap.end);
-        const bound = text.slice(bindName.start, bindName.end);
+        const written = text.slice(bindName.start, bindName.end);
+        const bound = lang.normalizeName ? lang.normalizeName(written) : written;
         if (binding !== 'f') {
           // A parameter or variable is a local of its function too.
           const fn = enclosingFunction(bindName.start);
           if (fn !== -1) (extras[fn]!.locals ??= new Set()).add(bound);
         }
-        const cleaned = via === 'c' ? [raw.replace(/\s+/g, '')] : lang.cleanType(raw);
+        const call = raw.replace(/\s+/g, '');
+        const cleaned =
+          via === 'c' ? [lang.normalizeReceiver ? lang.normalizeReceiver(call) : call] : lang.cleanType(raw);
         if (via === undefined && cleaned.length > 0) {
           // A declared type is a type reference.
           const at = typeCap.start;
@@ -374,7 +381,8 @@ export function extractSymbols(
     const p = parent[i]!;
     const receiver = extras[i]!.receiver;
     const chain = receiver !== undefined ? receiver : p === -1 ? '' : chains[p]!;
-    const name = d.name.replace(/#/g, '_');
+    const written = !isSymbol[i] && lang?.containerName ? lang.containerName(d.name) : d.name;
+    const name = written.replace(/#/g, '_');
     chains[i] = chain === '' ? name : `${chain}.${name}`;
     bases[i] = `${chains[i]}:${kinds[i] ?? d.chunkType}`;
   }
@@ -440,7 +448,9 @@ export function extractSymbols(
     if (lang && query) {
       const e = extras[i]!;
       const p = parent[i]!;
-      const containerName = e.receiver ?? (p !== -1 ? defs[p]!.name : undefined);
+      const parentName =
+        p === -1 ? undefined : !isSymbol[p] && lang.containerName ? lang.containerName(defs[p]!.name) : defs[p]!.name;
+      const containerName = e.receiver ?? parentName;
       let arity: number | null = null;
       if (e.params !== undefined) {
         arity = lang.arity(e.params);
@@ -535,6 +545,20 @@ export function extractSymbols(
     imports,
   };
   if (pkg !== undefined) facts.package = pkg;
+  // Implementation blocks (Rust impl): a container that is no symbol but carries supertypes, or whose name the
+  // language cleans, gives its type those supertypes and the methods defined in it.
+  if (lang.containerName) {
+    const impls: ImplFact[] = [];
+    for (let i = 0; i < n; i++) {
+      if (isSymbol[i] || kinds[i] !== null) continue;
+      const methods: string[] = [];
+      for (let j = i + 1; j < n && defs[j]!.startIndex < defs[i]!.endIndex; j++)
+        if (parent[j] === i && isSymbol[j]) methods.push(keys[j]!);
+      if (extras[i]!.supertypes.length === 0) continue;
+      impls.push({ type: lang.containerName(defs[i]!.name), supertypes: extras[i]!.supertypes, methods });
+    }
+    if (impls.length > 0) facts.impls = impls;
+  }
   if (defaultExport !== undefined) facts.default_export = defaultExport;
   return { symbols, facts };
 }

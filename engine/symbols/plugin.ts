@@ -1,4 +1,4 @@
-import type { CaptureView } from '../languages/plugin.ts';
+import type { CaptureView, ImportRef } from '../languages/plugin.ts';
 import type { ImportBindingFact } from './types.ts';
 
 /**
@@ -39,6 +39,51 @@ export interface SymbolLanguage {
   queryFiles(dialect: string): string[];
   /** Names of the current instance (`this`, `self`); `super` names the supertypes. */
   selfNames: readonly string[];
+  /**
+   * A package is its name alone, whatever the folders (C# namespaces, Kotlin and Scala packages): files declaring
+   * the same package share its top-level names, a wildcard import of a package opens it by name, and code in
+   * package a.b.c also sees a.b and a (C#).
+   */
+  packageByName?: boolean;
+  /**
+   * A type's definition may be split over files of its package (Ruby reopened classes, C# partial classes, Swift
+   * extensions): members and supertypes of every definition with the same key in the package count.
+   */
+  openClasses?: boolean;
+  /**
+   * Qualifiers may name namespaces the resolver does not model (C++ `ns::f`, `ns::T::m`): a qualifier whose head is
+   * unknown is tried without its leading segments.
+   */
+  namespaceQualifiers?: boolean;
+  /** A type's members include those of the same-named object beside it (Scala companion objects). */
+  companionObjects?: boolean;
+  /**
+   * The package key of a file (default: its directory, or only its package clause with packageByName); Rust: the
+   * crate's `src/` folder. Same key = same package.
+   */
+  packageOf?(path: string): string;
+  /** Top-level names of other files of the package are visible by bare name (default true; Rust: false). */
+  packageTopLevel?: boolean;
+  /** An import naming a module resolves to that module's file (Rust `use crate::util;` binds the module util.rs). */
+  modulesAreFiles?: boolean;
+  /** The type name a container that is no symbol stands for (Rust `impl<T> Foo<T>` -> `Foo`), for keys and containers. */
+  containerName?(name: string): string;
+  /** Maps import bindings to the file's ImportRefs once the language's finishImports rewrote them (Rust). */
+  finishBindings?(bindings: ImportBindingFact[], imports: readonly ImportRef[]): ImportBindingFact[];
+  /** Other names of `super` (C# `base`); the resolver reads them as `super`. */
+  superNames?: readonly string[];
+  /**
+   * The supertype list does not say which entry is a class and which an interface (C#, Kotlin, Swift, Scala): a
+   * non-interface definition whose supertype resolves to an interface, protocol or trait `implements` it.
+   */
+  implementsByTargetKind?: boolean;
+  /**
+   * Rewrites a receiver as written into the resolver's dotted form (`a::b` -> `a.b`, `$this->x` -> `this.x`), or null
+   * for a receiver the resolver cannot read (kept as written then).
+   */
+  normalizeReceiver?(text: string): string;
+  /** Rewrites a bound name as written to the name receivers use (Ruby `@x` -> `x`, read as `this.x`). */
+  normalizeName?(text: string): string;
   /** Bare names reach members of the enclosing type and its supertypes (Java, C#, Kotlin: implicit `this`). */
   bareMembers: boolean;
   /** Definitions of one name in one container are overloads told apart by parameter types (Java, C#, C++...). */

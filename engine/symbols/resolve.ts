@@ -1,4 +1,5 @@
 import type {
+  ImplFact,
   BindingFact,
   DefinitionFact,
   ImportBindingFact,
@@ -45,6 +46,8 @@ const MAX_DEPTH = 8;
 type PendingEdge = SymbolEdge & { sites: number[] };
 
 interface FileCtx {
+  /** Implementation blocks of the file (SymbolFacts.impls). */
+  impls?: ImplFact[];
   path: string;
   dir: string;
   language: string;
@@ -103,6 +106,16 @@ const DYNAMIC: Entity = { t: 'dynamic' };
 const UNKNOWN: Entity = { t: 'unknown' };
 const AMBIGUOUS: Entity = { t: 'ambiguous' };
 
+/** Kinds a type implements rather than inherits from (implementsByTargetKind). */
+const IMPLEMENTABLE = new Set(['interface', 'protocol', 'trait']);
+
+/** The module a file defines, by name (Rust: `a/b.rs` and `a/b/mod.rs` are b; a crate root is its folder's). */
+function moduleNameOf(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  if (base === 'mod.rs' || base === 'lib.rs' || base === 'main.rs') return stemOf(dirOf(path));
+  return stemOf(path);
+}
+
 function dirOf(path: string): string {
   const at = path.lastIndexOf('/');
   return at === -1 ? '' : path.slice(0, at);
@@ -160,6 +173,8 @@ class Resolver {
   private readonly pkgBindings = new Map<string, Map<string, { file: FileCtx; b: BindingFact }>>();
   /** Go: methods by package key, receiver type name and method name. */
   private readonly pkgMethods = new Map<string, Map<string, Map<string, Member[]>>>();
+  /** Open classes (SymbolLanguage.openClasses): type definitions by package and key. */
+  private readonly pkgSameKey = new Map<string, Map<string, Member[]>>();
   /** Definitions by family and name, for the unique-name fallback. */
   private readonly byName = new Map<string, Member[]>();
   private readonly edges: PendingEdge[] = [];
@@ -220,7 +235,8 @@ class Resolver {
     const targets = new Map<string, string[]>();
     for (const r of f.imports) targets.set(specKey(r.spec, r.kind), r.targets);
     const dir = dirOf(f.file_path);
-    const pkg = lang.packageScope ? `${dir}\0${facts.package ?? ''}` : null;
+    const pkgDir = lang.packageOf ? lang.packageOf(f.file_path) : lang.packageByName ? '' : dir;
+    const pkg = lang.packageScope ? `${pkgDir}\0${facts.package ?? ''}` : null;
     const ctx: FileCtx = {
       path: f.file_path,
       dir,
@@ -240,6 +256,7 @@ class Resolver {
       uses: facts.uses,
       topLevelUses: facts.top_level_uses,
       defaultExport: facts.default_export,
+      impls: facts.impls,
       goImports: f.language === 'go' ? facts.imports.filter((b) => b.local === null && b.imported === null) : [],
     };
     if (pkg !== null) {
@@ -258,6 +275,14 @@ class Resolver {
         const list = names.get(d.name);
         if (list) list.push({ file: ctx, def: d });
         else names.set(d.name, [{ file: ctx, def: d }]);
+      }
+      if (pkg !== null && lang.openClasses && TYPE_KINDS.has(d.symbol_kind)) {
+        let keys = this.pkgSameKey.get(pkg);
+        if (!keys) this.pkgSameKey.set(pkg, (keys = new Map<string, Member[]>()));
+        const base = d.key.replace(/~\d+$/, '');
+        const same = keys.get(base);
+        if (same) same.push({ file: ctx, def: d });
+        else keys.set(base, [{ file: ctx, def: d }]);
       }
       if (pkg !== null && d.container === null && d.container_name !== undefined && d.symbol_kind === 'method') {
         let types = this.pkgMethods.get(pkg);
@@ -278,6 +303,7 @@ class Resolver {
   }
 
   run(): ResolveOutput {
+    for (const file of this.ordered) if (file.impls) this.implBlocks(file, file.impls, this.statsFor(file.language));
     for (const file of this.ordered) {
       const st = this.statsFor(file.language);
       st.files++;
@@ -406,7 +432,10 @@ class Resolver {
       if (e.t === 'static' && e.type.def && e.type.file) {
         const label: SymbolEdgeLabel =
           s.relation === 'implements' ||
-          (e.type.def.symbol_kind === 'interface' && d.symbol_kind !== 'interface' && file.language === 'go')
+          (e.type.def.symbol_kind === 'interface' && d.symbol_kind !== 'interface' && file.language === 'go') ||
+          (file.lang.implementsByTargetKind === true &&
+            IMPLEMENTABLE.has(e.type.def.symbol_kind) &&
+            !IMPLEMENTABLE.has(d.symbol_kind))
             ? 'implements'
             : 'inherits';
         this.edge(label, file, d.key, { file: e.type.file, def: e.type.def }, e.prov, null, st);
@@ -472,6 +501,26 @@ class Resolver {
         );
       }
     }
+    if (type.file?.lang.companionObjects && type.def && type.def.symbol_kind !== 'object') {
+      // The companion object beside the class (Scala): its members are reached through the class's name.
+      for (const o of type.file.children.get(type.def.container ?? '')?.get(type.def.name) ?? []) {
+        if (o.symbol_kind !== 'object') continue;
+        for (const [name, defs] of type.file.children.get(o.key) ?? []) {
+          const list = m.get(name) ?? [];
+          m.set(name, [...list, ...defs.map((def) => ({ file: type.file!, def }))]);
+        }
+      }
+    }
+    if (type.pkg !== null && type.file?.lang.openClasses && type.def) {
+      // The other definitions of the same type in the package (a reopened Ruby class, a C# partial class).
+      for (const other of this.pkgSameKey.get(type.pkg)?.get(type.def.key.replace(/~\d+$/, '')) ?? []) {
+        if (other.def === type.def) continue;
+        for (const [name, defs] of other.file.children.get(other.def.key) ?? []) {
+          const list = m.get(name) ?? [];
+          m.set(name, [...list, ...defs.map((def) => ({ file: other.file, def }))]);
+        }
+      }
+    }
     if (type.pkg !== null) {
       for (const [name, ms] of this.pkgMethods.get(type.pkg)?.get(type.name) ?? []) {
         const list = m.get(name);
@@ -482,17 +531,70 @@ class Resolver {
     return m;
   }
 
+  /** Supertypes given by implementation blocks (Rust `impl Trait for T`), by type id; `open` marks unresolved ones. */
+  private readonly implSupers = new Map<string, { types: TypeEntity[]; open: boolean }>();
+
+  /**
+   * Implementation blocks: the block's type (by name, in the file's scope) implements each supertype (an
+   * `implements` edge from the type's definition), and each method of the block overrides the supertype's member of
+   * its name. Runs before everything else, so that member lookups see the blocks' supertypes.
+   */
+  private implBlocks(file: FileCtx, impls: readonly ImplFact[], st: LanguageStats): void {
+    for (const impl of impls) {
+      const t = this.typeName(file, null, impl.type);
+      const type = t.t === 'static' ? t.type : null;
+      if (type === null) {
+        if (t.t !== 'external')
+          for (const s of impl.supertypes)
+            this.miss(file, impl.methods[0] ?? '', 'supertype', s.text, s.line, 'unknown_name', st);
+        continue;
+      }
+      let extra = this.implSupers.get(type.id);
+      if (!extra) this.implSupers.set(type.id, (extra = { types: [], open: false }));
+      for (const s of impl.supertypes) {
+        const e = this.typeName(file, null, s.text);
+        if (e.t !== 'static' || !e.type.def || !e.type.file) {
+          extra.open = true;
+          if (e.t === 'external') st.external++;
+          continue;
+        }
+        extra.types.push(e.type);
+        if (type.def && type.file) {
+          const label: SymbolEdgeLabel = IMPLEMENTABLE.has(e.type.def.symbol_kind) ? 'implements' : 'inherits';
+          this.edge(label, type.file, type.def.key, { file: e.type.file, def: e.type.def }, e.prov, null, st);
+        }
+        for (const key of impl.methods) {
+          const d = file.byKey.get(key);
+          if (!d) continue;
+          const found = this.ownMember(e.type, d.name, d.arity ?? null, file.lang.overloads);
+          if (found && found !== 'ambiguous') this.edge('overrides', file, key, found, 'hierarchy', null, st);
+        }
+      }
+    }
+  }
+
   /** The resolved supertypes of a type; `open` when one of them is outside the repository or unknown. */
   private supertypes(type: TypeEntity): { types: TypeEntity[]; open: boolean } {
     let s = this.superCache.get(type.id);
     if (s) return s;
     s = { types: [], open: false };
     this.superCache.set(type.id, s);
+    const fromImpls = this.implSupers.get(type.id);
+    if (fromImpls) {
+      s.types.push(...fromImpls.types);
+      if (fromImpls.open) s.open = true;
+    }
     if (type.file && type.def) {
-      for (const sup of type.def.supertypes ?? []) {
-        const e = this.typeName(type.file, type.def.container, sup.text);
-        if (e.t === 'static' && e.type.id !== type.id) s.types.push(e.type);
-        else s.open = true;
+      const parts: Member[] = [{ file: type.file, def: type.def }];
+      if (type.pkg !== null && type.file.lang.openClasses)
+        for (const o of this.pkgSameKey.get(type.pkg)?.get(type.def.key.replace(/~\d+$/, '')) ?? [])
+          if (o.def !== type.def) parts.push(o);
+      for (const part of parts) {
+        for (const sup of part.def.supertypes ?? []) {
+          const e = this.typeName(part.file, part.def.container, sup.text);
+          if (e.t === 'static' && e.type.id !== type.id) s.types.push(e.type);
+          else s.open = true;
+        }
       }
     }
     return s;
@@ -598,6 +700,19 @@ class Resolver {
   private bareName(file: FileCtx, scope: string | null, name: string): Entity {
     for (const s of this.scopes(file, scope)) {
       const d = s === '' ? undefined : file.byKey.get(s);
+      if (
+        d &&
+        file.lang.bareMembers &&
+        file.pkg !== null &&
+        d.container === null &&
+        d.container_name !== undefined &&
+        d.symbol_kind === 'method'
+      ) {
+        // An out-of-line member (C++ `void Foo::bar() { baz(); }`): implicit `this` is its class.
+        const t = this.pkgType(file.pkg, d.container_name);
+        const hit = t ? this.member(t, name, undefined, false, 'self') : null;
+        if (hit && hit !== 'ambiguous' && hit !== 'open') return this.entityOfDef(hit.m, hit.prov);
+      }
       if (d && TYPE_KINDS.has(d.symbol_kind)) {
         if (file.lang.bareMembers) {
           const hit = this.member(this.typeOf(file, d), name, undefined, false, 'self');
@@ -620,9 +735,17 @@ class Resolver {
     }
     const imp = file.imports.get(name);
     if (imp) return this.importEntity(file, imp, 0);
-    if (file.pkg !== null) {
+    if (file.pkg !== null && file.lang.packageTopLevel !== false) {
       const hit = this.inPackage(file.pkg, name, file);
       if (hit) return hit;
+      if (file.lang.packageByName) {
+        // Enclosing namespaces (C#: code in a.b.c sees a.b and a).
+        for (let p = file.pkg; p.includes('.');) {
+          p = p.slice(0, p.lastIndexOf('.'));
+          const up = this.inPackage(p, name, null);
+          if (up) return up;
+        }
+      }
     }
     for (const star of file.stars) {
       const e = this.starLookup(file, star, name);
@@ -719,6 +842,8 @@ class Resolver {
     }
     const e = this.lookupInModule(first, b.imported, depth);
     if (e.t === 'def' || e.t === 'static' || e.t === 'module') return { ...e, prov: 'import' };
+    if (e.t === 'unknown' && file.lang.modulesAreFiles && moduleNameOf(first.path) === b.imported)
+      return { t: 'module', files, pkg: null, prov: 'import' };
     return e;
   }
 
@@ -770,6 +895,11 @@ class Resolver {
   }
 
   private starLookup(file: FileCtx, star: ImportBindingFact, name: string, depth = 0): Entity | null {
+    if (file.lang.packageByName) {
+      // The package by its name (C# `using A.B;`, Kotlin `import a.b.*`), whichever folders hold it.
+      const e = this.inPackage(`\0${star.spec}`, name, null);
+      if (e) return e;
+    }
     const targets = file.targets.get(specKey(star.spec, star.spec_kind)) ?? [];
     for (const t of targets) {
       const target = this.files.get(t);
@@ -807,7 +937,7 @@ class Resolver {
     } else if (lang.selfNames.includes(head!.name) && scope !== null) {
       const t = this.enclosingType(file, scope);
       e = t ? { t: 'instance', type: t, prov: 'self' } : DYNAMIC;
-    } else if (head!.name === 'super' && scope !== null) {
+    } else if ((head!.name === 'super' || lang.superNames?.includes(head!.name)) && scope !== null) {
       const t = this.enclosingType(file, scope);
       e = t ? { t: 'instance', type: t, prov: 'hierarchy' } : DYNAMIC;
       if (t) {
@@ -818,6 +948,10 @@ class Resolver {
       }
     } else {
       e = this.receiverName(file, scope, head!.name);
+      if (e.t === 'unknown' && lang.namespaceQualifiers && rest.length > 0 && !head!.call) {
+        // A namespace the resolver does not model (C++ `ns::T`): the rest of the path.
+        return this.expression(file, scope, text.slice(text.indexOf('.') + 1), depth + 1);
+      }
     }
     for (const p of rest) {
       e = this.memberOf(file, e, p.name, depth);
@@ -954,10 +1088,25 @@ class Resolver {
     }
     if (receiver === null) {
       target = this.bareName(file, from, name);
+      if (isCall && target.t === 'def' && file.lang.overloads && args !== undefined) {
+        // A bare call of an overloaded member: the overload by arity, as for `recv.name(...)`.
+        const m = target.m;
+        const same = m.def.container === null ? [] : (m.file.children.get(m.def.container)?.get(m.def.name) ?? []);
+        if (same.length > 1) {
+          const p = this.pick(
+            same.map((def) => ({ file: m.file, def })),
+            args,
+            true,
+          );
+          target = p === null ? target : p === 'ambiguous' ? AMBIGUOUS : { ...target, m: p };
+        }
+      }
     } else {
       const recv = this.expression(file, from, receiver, 0);
       if (recv.t === 'instance' || recv.t === 'static' || recv.t === 'module') {
         target = this.memberCall(file, recv, name, args, isCall);
+      } else if (recv.t === 'unknown' && file.lang.namespaceQualifiers) {
+        target = this.unqualified(file, from, name);
       } else target = recv;
     }
     switch (target.t) {
@@ -998,6 +1147,17 @@ class Resolver {
     }
   }
 
+  /**
+   * A qualifier that names nothing the resolver models (a C++ namespace, which is no symbol; expression() already
+   * drops such leading segments when a known name follows): the name alone. `geo::square` is `square` in scope,
+   * with provenance `qualified`.
+   */
+  private unqualified(file: FileCtx, from: string, name: string): Entity {
+    const e = this.bareName(file, from, name);
+    if (e.t === 'def' || e.t === 'static') return { ...e, prov: e.prov === 'scope' ? 'qualified' : e.prov };
+    return e.t === 'unknown' ? UNKNOWN : e;
+  }
+
   /** `recv.name(...)` once the receiver is known. */
   private memberCall(
     file: FileCtx,
@@ -1015,6 +1175,8 @@ class Resolver {
     if (hit === 'ambiguous') return AMBIGUOUS;
     if (hit === 'open') return EXTERNAL;
     if (hit) {
+      // A nested type (`new a.B()`, Ruby `A::B.new`): the type, so that a construction reaches its constructor.
+      if (TYPE_KINDS.has(hit.m.def.symbol_kind)) return this.entityOfDef(hit.m, hit.prov);
       if (isCall || FUNCTION_KINDS.has(hit.m.def.symbol_kind)) return { t: 'def', m: hit.m, prov: hit.prov };
       return this.entityOfDef(hit.m, hit.prov);
     }
@@ -1026,11 +1188,8 @@ class Resolver {
 
   private constructorOf(type: TypeEntity, args: number | undefined): Member | null {
     if (!type.file || !type.def) return null;
-    const ctors = (
-      type.file.children.get(type.def.key) ? [...type.file.children.get(type.def.key)!.values()].flat() : []
-    )
-      .filter((d) => d.symbol_kind === 'constructor')
-      .map((def) => ({ file: type.file!, def }));
+    // Every member list of the type (its other parts too, for open classes), constructors only.
+    const ctors = [...this.membersOf(type).values()].flat().filter((m) => m.def.symbol_kind === 'constructor');
     const p = this.pick(ctors, args ?? null, true);
     return p === 'ambiguous' ? null : p;
   }

@@ -74,7 +74,7 @@ export type SymbolDefKind =
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Bumped whenever extraction changes what a file's facts hold: stored facts of another version are re-extracted. */
-export const SYMBOL_FACTS_VERSION = 2;
+export const SYMBOL_FACTS_VERSION = 3;
 
 /** A supertype as written on a definition (`class A extends B implements C, D`, `class A(B, m.C)`, Go embedding). */
 export interface SupertypeFact {
@@ -187,6 +187,19 @@ export interface SymbolFacts {
   /** Uses at the file's top level (module code, no enclosing symbol): counted, not kept. */
   top_level_uses: number;
   imports: ImportBindingFact[];
+  /**
+   * Blocks that give a type named elsewhere its supertypes and members (Rust `impl Trait for T { ... }`): the type
+   * as written (cleaned), the supertypes, and the keys of the methods defined in the block. Absent when none.
+   */
+  impls?: ImplFact[];
+}
+
+/** One implementation block (SymbolFacts.impls). */
+export interface ImplFact {
+  type: string;
+  supertypes: SupertypeFact[];
+  /** Keys (in this file) of the methods the block defines. */
+  methods: SymbolKey[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
