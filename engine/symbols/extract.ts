@@ -355,6 +355,8 @@ export function extractSymbols(
       const pkgCap = caps.get('package.name');
       if (pkgCap) {
         pkg = text.slice(pkgCap.start, pkgCap.end).replace(/\s+/g, '');
+        // One spelling for package names (PHP `A\B` is `A.B`, as receivers are written).
+        if (lang.normalizeReceiver) pkg = lang.normalizeReceiver(pkg);
         continue;
       }
       // Definition attributes.

@@ -948,6 +948,21 @@ class Resolver {
       }
     } else {
       e = this.receiverName(file, scope, head!.name);
+      if (e.t === 'unknown' && lang.packageByName && !parts.some((p) => p.call)) {
+        // A package written out (`\A\B\f()`, `a.b.C.m()`): the longest prefix that names a package of the tree.
+        const names = parts.map((p) => p.name);
+        for (let i = names.length; i >= 1; i--) {
+          const pkg = `\0${names.slice(0, i).join('.')}`;
+          const files = this.packages.get(pkg);
+          if (!files) continue;
+          let x: Entity = { t: 'module', files, pkg, prov: 'qualified' };
+          for (const n of names.slice(i)) {
+            x = this.memberOf(file, x, n, depth);
+            if (x.t === 'external' || x.t === 'dynamic' || x.t === 'unknown' || x.t === 'ambiguous') break;
+          }
+          return x;
+        }
+      }
       if (e.t === 'unknown' && lang.namespaceQualifiers && rest.length > 0 && !head!.call) {
         // A namespace the resolver does not model (C++ `ns::T`): the rest of the path.
         return this.expression(file, scope, text.slice(text.indexOf('.') + 1), depth + 1);

@@ -182,6 +182,9 @@ const RULES: Rule[] = [
     'hierarchy',
   ],
   ['php', 'calls', 'src/Shapes/Circle.php#Circle.area:method', 'src/Util/MathUtil.php#MathUtil.pi:method', 'qualified'],
+  // Fully qualified names written inline: the longest prefix naming a namespace of the tree.
+  ['php', 'calls', 'src/App/Fq.php#Fq.run:method', 'src/Util/MathUtil.php#MathUtil.pi:method', 'qualified'],
+  ['php', 'calls', 'src/App/Fq.php#Fq.run:method', 'src/Util/MathUtil.php#square:function', 'qualified'],
   ['php', 'implements', 'src/Shapes/Base.php#Base:class', 'src/Shapes/Shape.php#Shape:interface', 'scope'],
   ['php', 'inherits', 'src/Shapes/Circle.php#Circle:class', 'src/Shapes/Base.php#Base:class', 'scope'],
   [

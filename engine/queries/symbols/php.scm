@@ -5,7 +5,7 @@
 
 ; Calls: `f()`, `\A\f()`, `$o->m()`, `$o?->m()`, `Foo::m()`, `self::m()`, `parent::m()`, `new Foo()`.
 (function_call_expression function: (name) @call.name arguments: (arguments) @call.args)
-(function_call_expression function: (qualified_name (name) @call.name .) arguments: (arguments) @call.args)
+(function_call_expression function: (qualified_name prefix: (_) @call.receiver (name) @call.name .) arguments: (arguments) @call.args)
 (member_call_expression object: (_) @call.receiver name: (name) @call.name arguments: (arguments) @call.args)
 (nullsafe_member_call_expression object: (_) @call.receiver name: (name) @call.name arguments: (arguments) @call.args)
 (scoped_call_expression scope: (_) @call.receiver name: (name) @call.name arguments: (arguments) @call.args)

@@ -60,6 +60,7 @@ export const csharpSymbols: SymbolLanguage = {
   selfNames: ['this'],
   superNames: ['base'],
   packageByName: true,
+  namespaceQualifiers: true,
   openClasses: true,
   implementsByTargetKind: true,
   bareMembers: true,

@@ -50,6 +50,7 @@ export const kotlinSymbols: SymbolLanguage = {
   overloads: true,
   packageScope: true,
   packageByName: true,
+  namespaceQualifiers: true,
   implementsByTargetKind: true,
   constructorName: null,
   constructionTarget: 'class',

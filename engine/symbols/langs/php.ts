@@ -75,6 +75,7 @@ export const phpSymbols: SymbolLanguage = {
   overloads: false,
   packageScope: true,
   packageByName: true,
+  namespaceQualifiers: true,
   constructorName: '__construct',
   constructionTarget: 'constructor',
   instanceParam: false,

@@ -52,6 +52,7 @@ export const scalaSymbols: SymbolLanguage = {
   overloads: true,
   packageScope: true,
   packageByName: true,
+  namespaceQualifiers: true,
   implementsByTargetKind: true,
   companionObjects: true,
   constructorName: null,
