@@ -10,11 +10,13 @@
 (initializer_pair value: (identifier) @value.name)
 (assignment_expression right: (identifier) @value.name)
 
-; Types in declarations.
-(parameter_declaration type: (type_identifier) @type.expr)
-(parameter_declaration type: (struct_specifier name: (type_identifier) @type.expr))
-(declaration type: (type_identifier) @type.expr)
-(declaration type: (struct_specifier name: (type_identifier) @type.expr))
+; Types in definitions (a prototype's parameters are no use of anything: headers are full of them).
+(function_definition
+  declarator: (_ parameters: (parameter_list (parameter_declaration type: (type_identifier) @type.expr))))
+(function_definition
+  declarator: (_ parameters: (parameter_list (parameter_declaration type: (struct_specifier name: (type_identifier) @type.expr)))))
+(compound_statement (declaration type: (type_identifier) @type.expr))
+(compound_statement (declaration type: (struct_specifier name: (type_identifier) @type.expr)))
 (function_definition type: (type_identifier) @type.expr)
 (function_definition type: (struct_specifier name: (type_identifier) @type.expr))
 
@@ -22,7 +24,7 @@
 (function_definition declarator: (function_declarator parameters: (parameter_list) @def.params))
 (function_definition declarator: (pointer_declarator declarator: (function_declarator parameters: (parameter_list) @def.params)))
 
-; Untyped local names are not needed: C calls a local only through a pointer (dynamic above).
-(parameter_declaration declarator: (identifier) @local)
-(declaration declarator: (identifier) @local)
-(init_declarator declarator: (identifier) @local)
+; Local names (parameters and locals of a definition): a value use of one is no function reference.
+(function_definition declarator: (_ parameters: (parameter_list (parameter_declaration declarator: (identifier) @local))))
+(compound_statement (declaration declarator: (identifier) @local))
+(compound_statement (declaration declarator: (init_declarator declarator: (identifier) @local)))

@@ -14,14 +14,14 @@
 (declaration type: (type_identifier) @call.name declarator: (init_declarator value: (argument_list) @call.args)) @call.new
 (declaration type: (qualified_identifier) @call.name declarator: (init_declarator value: (argument_list) @call.args)) @call.new
 
-; Functions used as values.
-(argument_list (identifier) @value.name)
+; Functions used as values: `&f` (a bare name as an argument is nearly always a variable: not matched, for speed).
 (pointer_expression argument: (identifier) @value.name)
 
-; Types in declarations.
-(parameter_declaration type: (_) @type.expr)
+; Types in definitions and fields (a prototype's parameters are no use: headers are full of them; typed parameters
+; of a definition are references through their bindings' patterns below).
+(function_definition declarator: (_ parameters: (parameter_list (parameter_declaration type: (_) @type.expr))))
 (field_declaration type: (_) @type.expr)
-(declaration type: (_) @type.expr)
+(compound_statement (declaration type: (_) @type.expr))
 (function_definition type: (_) @type.expr)
 
 ; Supertypes: base classes.
@@ -38,13 +38,13 @@
 (function_definition type: (_) @def.returns)
 (function_definition (storage_class_specifier) @def.static (#eq? @def.static "static"))
 
-; Typed names.
-(parameter_declaration type: (_) @bind.type declarator: (identifier) @bind.param)
-(parameter_declaration type: (_) @bind.type declarator: (reference_declarator (identifier) @bind.param))
-(parameter_declaration type: (_) @bind.type declarator: (pointer_declarator declarator: (identifier) @bind.param))
-(declaration type: (_) @bind.type declarator: (identifier) @bind.local)
-(declaration type: (_) @bind.type declarator: (init_declarator declarator: (identifier) @bind.local))
-(declaration type: (_) @bind.type declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @bind.local)))
+; Typed names (parameters of definitions, locals, fields).
+(function_definition declarator: (_ parameters: (parameter_list (parameter_declaration type: (_) @bind.type declarator: (identifier) @bind.param))))
+(function_definition declarator: (_ parameters: (parameter_list (parameter_declaration type: (_) @bind.type declarator: (reference_declarator (identifier) @bind.param)))))
+(function_definition declarator: (_ parameters: (parameter_list (parameter_declaration type: (_) @bind.type declarator: (pointer_declarator declarator: (identifier) @bind.param)))))
+(compound_statement (declaration type: (_) @bind.type declarator: (identifier) @bind.local))
+(compound_statement (declaration type: (_) @bind.type declarator: (init_declarator declarator: (identifier) @bind.local)))
+(compound_statement (declaration type: (_) @bind.type declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @bind.local))))
 (declaration type: (placeholder_type_specifier) declarator: (init_declarator declarator: (identifier) @bind.local value: (new_expression type: (_) @bind.new)))
 (declaration type: (placeholder_type_specifier) declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @bind.local) value: (new_expression type: (_) @bind.new)))
 (field_declaration type: (_) @bind.type declarator: (field_identifier) @bind.field)
