@@ -3,7 +3,7 @@
  * embeddings, HNSW by cosine distance) and hybrid (both, reciprocal rank fusion). Each ranking reads at most DEPTH
  * chunks; pages walk the fused list with a keyset cursor (score, chunk id) bound to the query it came from.
  *
- * Figures on the Go standard library (54k chunks): docs/benchmarks.md, "Chunk and symbol search".
+ * Figures on the Go standard library (54k chunks): docs/benchmarks.md, "Search latency".
  */
 import { createHash } from 'node:crypto';
 import { toVectorLiteral } from '../../lib/db.ts';
