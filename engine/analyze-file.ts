@@ -33,6 +33,8 @@ export interface FileRequest {
   maxFileBytes: number;
   /** The content hash of an earlier analysis of this path: when the file still has it, it is not analysed again. */
   knownHash?: string;
+  /** False: symbols (with their keys) but no symbol facts (the sync's `symbol_graph: false`). */
+  symbolFacts?: boolean;
 }
 
 /** What the per-file analysis returns; the engine adds dependencies after resolving `imports` against the tree. */
@@ -101,6 +103,7 @@ function extract(
   lang: LoadedLanguage,
   tree: Parser.Tree,
   src: { path: string; lines: string[]; text: string; starts: Int32Array },
+  symbolFacts: boolean,
 ): CodeAnalysis & { defs: Map<string, ChunkDef> } {
   const rawDefs = new Map<string, RawDef>();
   const imports: ImportRef[] = [];
@@ -184,9 +187,10 @@ function extract(
     definitions,
     src,
     symbolLanguage(plugin.id),
-    lang.symbolQuery,
+    symbolFacts ? lang.symbolQuery : lang.symbolKeyQuery,
     tree.rootNode,
     plugin.id === 'python' ? 'colon' : 'brace',
+    symbolFacts,
   );
   const exports = [...new Set(sawExportCapture ? explicitExports : exportsByRule)];
   const finished = plugin.finishImports ? plugin.finishImports(imports, src.lines) : imports;
@@ -327,7 +331,10 @@ export async function analyzeFile(
     if (plugin && options.parse === false) planned = chunkLines(src, CHUNK_BUDGET_TOKENS);
     else if (plugin) {
       const longest = lines.reduce((m, l) => Math.max(m, l.length), 0);
-      const code = longest > MINIFIED_LINE_CHARS ? null : await analyzeCode(plugin, text, src, rootLabel, issue);
+      const code =
+        longest > MINIFIED_LINE_CHARS
+          ? null
+          : await analyzeCode(plugin, text, src, rootLabel, issue, req.symbolFacts !== false);
       if (code === null) {
         if (longest > MINIFIED_LINE_CHARS) {
           issue('info', 'parsing', 'minified_file', `a line of ${longest} characters: not parsed, chunked by lines`, {
@@ -375,6 +382,7 @@ async function analyzeCode(
     msg: string,
     context?: Record<string, unknown>,
   ) => void,
+  symbolFacts: boolean,
 ): Promise<CodeAnalysis | null> {
   const lang = await loadLanguage(plugin, src.path);
   let tree: Parser.Tree | null;
@@ -412,7 +420,7 @@ async function analyzeCode(
     );
   }
   const starts = rowStarts(src.lines);
-  const found = extract(plugin, lang, tree, { path: src.path, lines: src.lines, text, starts });
+  const found = extract(plugin, lang, tree, { path: src.path, lines: src.lines, text, starts }, symbolFacts);
   const planned = chunkAst(src, cursorWalker(tree.walk(), starts), found.defs, rootLabel, CHUNK_BUDGET_TOKENS);
   return {
     planned,

@@ -159,6 +159,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
           size: f.size,
           maxFileBytes,
           ...(known && opts.onReused ? { knownHash: known.content_hash } : {}),
+          ...(opts.symbolFacts === false ? { symbolFacts: false } : {}),
         };
         pending++;
         void pool.run(req).then(async (res) => {

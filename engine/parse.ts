@@ -16,6 +16,52 @@ export interface LoadedLanguage {
   prune: { types: Set<string>; roots: Set<string>; word: string } | null;
   /** The symbol facts query (engine/queries/symbols/, issue 28), or null for a language without one. */
   symbolQuery: Parser.Query | null;
+  /**
+   * The facts query's patterns that decide symbol keys (`@def.receiver`, and `@def.params` where the language keys
+   * overloads by parameter types), for analyses without facts; null when none does.
+   */
+  symbolKeyQuery: Parser.Query | null;
+}
+
+/**
+ * The top-level patterns of a query source, each with the captures and quantifiers that follow its closing bracket
+ * (comments dropped).
+ */
+export function topLevelPatterns(source: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = -1;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === ';') {
+      while (i < source.length && source[i] !== '\n') i++;
+    } else if (c === '"') {
+      if (depth === 0 && start === -1) start = i;
+      for (i++; i < source.length && source[i] !== '"'; i++) if (source[i] === '\\') i++;
+    } else if (c === '(' || c === '[') {
+      if (depth === 0 && start !== -1) {
+        out.push(source.slice(start, i).trim());
+        start = -1;
+      }
+      if (depth === 0) start = i;
+      depth++;
+    } else if (c === ')' || c === ']') {
+      depth--;
+    } else if (depth === 0 && start !== -1 && c === '\n') {
+      out.push(source.slice(start, i).trim());
+      start = -1;
+    }
+  }
+  if (start !== -1) out.push(source.slice(start).trim());
+  return out.filter((p) => p !== '');
+}
+
+/** The patterns of a symbols query source that decide keys (see LoadedLanguage.symbolKeyQuery), or null. */
+export function symbolKeyPatterns(source: string, overloads: boolean): string | null {
+  const keep = topLevelPatterns(source).filter(
+    (p) => /@def\.receiver\b/.test(p) || (overloads && /@def\.params\b/.test(p)),
+  );
+  return keep.length === 0 ? null : keep.join('\n');
 }
 
 /**
@@ -69,17 +115,15 @@ export function loadLanguage(plugin: LanguagePlugin, path: string): Promise<Load
         usable && plugin.queryPrune
           ? { types: new Set(plugin.queryPrune.types), roots: new Set(usable), word: plugin.queryPrune.word }
           : null;
-      const symbolFiles = symbolLanguage(plugin.id)?.queryFiles(plugin.dialect?.(path) ?? '') ?? [];
-      const symbolQuery =
-        symbolFiles.length === 0
-          ? null
-          : new Parser.Query(
-              grammar as Parser.Language,
-              symbolFiles
-                .map((f) => readFileSync(new URL(`./queries/symbols/${f}`, import.meta.url), 'utf8'))
-                .join('\n'),
-            );
-      return { parser, query, roots: usable, prune, symbolQuery };
+      const symbolLang = symbolLanguage(plugin.id);
+      const symbolFiles = symbolLang?.queryFiles(plugin.dialect?.(path) ?? '') ?? [];
+      const symbolSource = symbolFiles
+        .map((f) => readFileSync(new URL(`./queries/symbols/${f}`, import.meta.url), 'utf8'))
+        .join('\n');
+      const symbolQuery = symbolFiles.length === 0 ? null : new Parser.Query(grammar as Parser.Language, symbolSource);
+      const keySource = symbolLang ? symbolKeyPatterns(symbolSource, symbolLang.overloads) : null;
+      const symbolKeyQuery = keySource === null ? null : new Parser.Query(grammar as Parser.Language, keySource);
+      return { parser, query, roots: usable, prune, symbolQuery, symbolKeyQuery };
     })();
     cache.set(key, hit);
   }

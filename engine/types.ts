@@ -170,6 +170,11 @@ export interface ParseOptions {
    * reading or hashing the file.
    */
   unchanged?: ReadonlySet<string>;
+  /**
+   * False leaves out the symbol facts (`symbol_facts`, the symbol graph's input, issue 28): the files' symbols keep
+   * their keys, only the facts query's patterns that decide keys run. Default true.
+   */
+  symbolFacts?: boolean;
 }
 
 export type AnalyzeOptions = TreeOptions & ParseOptions;

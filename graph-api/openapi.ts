@@ -336,11 +336,14 @@ export const openApiDocument = {
             description:
               'Ingestion options (other keys are kept as given). incremental=false forces full syncs: by default a ' +
               'sync reuses the parse results, chunks, vectors and cached summaries of files whose path and content ' +
-              'equal those of the source’s previous completed sync (see stats.incremental of a sync).',
+              'equal those of the source’s previous completed sync (see stats.incremental of a sync). ' +
+              'symbol_graph=false leaves out the symbol graph (no symbol facts, no calls/inherits/implements/' +
+              'overrides/references edges; symbols keep their keys; symbol reads say lower_bound, no_symbol_graph).',
             properties: {
               include_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
               embeddings: { type: 'boolean', default: true },
               incremental: { type: 'boolean', default: true },
+              symbol_graph: { type: 'boolean', default: true },
             },
           },
           enabled: { type: 'boolean' },

@@ -4,7 +4,8 @@
  * Unknown keys are kept (the config object is the operator's), only the known ones are checked:
  *   include_paths: list of non-empty strings — limit the walk to these paths;
  *   embeddings:    boolean — false skips both embedding phases;
- *   incremental:   boolean — false forces a full sync (nothing reused from the previous completed sync).
+ *   incremental:   boolean — false forces a full sync (nothing reused from the previous completed sync);
+ *   symbol_graph:  boolean — false leaves out the symbol graph (no symbol facts, no resolveSymbols step).
  */
 import { InvalidArgumentError } from './errors.ts';
 
@@ -14,7 +15,7 @@ export function checkSyncConfig(config: Record<string, unknown> | undefined, fie
   if (p !== undefined && (!Array.isArray(p) || !p.every((x) => typeof x === 'string' && x.trim() !== ''))) {
     throw new InvalidArgumentError(`${field}.include_paths`, 'must be a list of non-empty strings');
   }
-  for (const key of ['embeddings', 'incremental']) {
+  for (const key of ['embeddings', 'incremental', 'symbol_graph']) {
     if (config[key] !== undefined && typeof config[key] !== 'boolean')
       throw new InvalidArgumentError(`${field}.${key}`, 'must be true or false');
   }

@@ -46,6 +46,8 @@ export type BeginSyncResult =
   | {
       proceed: true;
       embeddings: boolean;
+      /** False when the run's config says `symbol_graph: false` (absent in histories from before the switch). */
+      symbolGraph?: boolean;
       settings: SyncActivitySettings;
       /** For activity summaries: `owner/name` and the ref the run syncs. */
       source: string;

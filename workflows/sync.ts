@@ -489,8 +489,10 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     let t = Date.now();
     setPhase('graphing', 0, totals.fileVertices);
     // The symbol graph runs beside the depends_on edges: neither reads what the other writes.
-    const symbolsRun = patched(SYMBOL_GRAPH_PATCH)
-      ? step('resolve symbols: calls, inherits, implements, overrides, references').resolveSymbols(ids)
+    // `symbol_graph: false` in the run's config leaves it out (and with it the precise tier, which compares with it).
+    const symbolsRun =
+      patched(SYMBOL_GRAPH_PATCH) && begin.symbolGraph !== false
+        ? step('resolve symbols: calls, inherits, implements, overrides, references').resolveSymbols(ids)
       : null;
     symbolsRun?.catch(() => undefined);
     let resolved: Awaited<ReturnType<SyncActivities['resolveDependencies']>>;

@@ -13,6 +13,7 @@ import { heartbeating } from './heartbeat.ts';
 import { changeStatus, loadRun, PHASES, REFUSED_PHASE, STARTING_PHASE } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId } from './run-claim.ts';
 import { recordSyncEnded } from './metrics.ts';
+import { symbolGraphEnabled } from './reuse.ts';
 
 export function createBeginSync({ pool, settings, log }: ActivityDeps) {
   async function beginSync(ids: SyncIds): Promise<BeginSyncResult> {
@@ -27,6 +28,7 @@ export function createBeginSync({ pool, settings, log }: ActivityDeps) {
       const proceed: BeginSyncResult = {
         proceed: true,
         embeddings: run.config_snapshot.embeddings !== false,
+        symbolGraph: symbolGraphEnabled(run.config_snapshot),
         settings: {
           heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
           maxAttempts: settings.maxAttempts,

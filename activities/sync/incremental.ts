@@ -26,6 +26,7 @@ import {
   loadEdges,
   loadReusePlan,
   staleSummaries,
+  symbolGraphEnabled,
   type PreviousSync,
 } from './reuse.ts';
 
@@ -53,7 +54,11 @@ export async function prepareReuse(
   deps: Pick<ActivityDeps, 'settings' | 'embeddings'>,
   o: { syncId: string; sourceId: string; config: Record<string, unknown>; embeddingsOn: boolean },
 ): Promise<PendingReuse> {
-  const key = analysisKey({ maxFileBytes: deps.settings.maxFileBytes, embeddingIdentity: deps.embeddings.identity });
+  const key = analysisKey({
+    maxFileBytes: deps.settings.maxFileBytes,
+    embeddingIdentity: deps.embeddings.identity,
+    symbolGraph: symbolGraphEnabled(o.config),
+  });
   const recorded = await ledger(pool, o.syncId);
   const previous = await findPreviousSync(pool, {
     syncId: o.syncId,

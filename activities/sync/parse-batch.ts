@@ -12,6 +12,7 @@ import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
 import { batchFiles, batchStart } from './workspace.ts';
 import { reuseOptions } from './incremental.ts';
+import { symbolGraphEnabled } from './reuse.ts';
 import type { ReusedFile } from '../../engine/types.ts';
 
 export function createParseBatch({ pool, engine, settings, log, workspaces }: ActivityDeps) {
@@ -21,7 +22,7 @@ export function createParseBatch({ pool, engine, settings, log, workspaces }: Ac
     const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
     const progress = new ProgressReporter(pool, syncId, sourceId, settings.progressIntervalMs, log);
     try {
-      await claimRun(pool, input);
+      const run = await claimRun(pool, input);
       const files = batchFiles(ws, batch);
       const total = ws.tree.files.length;
       const offset = batchStart(ws, batch);
@@ -32,6 +33,7 @@ export function createParseBatch({ pool, engine, settings, log, workspaces }: Ac
       let symbols = 0;
       const stream = engine.analyzeFiles(ws.tree, files, {
         maxFileBytes: settings.maxFileBytes,
+        ...(symbolGraphEnabled(run.config_snapshot) ? {} : { symbolFacts: false }),
         ...(settings.parseThreads ? { threads: settings.parseThreads } : {}),
         ...reuseOptions(ws.reuse, ws.unchanged, (f) => {
           reused.push(f);

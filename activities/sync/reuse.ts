@@ -72,12 +72,23 @@ function engineVersion(): string {
   return engineDigest;
 }
 
-/** The analysis key of this worker: engine version, analysis options and the embedding endpoint's identity. */
-export function analysisKey(o: { maxFileBytes: number; embeddingIdentity: string }): string {
+/**
+ * The analysis key of this worker: engine version, analysis options and the embedding endpoint's identity. An
+ * analysis without symbol facts (`symbol_graph: false`) has a key of its own, so that a later sync with the symbol
+ * graph does not reuse it (its facts would be missing); with them the key is the one it always was.
+ */
+export function analysisKey(o: { maxFileBytes: number; embeddingIdentity: string; symbolGraph?: boolean }): string {
   return createHash('sha256')
-    .update(`${engineVersion()}\n${o.maxFileBytes}\n${o.embeddingIdentity}`)
+    .update(
+      `${engineVersion()}\n${o.maxFileBytes}\n${o.embeddingIdentity}${o.symbolGraph === false ? '\nno-symbol-graph' : ''}`,
+    )
     .digest('hex')
     .slice(0, 32);
+}
+
+/** `config.symbol_graph = false` leaves the symbol graph out of the sync; anything else (absent included) keeps it. */
+export function symbolGraphEnabled(config: Record<string, unknown>): boolean {
+  return config.symbol_graph !== false;
 }
 
 /** `config.incremental = false` forces a full sync; anything else (absent included) allows reuse. */

@@ -30,6 +30,7 @@ import { claimRun } from './run-claim.ts';
 import { recordStep, recordedResult, withSavepoints, writeStep } from './steps.ts';
 import { workspaceLost } from './workspace.ts';
 import { reusedGraph, reusedRows } from './incremental.ts';
+import { symbolGraphEnabled } from './reuse.ts';
 import { importTargets, resolveImportTargets, type ResolvedImport } from '../../engine/symbols/index.ts';
 
 export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
@@ -46,6 +47,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
     try {
       const run = await claimRun(pool, input);
       const embeddingsOn = run.config_snapshot.embeddings !== false;
+      const symbolGraph = symbolGraphEnabled(run.config_snapshot);
       const labels = await loadGraphLabels(pool);
       hb.check();
       const result = await withTransaction(pool, async (client) => {
@@ -112,7 +114,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
           reusedWithoutVector = r.chunksWithoutVector;
           for (const f of reused) {
             const p = ws.reuse.plan.reusable.get(f.file_path);
-            if (!p || !carried.ids.has(f.file_path) || p.imports.length === 0) continue;
+            if (!symbolGraph || !p || !carried.ids.has(f.file_path) || p.imports.length === 0) continue;
             symbolImports.push([f.file_path, resolveImportTargets(p.language, f.file_path, p.imports, ws.tree)]);
           }
           // Their File and Symbol vertices and defines edges: written inside the database from the stored rows.

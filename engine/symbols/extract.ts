@@ -97,7 +97,9 @@ interface DefExtra {
 
 /**
  * The file's symbols (the spec's Symbol vertices, with keys) and, when the language has a SymbolLanguage and a
- * symbols query, its symbol facts. Runs in the parse threads right after the definitions query.
+ * symbols query and `withFacts` holds, its symbol facts. Without facts `query` may be the key patterns alone
+ * (LoadedLanguage.symbolKeyQuery): the keys come out the same. Runs in the parse threads right after the
+ * definitions query.
  */
 export function extractSymbols(
   defs: readonly RawDefinition[],
@@ -106,6 +108,7 @@ export function extractSymbols(
   query: Parser.Query | null,
   root: Parser.SyntaxNode,
   signatureStyle: 'brace' | 'colon',
+  withFacts = true,
 ): { symbols: SymbolInfo[]; facts?: SymbolFacts } {
   const n = defs.length;
   // Parents (the innermost enclosing definition) from the source order: outer definitions come first.
@@ -447,7 +450,7 @@ export function extractSymbols(
     const doc = docOf(src, d, signatureStyle);
     if (doc !== '') info.doc = doc;
     symbols.push(info);
-    if (lang && query) {
+    if (lang && query && withFacts) {
       const e = extras[i]!;
       const p = parent[i]!;
       const parentName =
@@ -477,7 +480,7 @@ export function extractSymbols(
       factDefs.push(fact);
     }
   }
-  if (!lang || !query) return { symbols };
+  if (!lang || !query || !withFacts) return { symbols };
 
   // Facts index their symbols by position in `factDefs`.
   const factIndex = new Int32Array(n).fill(-1);

@@ -64,7 +64,8 @@ const completeness = {
   description:
     '`exact` when nothing the graph cannot see could add to the list; else `lower_bound` with the reasons: ' +
     'unresolved_calls (uses not resolved; for callers: with the same name), ambiguous_calls, dynamic_receiver, ' +
-    'reflection (getattr, eval, computed members), dynamic_dispatch (overridden methods).',
+    'reflection (getattr, eval, computed members), dynamic_dispatch (overridden methods), no_symbol_graph (the ' +
+    'sync was made with `symbol_graph: false`).',
   properties: {
     status: { enum: ['exact', 'lower_bound'] },
     reasons: {

@@ -52,6 +52,13 @@ const REASON_OF_UNRESOLVED: Record<string, { reason: string; detail: string }> =
   dynamic: { reason: 'reflection', detail: 'dynamic calls (reflection, getattr, eval, computed members)' },
 };
 
+/** A sync made with `symbol_graph: false` has no symbol edges at all: any list may miss everything. */
+function graphOff(g: SymbolGraph): Completeness['reasons'] {
+  return g.withoutGraph
+    ? [{ reason: 'no_symbol_graph', count: 1, detail: 'the sync was made with symbol_graph: false' }]
+    : [];
+}
+
 function complete(reasons: Completeness['reasons']): Completeness {
   const kept = reasons.filter((r) => r.count > 0);
   return { status: kept.length > 0 ? 'lower_bound' : 'exact', reasons: kept };
@@ -72,6 +79,7 @@ function callerReasons(g: SymbolGraph, set: Iterable<number>): Completeness['rea
   let unresolved = 0;
   for (const n of names) unresolved += g.unresolvedByName.get(n) ?? 0;
   return [
+    ...graphOff(g),
     { reason: 'unresolved_calls', count: unresolved, detail: 'unresolved uses elsewhere with the same name' },
     { reason: 'dynamic_dispatch', count: dispatch, detail: 'calls to an overridden method may dispatch here' },
   ];
@@ -92,6 +100,7 @@ function calleeReasons(g: SymbolGraph, set: Iterable<number>): Completeness['rea
     for (const e of edgesOf(g.out[i]!, 'calls')) if (edgesOf(g.in[e.other]!, 'overrides').length > 0) dispatch++;
   }
   return [
+    ...graphOff(g),
     ...[...by.values()].sort((a, b) => (a.reason < b.reason ? -1 : 1)),
     { reason: 'dynamic_dispatch', count: dispatch, detail: 'calls to methods that others override' },
   ];

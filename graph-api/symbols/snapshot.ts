@@ -48,6 +48,8 @@ export interface SymbolGraph {
   /** Unresolved uses held by each symbol (by reason), and per used name (the last segment of the text as written). */
   unresolvedBySymbol: Map<number, Record<string, number>>;
   unresolvedByName: Map<string, number>;
+  /** The sync was made with `symbol_graph: false`: it has symbols but no edges between them. */
+  withoutGraph: boolean;
   bytes: number;
 }
 
@@ -120,6 +122,7 @@ export async function loadSymbolGraph(
     in: Array.from({ length: n }, () => []),
     unresolvedBySymbol: new Map(),
     unresolvedByName: new Map(),
+    withoutGraph: false,
     bytes: 0,
   };
   const vertexIndex = new Map<string, number>();
@@ -171,6 +174,11 @@ export async function loadSymbolGraph(
       }
     }
   }
+  const config = await tx.query<{ off: boolean }>(
+    `SELECT coalesce(config_snapshot -> 'symbol_graph' = 'false'::jsonb, false) AS off FROM sync_runs WHERE id = $1`,
+    [sync.id],
+  );
+  g.withoutGraph = config.rows[0]?.off === true;
   if (sync.status !== 'cleaned') {
     const unresolved = await tx.query<{
       file_path: string;

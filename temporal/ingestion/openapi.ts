@@ -342,7 +342,8 @@ export function openApiDocument(): Record<string, unknown> {
               description:
                 'Merged over the source config (top-level keys). Checked keys: include_paths (list of strings), ' +
                 'embeddings (boolean; false skips embedding), incremental (boolean; false forces a full sync that ' +
-                'reuses nothing from the previous completed sync).',
+                'reuses nothing from the previous completed sync), symbol_graph (boolean; false leaves out the ' +
+                'symbol graph: symbols keep their keys, no calls/inherits/implements/overrides/references edges).',
             },
           },
         },

@@ -278,6 +278,26 @@ describe('graph component: symbol graph reads', () => {
     assert.equal(r.status, 409);
   });
 
+  it('a sync made with symbol_graph: false has symbols without edges: every list is a lower bound', async () => {
+    const db = app.db.pool;
+    const other = await insertSource(db);
+    const { syncId } = await writeSyncFiles(db, other, [
+      { path: 'y.ts', symbols: [sym('y', 'y:function', 'function', 1, 2)] },
+    ]);
+    await db.query(`UPDATE sync_runs SET config_snapshot = '{"symbol_graph": false}' WHERE id = $1`, [syncId]);
+    const r = await app.get<Detail>(
+      `/api/graph/symbol?symbol=${encodeURIComponent(`src_${other}:y.ts#y:function`)}&sync_id=${syncId}`,
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    for (const c of [r.body.completeness.callers, r.body.completeness.callees]) {
+      assert.equal(c.status, 'lower_bound');
+      assert.deepEqual(
+        c.reasons.map((x) => x.reason),
+        ['no_symbol_graph'],
+      );
+    }
+  });
+
   it('symbol impact: transitive callers and callees to a depth, exact or lower bound with the reason', async () => {
     const callers = await impact(id('src/b.ts#Base.run:method'), '&depth=2');
     assert.equal(callers.status, 200, JSON.stringify(callers.body));

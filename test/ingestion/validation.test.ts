@@ -70,6 +70,7 @@ describe('ingestion: validation, unknown ids, health, OpenAPI', () => {
       [{ source_id: sourceId, config_overrides: 'a' }, 'config_overrides'],
       [{ source_id: sourceId, config_overrides: { incremental: 'no' } }, 'config_overrides.incremental'],
       [{ source_id: sourceId, config_overrides: { embeddings: 0 } }, 'config_overrides.embeddings'],
+      [{ source_id: sourceId, config_overrides: { symbol_graph: 'off' } }, 'config_overrides.symbol_graph'],
       [{ source_id: sourceId, config_overrides: { include_paths: 'src' } }, 'config_overrides.include_paths'],
       [{ source_id: sourceId, sourceId }, 'sourceId'],
       [['not', 'an', 'object'], 'body'],

@@ -230,6 +230,31 @@ describe('incremental syncs equal full syncs of the same commit', () => {
     await assertEqualSnapshots(again, s.full);
   });
 
+  it('symbol_graph: false leaves out the symbol graph but no symbol or key; with it on again nothing is reused', async () => {
+    const source = await insertSource(h.db.pool, { url: repo.dir, name: 'no-graph', config: { symbol_graph: false } });
+    const off = await sync(h, source);
+    const reference = syncs.at(-1)!.full;
+    const [x, y] = [await syncSnapshot(h.db.pool, off), await syncSnapshot(h.db.pool, reference)];
+    assert.deepEqual(x.symbolVertices, y.symbolVertices);
+    assert.deepEqual(x.defines, y.defines);
+    assert.deepEqual(x.dependsOn, y.dependsOn);
+    assert.deepEqual([x.symbolEdges, x.unresolved], [[], []]);
+    assert.ok(y.symbolEdges.length > 0);
+    assert.equal(
+      (await h.db.pool.query(`SELECT 1 FROM sync_steps WHERE sync_id = $1 AND step = 'symbols'`, [off])).rowCount,
+      0,
+    );
+    const stats = (await getRun(h.db.pool, off)).stats as { edges: Record<string, number>; symbol_uses?: unknown };
+    assert.deepEqual(Object.keys(stats.edges).sort(), ['defines', 'depends_on']);
+    assert.equal(stats.symbol_uses, undefined);
+    // On again: the analyses without symbol facts are not reused (they would leave their files out of the graph).
+    await h.db.pool.query(`UPDATE sources SET config = '{}' WHERE id = $1`, [source]);
+    const on = await sync(h, source);
+    const a = await incrementalStats(h, on);
+    assert.equal(a.reused, 0);
+    await assertEqualSnapshots(on, reference);
+  });
+
   it('a sync whose model host was down is not carried as empty: the next one embeds what is missing', async () => {
     const outage = await insertSource(h.db.pool, { url: repo.dir, name: 'outage' });
     h.modelHost.setFaults({ failureRate: 1 }, 'embeddings');
