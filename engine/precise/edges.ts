@@ -5,10 +5,10 @@
  * The rules (docs/precise.md):
  * - A *callable* is a symbol the index defines (not `local N`) whose last descriptor is a method (`name(...).`: a
  *   function or method in every SCIP indexer), or a term with an enclosing range (scip-typescript: a `const f = () =>`
- *   or a property holding a function).
+ *   or a property holding a function; only scip-typescript's terms count: other indexers give every field a range).
  * - A *use* is an occurrence without the definition or import role. Its *caller* is the innermost callable whose
  *   body holds it: the body is the definition's enclosing_range where the indexer writes one (scip-typescript,
- *   scip-python); otherwise (scip-go, scip-java write none) the caller hook passed in (the syntax tree's extent of the
+ *   scip-python, scip-go 0.2 as a typed range); otherwise (scip-java writes none) the caller hook passed in (the syntax tree's extent of the
  *   definition starting at that line).
  * - A use of a callable is a *call* when the character after the name (spaces, `?.` and a generic argument list
  *   skipped) is `(`, and a *reference* otherwise (a function passed as a value). Without the file's text, every use
@@ -150,6 +150,9 @@ function before(aLine: number, aChar: number, bLine: number, bChar: number): boo
 /** Every global definition of the index (first definition occurrence per symbol), by symbol. */
 export function scipDefinitions(index: ScipIndex): Map<string, ScipDefinition> {
   const defs = new Map<string, ScipDefinition>();
+  // Only scip-typescript gives a term an enclosing range because it holds a function; scip-go gives one to every
+  // struct field and variable.
+  const termBodies = index.tool.name === 'scip-typescript';
   for (const doc of index.documents) {
     for (const o of doc.occurrences) {
       if ((o.symbol_roles & ROLE_DEFINITION) === 0 || defs.has(o.symbol)) continue;
@@ -159,7 +162,7 @@ export function scipDefinitions(index: ScipIndex): Map<string, ScipDefinition> {
       const last = ds[ds.length - 1];
       if (!last) continue;
       const body = range4(o.enclosing_range);
-      const callable = last.suffix === 'method' || (last.suffix === 'term' && body !== null);
+      const callable = last.suffix === 'method' || (termBodies && last.suffix === 'term' && body !== null);
       let container: string | null = null;
       for (let k = ds.length - 2; k >= 0; k--) {
         if (ds[k]!.suffix === 'type') {

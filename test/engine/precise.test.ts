@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTree } from '../support/git-repos.ts';
 import { installedIndexers, runIndexer, type PreciseLanguage } from '../../activities/precise/indexers.ts';
+import protobuf from 'protobufjs';
 import { readScipIndex } from '../../engine/precise/scip.ts';
 import { derivePrecise } from '../../engine/precise/derive.ts';
 import { parseDescriptors, parseScipSymbol, type EngineDefinition } from '../../engine/precise/edges.ts';
@@ -179,6 +180,37 @@ describe('precise tier: scip-python output read into symbol edges', () => {
 });
 
 describe('precise tier: limits and symbols', () => {
+  it('reads the typed ranges of the current scip.proto (scip-go 0.2) as the packed ones', () => {
+    // Index { metadata { tool_info { name: scip-go } }, documents [{ relative_path: a.go, occurrences: [
+    //   { symbol: f(), roles: definition, single_line_range {line 0 omitted, 5, 6}, multi_line_enclosing_range {0, 0 omitted, 2, 1} },
+    //   { symbol: g(), roles: 0, multi_line_range {1, 2, 3, 4} } ] }] }  (proto3: zeros are not written)
+    const w = protobuf.Writer.create();
+    const sub = (field: number, fill: (x: protobuf.Writer) => void) => {
+      w.uint32((field << 3) | 2).fork();
+      fill(w);
+      w.ldelim();
+    };
+    sub(1, () => sub(2, () => w.uint32(10).string('scip-go')));
+    sub(2, () => {
+      w.uint32(10).string('a.go');
+      sub(2, () => {
+        w.uint32(18).string('scip-go gomod m v `m`/f().');
+        w.uint32(24).int32(1);
+        sub(8, () => w.uint32(16).int32(5).uint32(24).int32(6));
+        sub(11, () => w.uint32(24).int32(2).uint32(32).int32(1));
+      });
+      sub(2, () => {
+        w.uint32(18).string('scip-go gomod m v `m`/g().');
+        sub(9, () => w.uint32(8).int32(1).uint32(16).int32(2).uint32(24).int32(3).uint32(32).int32(4));
+      });
+    });
+    const index = readScipIndex(w.finish());
+    assert.equal(index.tool.name, 'scip-go');
+    const [f, g] = index.documents[0]!.occurrences;
+    assert.deepEqual([f!.range, f!.enclosing_range, f!.symbol_roles], [[0, 5, 6], [0, 0, 2, 1], 1]);
+    assert.deepEqual([g!.range, g!.enclosing_range], [[1, 2, 3, 4], []]);
+  });
+
   it('ends an indexer past its wall limit as a timeout', async () => {
     const bin = installedIndexers().python;
     assert.ok(bin);

@@ -9,7 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addCommit, createRepo, writeTree, type TestRepo } from '../support/git-repos.ts';
@@ -26,11 +26,8 @@ import { connectWorker, uniqueTaskQueue } from '../support/temporal.ts';
 import { TEST_URL_POLICY, testEnv } from '../support/env.ts';
 import { PreciseWorker } from '../../temporal/precise-worker.ts';
 import type { PreciseSettings } from '../../activities/precise/settings.ts';
-import { installedIndexers, runIndexer, type PreciseLanguage } from '../../activities/precise/indexers.ts';
-import { readScipIndex } from '../../engine/precise/scip.ts';
-import { derivePrecise } from '../../engine/precise/derive.ts';
-import type { EngineDefinition } from '../../engine/precise/edges.ts';
-import { loadSymbolFacts } from '../../activities/store/index.ts';
+import { installedIndexers, type PreciseLanguage } from '../../activities/precise/indexers.ts';
+import { directReading, expectedEdges, storedSymbolEdges } from '../support/precise.ts';
 import type { PreciseLanguageResult } from '../../workflows/sync-types.ts';
 
 const FILES: Record<string, string> = {
@@ -47,8 +44,6 @@ const FILES: Record<string, string> = {
     'import os\nfrom pkg.util import helper, Greeter\n\n\ndef main():\n    g = Greeter()\n    print(os.path.join("a", "b"))\n    return helper(len(g.greet("x")))\n',
 };
 
-const LANGS: Record<PreciseLanguage, string[]> = { typescript: ['typescript', 'tsx'], python: ['python'], go: ['go'] };
-
 function settings(workDir: string, wallMs = 120_000): PreciseSettings {
   const l = { wallMs, memoryMb: 2048 };
   return {
@@ -61,87 +56,19 @@ function settings(workDir: string, wallMs = 120_000): PreciseSettings {
   };
 }
 
-interface Stored {
-  label: string;
-  from: string;
-  to: string;
-  provenance: string;
-  confidence: number;
-  lines: number[];
-  count: number;
-}
-
-/** The sync's calls/references edges, read back from the graph as `<path>#<key>` pairs. */
-async function storedEdges(h: Harness, syncId: string): Promise<Stored[]> {
-  const out: Stored[] = [];
-  for (const label of ['calls', 'references']) {
-    const r = await h.db.pool.query<{ a: string; ak: string; b: string; bk: string; p: string }>(
-      `SELECT fa.properties ->> '"file_path"'::ag_catalog.agtype AS a, sa.properties ->> '"key"'::ag_catalog.agtype AS ak,
-              fb.properties ->> '"file_path"'::ag_catalog.agtype AS b, sb.properties ->> '"key"'::ag_catalog.agtype AS bk,
-              ag_catalog.agtype_out(e.properties)::text AS p
-         FROM service."${label}" e
-         JOIN service."Symbol" sa ON sa.id = e.start_id JOIN service.defines da ON da.end_id = sa.id
-         JOIN service."File" fa ON fa.id = da.start_id
-         JOIN service."Symbol" sb ON sb.id = e.end_id JOIN service.defines db ON db.end_id = sb.id
-         JOIN service."File" fb ON fb.id = db.start_id
-        WHERE ag_catalog.agtype_access_operator(fa.properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`,
-      [JSON.stringify(syncId)],
-    );
-    for (const row of r.rows) {
-      const p = JSON.parse(row.p) as { provenance: string; confidence: number; lines?: number[]; count: number };
-      out.push({
-        label,
-        from: `${row.a}#${row.ak}`,
-        to: `${row.b}#${row.bk}`,
-        provenance: p.provenance,
-        confidence: p.confidence,
-        lines: p.lines ?? [],
-        count: p.count,
-      });
-    }
-  }
-  return out.sort((x, y) => (`${x.label} ${x.from} ${x.to}` < `${y.label} ${y.from} ${y.to}` ? -1 : 1));
+/** The stored edges without the target kind (the direct reading has none). */
+async function storedEdges(h: Harness, syncId: string) {
+  return (await storedSymbolEdges(h.db.pool, syncId)).map(({ toKind: _k, ...e }) => e);
 }
 
 /** What the indexer itself says about the same files, read directly (the test's own run of it). */
-async function directReading(h: Harness, syncId: string, language: PreciseLanguage, files: Record<string, string>) {
-  const facts = await loadSymbolFacts(h.db.pool, syncId);
-  const defs = new Map<string, EngineDefinition[]>();
-  for (const f of facts)
-    if (LANGS[language].includes(f.language))
-      defs.set(
-        f.file_path,
-        f.facts.defs.map((d) => ({
-          key: d.key,
-          name: d.name,
-          kind: d.symbol_kind,
-          line: d.line,
-          end_line: d.end_line,
-        })),
-      );
+async function direct(h: Harness, syncId: string, language: PreciseLanguage, files: Record<string, string>) {
   const root = mkdtempSync(join(tmpdir(), 'ckg-precise-direct-'));
-  const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-direct-run-'));
   try {
     writeTree(root, files);
-    const output = join(scratch, 'index.scip');
-    const run = await runIndexer({
-      language,
-      bin: installedIndexers()[language]!,
-      root,
-      output,
-      scratch,
-      limits: { wallMs: 120_000, memoryMb: 2048 },
-      allowDependencies: false,
-      version: 'direct',
-      project: 'direct',
-    });
-    assert.ok(run.ok, run.tail);
-    return derivePrecise(readScipIndex(readFileSync(output)), defs, (p) =>
-      readFileSync(join(root, p), 'utf8').split('\n'),
-    );
+    return await directReading(h.db.pool, syncId, language, root, installedIndexers()[language]!);
   } finally {
     rmSync(root, { recursive: true, force: true });
-    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
@@ -220,21 +147,11 @@ describe('precise step in the sync workflow', () => {
     await startPrecise();
     const syncId = await sync();
     const stored = (await storedEdges(h, syncId)).filter((e) => e.provenance === 'scip');
-    const direct = [
-      ...(await directReading(h, syncId, 'typescript', FILES)).edges,
-      ...(await directReading(h, syncId, 'python', FILES)).edges,
-    ]
-      .map((e) => ({
-        label: e.label,
-        from: e.from,
-        to: e.to,
-        provenance: e.provenance,
-        confidence: e.confidence,
-        lines: e.lines,
-        count: e.count,
-      }))
-      .sort((x, y) => (`${x.label} ${x.from} ${x.to}` < `${y.label} ${y.from} ${y.to}` ? -1 : 1));
-    assert.deepEqual(stored, direct);
+    const expected = [
+      ...expectedEdges(await direct(h, syncId, 'typescript', FILES)),
+      ...expectedEdges(await direct(h, syncId, 'python', FILES)),
+    ].sort((x, y) => (`${x.label} ${x.from} ${x.to}` < `${y.label} ${y.from} ${y.to}` ? -1 : 1));
+    assert.deepEqual(stored, expected);
     // What the fixtures hold, by hand: the call through self, the call through an import, a function as a value.
     const pairs = stored.map((e) => `${e.label} ${e.from} -> ${e.to}`);
     for (const want of [
