@@ -19,7 +19,7 @@ import { discover } from './discover.ts';
 import { ParsePool } from './pool.ts';
 import { buildRepoIndex } from './resolve/repo-index.ts';
 import type { RepoIndex } from './resolve/repo-index.ts';
-import { resolveImports } from './resolve/resolve.ts';
+import { resolveImports } from './resolve-imports.ts';
 
 export interface EngineOptions {
   /** Worker threads (default: the number of cores). */

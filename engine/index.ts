@@ -13,7 +13,7 @@ export { breadcrumb } from './chunk/breadcrumb.ts';
 export { estimateTokens, CHUNK_BUDGET_TOKENS, CHUNK_OVERLAP_TOKENS } from './chunk/tokens.ts';
 export { buildRepoIndex } from './resolve/repo-index.ts';
 export type { RepoIndex } from './resolve/repo-index.ts';
-export { resolveImports } from './resolve/resolve.ts';
+export { resolveImports } from './resolve-imports.ts';
 export { PLUGINS, pluginById } from './languages/registry.ts';
 export type { ImportRef, LanguagePlugin } from './languages/plugin.ts';
 export type * from './symbols/types.ts';

@@ -25,8 +25,16 @@ export type SymbolKind = 'function' | 'class' | 'method';
 
 export type IssueLevel = 'info' | 'warning' | 'error';
 
-import type { ImportRef } from './languages/plugin.ts';
 import type { SymbolDefKind, SymbolFacts, SymbolKey } from './symbols/types.ts';
+
+/** One import as written in the source: a module path, file path, package or namespace, per the language. */
+export interface ImportRef {
+  spec: string;
+  /** 1-based line of the import. */
+  line: number;
+  /** Language-specific flavour, e.g. 'require_relative', 'mod', 'from', 'include_system'. */
+  kind?: string;
+}
 
 /** A problem found while analysing; the caller records it as a sync issue. */
 export interface EngineIssue {

@@ -11,6 +11,9 @@ import { errorMiddleware, healthRoute } from '../lib/http.ts';
 import { observeRequests } from '../lib/observe.ts';
 import { opsRoutes } from '../lib/ops-routes.ts';
 import { createReadiness, databaseCheck } from '../lib/readiness.ts';
+import { prReportRoutes } from './analysis/pr-report.ts';
+import { analysisRoutes } from './analysis/routes.ts';
+import { MergedCache, SnapshotCache } from './caches.ts';
 import type { GraphAppDeps } from './deps.ts';
 import { graphRoutes } from './graph/routes.ts';
 import { nodeRoutes } from './graph/node-routes.ts';
@@ -43,12 +46,17 @@ export function createGraphApp(deps: GraphAppDeps): Koa {
   const router = new Router();
   // Symbol graphs of final syncs, shared by the symbol reads and node detail of a symbol (issue 28).
   const symbols = new SymbolGraphCache(deps.symbolCacheBytes ?? 256 * 1024 * 1024);
+  // Per-sync snapshots of the file graph, shared by the merged graph, impact, diff and the PR report.
+  const budget = deps.snapshotCacheBytes ?? 256 * 1024 * 1024;
+  const caches = { snapshots: new SnapshotCache(budget), merged: new MergedCache(budget / 2) };
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument;
   });
   sourceRoutes(router, deps);
   syncRoutes(router, deps);
-  graphRoutes(router, deps, symbols);
+  graphRoutes(router, deps, caches);
+  analysisRoutes(router, deps, caches.snapshots);
+  prReportRoutes(router, deps, caches.snapshots, symbols);
   searchRoutes(router, deps);
   symbolRoutes(router, deps, symbols);
   app.use(nodeRoutes(deps, symbols));

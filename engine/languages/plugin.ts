@@ -1,14 +1,8 @@
-import type { ChunkType } from '../types.ts';
+import type { ChunkType, ImportRef } from '../types.ts';
 import type { RepoIndex } from '../resolve/repo-index.ts';
 
-/** One import as written in the source: a module path, file path, package or namespace, per the language. */
-export interface ImportRef {
-  spec: string;
-  /** 1-based line of the import. */
-  line: number;
-  /** Language-specific flavour, e.g. 'require_relative', 'mod', 'from', 'include_system'. */
-  kind?: string;
-}
+// ImportRef lives with the engine's other shapes (types.ts names it in FileAnalysis); plugins take it from here too.
+export type { ImportRef } from '../types.ts';
 
 /** A capture of a query match, reduced to what plugins need (worker side). */
 export interface CaptureView {

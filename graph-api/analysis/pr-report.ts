@@ -16,14 +16,14 @@ import { encodeNodeId } from '../../lib/node-id.ts';
 import { queryInt, queryUuid } from '../../lib/validate.ts';
 import { withReadTx, type ReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
-import type { SnapshotCache } from '../graph/cache.ts';
+import type { SnapshotCache } from '../caches.ts';
 import { snapshotOf, type SyncSnapshot } from '../graph/snapshot.ts';
 import { diffSnapshots } from './diff.ts';
 import { walkImpact } from './impact.ts';
 import { reconstruct, type ChunkText } from '../file/reconstruct.ts';
 import { symbolImpact } from '../symbols/read.ts';
 import type { SymbolGraph, SymbolGraphCache } from '../symbols/snapshot.ts';
-import { requireGraph, type SyncRow } from './syncs.ts';
+import { requireGraph, type SyncRow } from '../syncs/pick.ts';
 
 /** How deep a touched file's dependents are counted. */
 export const PR_IMPACT_DEPTH = 3;

@@ -9,12 +9,12 @@ import { queryEnum, queryInt, queryString, queryUuid } from '../../lib/validate.
 import { decodeNodeId, encodeNodeId } from '../../lib/node-id.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
-import type { SnapshotCache } from '../graph/cache.ts';
+import type { SnapshotCache } from '../caches.ts';
 import { snapshotOf, type SyncSnapshot } from '../graph/snapshot.ts';
 import { indexOf } from './adjacency.ts';
 import { diffSnapshots } from './diff.ts';
 import { DIRECTIONS, IMPACT_DEPTH, IMPACT_LIMIT, walkImpact } from './impact.ts';
-import { latestCompletedSync, latestSyncWithFile, requireGraph, syncById, type SyncRow } from './syncs.ts';
+import { latestCompletedSync, latestSyncWithFile, requireGraph, syncById, type SyncRow } from '../syncs/pick.ts';
 
 export const DIFF_LIMIT = { default: 1000, min: 1, max: 20_000 } as const;
 

@@ -1,8 +1,8 @@
 /** GET /api/graph: the merged graph of the requested syncs (spec graph rule 1). */
 import { ServiceError } from '../../lib/errors.ts';
 import type { ReadTx } from '../db/read.ts';
-import type { MergedCache } from './cache.ts';
-import { SnapshotCache } from './cache.ts';
+import type { MergedCache } from '../caches.ts';
+import { SnapshotCache } from '../caches.ts';
 import { mergeSnapshots } from './merge.ts';
 import { snapshotOf, type SnapshotSync, type SyncSnapshot } from './snapshot.ts';
 import { CACHED_LEVELS, ONE_OFF_LEVELS, SplitBody } from './split-body.ts';

@@ -5,7 +5,7 @@
  * cancelled and cleaned syncs never change their graph again, so their snapshots are cached (see cache.ts).
  */
 import type { ReadTx } from '../db/read.ts';
-import { SnapshotCache } from './cache.ts';
+import { SnapshotCache } from '../caches.ts';
 import type { SnapshotSync, SyncSnapshot } from './snapshot-types.ts';
 
 export type { SnapshotSync, SyncSnapshot };

@@ -8,7 +8,7 @@
  * used when it is unchanged and no sync is active, and recomputed otherwise.
  */
 import type { ReadTx } from '../db/read.ts';
-import { FILE_TYPES } from '../search/search.ts';
+import { FILE_TYPES } from '../../lib/file-types.ts';
 
 async function countAll(tx: ReadTx): Promise<Record<string, unknown>> {
   const byType = await tx.query<{ type: string; n: string }>(

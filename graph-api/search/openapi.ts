@@ -1,7 +1,7 @@
 /** OpenAPI paths and schemas of chunk and symbol search, spread into the graph component's document. */
 import { errorResponse, json, queryParam, ref, uuid } from '../../lib/openapi.ts';
 import { CHUNK_MODES, CHUNK_TYPES, MAX_QUERY_CHARS, SEARCH_PAGE, SYMBOL_KINDS, SYMBOL_MATCHES } from './params.ts';
-import { FILE_TYPES } from './search.ts';
+import { FILE_TYPES } from '../../lib/file-types.ts';
 import { DEPTH } from './chunks.ts';
 import { RRF_K } from './fusion.ts';
 

@@ -5,7 +5,7 @@
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { queryEnum, queryInt, queryString, queryUuid } from '../../lib/http.ts';
 import { parseSyncIds } from '../graph/params.ts';
-import { FILE_TYPES } from './search.ts';
+import { FILE_TYPES } from '../../lib/file-types.ts';
 
 type Query = Record<string, string | string[] | undefined>;
 

@@ -1,15 +1,25 @@
-/** GET /api/graph/search/chunks and /api/graph/search/symbols (beside the specification's /api/graph/search). */
+/** GET /api/graph/search (the specification's file search), /api/graph/search/files, /chunks and /symbols. */
 import type Router from '@koa/router';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { searchChunks } from './chunks.ts';
 import { parseChunkSearchParams, parseFileSearchParams, parseSymbolSearchParams } from './params.ts';
 import { resolveSyncIds } from './scope.ts';
-import { searchFilesNamesFirst, searchInput } from './search.ts';
+import { searchFiles, searchFilesNamesFirst, searchInput } from './search.ts';
 import { searchSymbols } from './symbols.ts';
 
 export function searchRoutes(router: Router, deps: GraphAppDeps): void {
   const { pool, graphTimeoutMs } = deps;
+
+  router.get('/api/graph/search', async (ctx) => {
+    const p = parseFileSearchParams(ctx.query);
+    // The embedding call happens before any connection is taken from the pool.
+    const vector = await deps.embedder.embedOne(searchInput(p.q));
+    const results = await withReadTx(pool, graphTimeoutMs, async (tx) =>
+      searchFiles(tx, vector, { type: p.type, limit: p.limit, syncIds: await resolveSyncIds(tx, p.scope) }),
+    );
+    ctx.body = { results };
+  });
 
   router.get('/api/graph/search/chunks', async (ctx) => {
     const started = performance.now();

@@ -10,7 +10,6 @@ import { encodeNodeId } from '../../lib/node-id.ts';
 import type { ReadTx } from '../db/read.ts';
 import { filesByName, nameQuery, type NameMatch } from './names.ts';
 
-export const FILE_TYPES = ['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service'] as const;
 export const SEARCH_LIMIT = { default: 20, min: 1, max: 100 } as const;
 /** Same cap as every embedding input of the service (prefix included). */
 export const EMBED_INPUT_CHARS = 1400;

@@ -11,7 +11,7 @@ import type Router from '@koa/router';
 import { NotFoundError } from '../../lib/errors.ts';
 import { decodeNodeId } from '../../lib/node-id.ts';
 import { queryEnum, queryInt, queryString, queryUuid } from '../../lib/validate.ts';
-import { latestSyncWithFile, requireGraph, syncById } from '../analysis/syncs.ts';
+import { latestSyncWithFile, requireGraph, syncById } from '../syncs/pick.ts';
 import type { ReadTx } from '../db/read.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';

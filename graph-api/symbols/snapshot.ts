@@ -2,11 +2,12 @@
  * One sync's symbol graph in memory (issue 28): its Symbol vertices and the Symbol -> Symbol edges of the five labels
  * (calls, inherits, implements, overrides, references), with each edge's provenance, confidence and sites, plus how
  * many unresolved uses each file and each name has. Read once per sync and kept while the sync cannot change (same
- * rule and key as the merged graph's snapshots, graph/cache.ts), so symbol detail and symbol impact walk arrays
+ * rule and key as the merged graph's snapshots, caches.ts), so symbol detail and symbol impact walk arrays
  * instead of reading agtype values (about a microsecond each) per request.
  */
 import type { ReadTx } from '../db/read.ts';
-import { FINAL_STATUSES } from '../graph/cache.ts';
+import { LRUCache } from 'lru-cache';
+import { entrySize, SnapshotCache } from '../caches.ts';
 import type { SnapshotSync } from '../graph/snapshot.ts';
 
 export const SYMBOL_LABELS = ['calls', 'inherits', 'implements', 'overrides', 'references'] as const;
@@ -210,45 +211,26 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Symbol graphs of final syncs, least recently used first out, within a byte budget. */
+/**
+ * Symbol graphs of final syncs, least recently used first out, within a byte budget (lru-cache). Concurrent first
+ * requests for a sync read it once: lru-cache's fetch shares the load in flight (on the first request's transaction).
+ */
 export class SymbolGraphCache {
-  private readonly entries = new Map<string, SymbolGraph>();
-  private bytes = 0;
-  /** Loads in flight, so concurrent first requests for a sync read it once. */
-  private readonly loading = new Map<string, Promise<SymbolGraph>>();
+  private readonly entries: LRUCache<string, SymbolGraph, { tx: ReadTx; sync: SnapshotSync }>;
 
-  constructor(private readonly maxBytes: number) {}
-
-  async get(tx: ReadTx, sync: SnapshotSync): Promise<SymbolGraph> {
-    if (!FINAL_STATUSES.has(sync.status)) return loadSymbolGraph(tx, sync);
-    const key = `${sync.id}|${sync.status}|${sync.completed_at?.toISOString() ?? ''}`;
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit;
-    }
-    const pending = this.loading.get(key);
-    if (pending) return pending;
-    const load = loadSymbolGraph(tx, sync);
-    this.loading.set(key, load);
-    try {
-      const g = await load;
-      this.put(key, g);
-      return g;
-    } finally {
-      this.loading.delete(key);
-    }
+  constructor(maxBytes: number) {
+    this.entries = new LRUCache({
+      maxSize: maxBytes,
+      sizeCalculation: (g) => entrySize(g.bytes),
+      fetchMethod: (_key, _stale, { context }) => loadSymbolGraph(context.tx, context.sync),
+    });
   }
 
-  private put(key: string, g: SymbolGraph): void {
-    if (g.bytes > this.maxBytes) return;
-    this.entries.set(key, g);
-    this.bytes += g.bytes;
-    for (const [k, v] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= v.bytes;
-    }
+  async get(tx: ReadTx, sync: SnapshotSync): Promise<SymbolGraph> {
+    const key = SnapshotCache.key(sync);
+    if (!key) return loadSymbolGraph(tx, sync);
+    const g = await this.entries.fetch(key, { context: { tx, sync } });
+    if (!g) throw new Error(`symbol graph of sync ${sync.id}: nothing loaded`);
+    return g;
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../db.ts';
 import { writeEvent, type EventInput } from '../events.ts';
-import type { SyncRunRow, SyncStatus } from './row.ts';
+import type { SyncRunRow, SyncStatus } from './types.ts';
 
 /** What the event says of a run: its ids, (new) status, the status it left, who triggered it, its error. */
 export type LifecycleSubject = Pick<SyncRunRow, 'id' | 'source_id' | 'status' | 'triggered_by' | 'error'>;

@@ -5,12 +5,12 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { FILE_TYPES } from '../../lib/file-types.ts';
 import type { Api } from '../api.ts';
 import { fitList } from '../fit.ts';
 import { safely } from './common.ts';
 import { cursor } from './sources.ts';
 
-const FILE_TYPES = ['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service'] as const;
 
 type Json = Record<string, unknown>;
 

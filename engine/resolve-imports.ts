@@ -1,7 +1,7 @@
-import type { Dependency } from '../types.ts';
-import type { ImportRef } from '../languages/plugin.ts';
-import type { RepoIndex } from './repo-index.ts';
-import { pluginById } from '../languages/registry.ts';
+import type { Dependency } from './types.ts';
+import type { ImportRef } from './languages/plugin.ts';
+import type { RepoIndex } from './resolve/repo-index.ts';
+import { pluginById } from './languages/registry.ts';
 
 /**
  * Turns a file's imports into depends_on edges. The weight of an edge is the number of imports of the file that
