@@ -104,7 +104,7 @@ function extract(
   tree: Parser.Tree,
   src: { path: string; lines: string[]; text: string; starts: Int32Array },
   symbolFacts: boolean,
-): CodeAnalysis & { defs: Map<string, ChunkDef> } {
+): Omit<CodeAnalysis, 'planned'> & { defs: Map<string, ChunkDef> } {
   const rawDefs = new Map<string, RawDef>();
   const imports: ImportRef[] = [];
   const explicitExports: string[] = [];
@@ -196,7 +196,7 @@ function extract(
   const finished = plugin.finishImports ? plugin.finishImports(imports, src.lines) : imports;
   const symbolLang = symbolLanguage(plugin.id);
   if (facts && symbolLang?.finishBindings) facts.imports = symbolLang.finishBindings(facts.imports, finished);
-  return { planned: [], symbols, exports, imports: finished, defs, ...(facts ? { facts } : {}) };
+  return { symbols, exports, imports: finished, defs, ...(facts ? { facts } : {}) };
 }
 
 /** First row of an ERROR or MISSING node, for the syntax-error issue. */
