@@ -1,11 +1,28 @@
 #!/usr/bin/env node
-// Runs the project's tests with node:test under tsx. Arguments filter test files by substring
-// (e.g. `node scripts/run-tests.mjs schema gateway`). TEST_CONCURRENCY sets how many files run at once.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+// Runs the project's tests: every test file in a node:test process of its own (under tsx), TEST_CONCURRENCY files at
+// once, the slowest files first (so the run does not end on one long file while a core idles), each file's output
+// printed whole when it ends, then the totals, the failures and the slowest files.
+//
+// Files are independent: each makes its own database (test/support/db.ts), task queues, schedule prefixes and ports.
+// Many of them spend most of their time waiting (on Temporal's timers, schedules, child processes, heartbeats), so
+// three files at once on this 2-core machine finish sooner than two (see docs/benchmarks.md, "Test suite").
+//
+//   node scripts/run-tests.mjs [--checks] [--save-durations] [filter ...]
+//
+// filter: run only the test files whose path contains one of the substrings. --checks: lint, the import-structure check
+// (scripts/check-imports.ts) and the typechecks run as jobs of the same pool (what `npm test` does with no filter). --save-durations: write this run's per-file times into
+// test/durations.json (the order a fresh checkout starts from); every run writes them into .stack/ for the next run.
+// TEST_FILE_TIMEOUT_SECONDS (900) ends a file that hangs. The workflow code is bundled once for the run and every
+// worker the tests start uses that bundle (TEMPORAL_WORKFLOW_BUNDLE) instead of bundling it again (~2.5 CPU-s each).
+// The typechecks are incremental (their state in .stack/), so a second run checks only what changed.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+const COMMITTED_DURATIONS = join(root, 'test', 'durations.json');
+const LOCAL_DURATIONS = join(root, '.stack', 'test-durations.json');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
 
 function walk(dir) {
   const out = [];
@@ -18,7 +35,18 @@ function walk(dir) {
   return out;
 }
 
-const filters = process.argv.slice(2);
+function readDurations(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+const args = process.argv.slice(2);
+const checks = args.includes('--checks');
+const saveDurations = args.includes('--save-durations');
+const filters = args.filter((a) => !a.startsWith('--'));
 const files = walk(join(root, 'test'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
@@ -26,10 +54,145 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ') || '(all)'}`);
   process.exit(1);
 }
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
-  { stdio: 'inherit', cwd: root },
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? '3'));
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_SECONDS ?? '900') * 1000;
+
+/** @type {Array<{ name: string, command: string, args: string[], test: boolean }>} */
+const jobs = files.map((f) => ({
+  name: f,
+  command: process.execPath,
+  args: ['--import', 'tsx', '--test', '--test-reporter=spec', f],
+  test: true,
+}));
+if (checks) {
+  jobs.push(
+    { name: 'lint', command: bin('eslint'), args: ['.'], test: false },
+    { name: 'imports', command: process.execPath, args: ['--import', 'tsx', 'scripts/check-imports.ts'], test: false },
+    { name: 'typecheck', command: bin('tsc'), args: typecheck('tsconfig.json', 'tsc'), test: false },
+    { name: 'typecheck web', command: bin('tsc'), args: typecheck('web/tsconfig.json', 'tsc-web'), test: false },
+  );
+}
+
+function typecheck(project, state) {
+  return ['--noEmit', '-p', project, '--incremental', '--tsBuildInfoFile', join('.stack', `${state}.tsbuildinfo`)];
+}
+
+mkdirSync(join(root, '.stack'), { recursive: true });
+let bundle;
+if (!process.env.TEMPORAL_WORKFLOW_BUNDLE) {
+  bundle = join(root, '.stack', `workflow-bundle-${process.pid}.js`);
+  const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-workflows.ts', bundle], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0) {
+    console.error(`bundling the workflows failed:\n${built.stdout}${built.stderr}`);
+    process.exit(1);
+  }
+  process.env.TEMPORAL_WORKFLOW_BUNDLE = bundle;
+}
+const known = { ...readDurations(COMMITTED_DURATIONS), ...readDurations(LOCAL_DURATIONS) };
+const median = (() => {
+  const v = Object.values(known).sort((a, b) => a - b);
+  return v.length ? v[Math.floor(v.length / 2)] : 0;
+})();
+jobs.sort((a, b) => (known[b.name] ?? median) - (known[a.name] ?? median) || a.name.localeCompare(b.name));
+
+const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+/** @type {Array<{ name: string, ms: number, ok: boolean, why?: string }>} */
+const done = [];
+const running = new Set();
+const started = Date.now();
+
+function runJob(job) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(job.command, job.args, {
+      cwd: root,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group: a timeout or ^C ends whatever the file started
+    });
+    running.add(child);
+    const chunks = [];
+    child.stdout.on('data', (d) => chunks.push(d));
+    child.stderr.on('data', (d) => chunks.push(d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, fileTimeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      const ms = Date.now() - t0;
+      // The file's own totals are summed below: its output keeps the test names and failures.
+      const output = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+\n?/gm, '');
+      let ok = code === 0;
+      let why = timedOut ? `timed out after ${fileTimeoutMs / 1000} s` : signal ? `ended by ${signal}` : undefined;
+      if (job.test) {
+        const counts = {};
+        for (const m of Buffer.concat(chunks).toString('utf8').matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[m[1]] = Number(m[2]);
+        if (counts.tests === undefined) {
+          ok = false;
+          why ??= `no test summary (exit ${code})`;
+        }
+        for (const k of Object.keys(totals)) totals[k] += counts[k] ?? 0;
+        if ((counts.skipped ?? 0) > 0 || (counts.todo ?? 0) > 0) {
+          ok = false;
+          why ??= 'skipped or todo tests';
+        }
+      } else if (!ok) why ??= `exit ${code}`;
+      const head = `${ok ? '✔' : '✖'} ${job.name} (${(ms / 1000).toFixed(1)} s)${why ? ': ' + why : ''}`;
+      process.stdout.write(`\n${head}\n${output.trimEnd() ? output.trimEnd() + '\n' : ''}`);
+      done.push({ name: job.name, ms, ok, why });
+      resolve();
+    });
+  });
+}
+
+function killGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const child of running) killGroup(child);
+    if (bundle) rmSync(bundle, { force: true });
+    process.exit(130);
+  });
+}
+
+const queue = [...jobs];
+await Promise.all(
+  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) await runJob(job);
+  }),
 );
-process.exit(result.status ?? 1);
+
+const wall = (Date.now() - started) / 1000;
+if (bundle) rmSync(bundle, { force: true });
+const durations = Object.fromEntries(done.filter((d) => d.ok).map((d) => [d.name, d.ms]));
+writeFileSync(LOCAL_DURATIONS, JSON.stringify({ ...readDurations(LOCAL_DURATIONS), ...durations }, null, 1) + '\n');
+if (saveDurations && existsSync(join(root, 'test'))) {
+  const merged = { ...readDurations(COMMITTED_DURATIONS), ...durations };
+  const sorted = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
+  writeFileSync(COMMITTED_DURATIONS, JSON.stringify(sorted, null, 1) + '\n');
+}
+
+const failed = done.filter((d) => !d.ok);
+const slowest = [...done].sort((a, b) => b.ms - a.ms).slice(0, 8);
+console.log(`\nℹ files ${files.length}, jobs ${done.length}, concurrency ${concurrency}, wall ${wall.toFixed(1)} s`);
+for (const [k, v] of Object.entries(totals)) console.log(`ℹ ${k} ${v}`);
+console.log(`ℹ slowest: ${slowest.map((d) => `${d.name} ${(d.ms / 1000).toFixed(0)} s`).join(', ')}`);
+if (failed.length > 0) {
+  console.log(`\n✖ failed (${failed.length}):`);
+  for (const d of failed) console.log(`  ${d.name}${d.why ? ': ' + d.why : ''}`);
+}
+process.exit(failed.length === 0 ? 0 : 1);

@@ -13,6 +13,8 @@ export const workerVars = {
   METRICS_HOST: { type: 'string', default: '0.0.0.0' },
   TEMPORAL_NAMESPACE: { type: 'string', default: 'default' },
   TEMPORAL_TASK_QUEUE: { type: 'string', default: 'ckg-sync' },
+  /** A prebuilt workflow bundle (scripts/bundle-workflows.ts); empty: the worker bundles workflows/ as it starts. */
+  TEMPORAL_WORKFLOW_BUNDLE: { type: 'string', default: '' },
   EMBEDDING_URL: { type: 'url', default: 'http://127.0.0.1:8101/v1/embeddings' },
   EMBEDDING_MODEL: { type: 'string', default: 'embeddings' },
   LLM_API_KEY: { type: 'string', default: '', secret: true },

@@ -3,7 +3,6 @@
  * and on the process's own queue. `createWorker` takes
  * ready dependencies (tests run it in-process); `startWorker` builds them from the configuration and runs it.
  */
-import { fileURLToPath } from 'node:url';
 import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities, Workspaces, type ActivityDeps } from '../activities/index.ts';
 import { createEngine } from '../engine/index.ts';
@@ -12,16 +11,18 @@ import { EmbeddingClient } from '../lib/embeddings.ts';
 import type { Logger } from '../lib/log.ts';
 import type { Ready } from '../lib/ops-routes.ts';
 import { createReadiness, databaseCheck, temporalCheck } from '../lib/readiness.ts';
-import { bundlerOptions } from './bundler.ts';
+import { workflowSource } from './bundler.ts';
 import { pipelineSettings, type WorkerConfig } from './worker-config.ts';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export { WORKFLOWS_PATH } from './bundler.ts';
 
 export interface WorkerDeps extends Omit<ActivityDeps, 'workspaces'> {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   maxConcurrentActivities?: number;
+  /** A prebuilt workflow bundle (temporal/bundler.ts); without it the worker bundles workflows/ as it starts. */
+  workflowBundlePath?: string;
 }
 
 /**
@@ -52,8 +53,7 @@ export class SyncWorker {
     const shared = await Worker.create({
       ...common,
       taskQueue: deps.taskQueue,
-      workflowsPath: WORKFLOWS_PATH,
-      bundlerOptions,
+      ...workflowSource(deps.workflowBundlePath),
       maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 4,
     });
     // Per sync at most a parse and a write wait here; the engine's thread pool bounds the parsing itself.
@@ -156,6 +156,7 @@ export async function startWorker(config: WorkerConfig, log: Logger): Promise<Ru
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     maxConcurrentActivities: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
+    ...(config.TEMPORAL_WORKFLOW_BUNDLE ? { workflowBundlePath: config.TEMPORAL_WORKFLOW_BUNDLE } : {}),
     pool,
     engine,
     embeddings,

@@ -80,11 +80,21 @@ describe('cancel, retry and refusal', () => {
       const counts = await syncCounts(h.db.pool, syncId);
       assert.equal(counts.files, 400, 'rows written before the cancel are kept');
       assert.equal(counts.file_vertices, 400);
-      // The activity stopped: no progress is written after the cancel.
-      const before = await h.db.pool.query(`SELECT count(*) FROM events WHERE sync_id = $1`, [syncId]);
-      await new Promise((r) => setTimeout(r, 1000));
-      const later = await h.db.pool.query(`SELECT count(*) FROM events WHERE sync_id = $1`, [syncId]);
-      assert.deepEqual(later.rows, before.rows);
+      // The activity stopped: it acknowledged the cancel (the steps wait for that: WAIT_CANCELLATION_COMPLETED, so
+      // its ActivityTaskCanceled is in the history before the run ended), and no event of the sync follows the run's
+      // cancelled lifecycle event, which was written after the activity returned.
+      const history = (await handle.fetchHistory()).events ?? [];
+      assert.ok(
+        history.some((e) => e.activityTaskCanceledEventAttributes),
+        'the running activity acknowledged the cancel',
+      );
+      const later = await h.db.pool.query<{ type: string }>(
+        `SELECT type FROM events
+          WHERE sync_id = $1
+            AND id > (SELECT max(id) FROM events WHERE sync_id = $1 AND type = 'sync_lifecycle')`,
+        [syncId],
+      );
+      assert.deepEqual(later.rows, [], 'nothing written after the cancel');
       const src = await h.db.pool.query<{ last_sync_id: string | null }>(
         `SELECT last_sync_id FROM sources WHERE id = $1`,
         [sourceId],

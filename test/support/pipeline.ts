@@ -21,7 +21,7 @@ import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
 import type { syncWorkflow } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { startObservedModelHost, type ObservedModelHost } from './observed-model-host.ts';
-import { connectClient, connectWorker, uniqueTaskQueue } from './temporal.ts';
+import { connectClient, connectWorker, prebuiltWorkflows, uniqueTaskQueue } from './temporal.ts';
 import { TEST_URL_POLICY, testEnv } from './env.ts';
 
 export const quietLog = testLogger('worker-test');
@@ -89,6 +89,7 @@ export async function createHarness(overrides: Partial<PipelineSettings> = {}): 
         embeddings: embeddingClient,
         settings,
         log: quietLog,
+        ...prebuiltWorkflows(),
       });
       workers.push({ worker, run: worker.run(), connection, engine });
       return worker;

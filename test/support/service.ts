@@ -21,7 +21,7 @@ import { loadWorkerConfig } from '../../temporal/worker-config.ts';
 import { startWorker, type RunningWorker } from '../../temporal/worker.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { TEST_URL_ENV, testEnv } from './env.ts';
-import { uniqueTaskQueue } from './temporal.ts';
+import { prebuiltWorkflows, uniqueTaskQueue } from './temporal.ts';
 
 export interface ServiceOptions {
   /** Access-token lifetime of the identity provider (seconds). */
@@ -136,6 +136,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         ...TEST_URL_ENV,
         // No precise worker here: the precise tier is tested in test/pipeline/precise.test.ts.
         SYNC_PRECISE: 'false',
+        TEMPORAL_WORKFLOW_BUNDLE: prebuiltWorkflows().workflowBundlePath ?? '',
       }),
       logger('worker'),
     );

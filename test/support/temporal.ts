@@ -4,6 +4,15 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime } from '@temporalio/worker';
 import { testEnv } from './env.ts';
 
+/**
+ * The workflow bundle the test runner built for this run (scripts/run-tests.mjs sets TEMPORAL_WORKFLOW_BUNDLE), so a
+ * test's workers skip bundling workflows/ (~2.5 CPU-s each); run alone, a test's workers bundle as they start.
+ */
+export function prebuiltWorkflows(): { workflowBundlePath?: string } {
+  const path = process.env.TEMPORAL_WORKFLOW_BUNDLE;
+  return path ? { workflowBundlePath: path } : {};
+}
+
 export function uniqueTaskQueue(prefix = 'test'): string {
   return `${prefix}-${randomBytes(6).toString('hex')}`;
 }

@@ -28,7 +28,7 @@ import { createTestDatabase, type TestDatabase } from '../db.ts';
 import { TEST_URL_POLICY, testEnv } from '../env.ts';
 import { addCommit, addRef, createRepo, generatedFiles, type TestRepo } from '../git-repos.ts';
 import { startObservedModelHost, type ObservedModelHost } from '../observed-model-host.ts';
-import { connectClient, connectWorker, uniqueTaskQueue } from '../temporal.ts';
+import { connectClient, connectWorker, prebuiltWorkflows, uniqueTaskQueue } from '../temporal.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Latency of every embedding request while syncs are held. */
@@ -136,6 +136,7 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
     }),
     settings: pipeline,
     log,
+    ...prebuiltWorkflows(),
   });
   const running = worker.run();
   const settings: IngestionSettings = {
