@@ -54,9 +54,14 @@ export interface ScheduleRow {
   last_run_at: Date | null;
   next_run_at: Date | null;
   created_at: Date;
+  /**
+   * The Temporal schedule's id (`<prefix><owner>-<name>-<id>`, V49); null for a row made before it, whose schedule is
+   * still `<prefix><id>` until the watcher renames it (temporal/ingestion/schedules/rename.ts).
+   */
+  temporal_id: string | null;
 }
 
-export type ScheduleJson = Omit<ScheduleRow, 'id' | 'last_run_at' | 'next_run_at' | 'created_at'> & {
+export type ScheduleJson = Omit<ScheduleRow, 'id' | 'last_run_at' | 'next_run_at' | 'created_at' | 'temporal_id'> & {
   id: number;
   last_run_at: string | null;
   next_run_at: string | null;
@@ -65,7 +70,7 @@ export type ScheduleJson = Omit<ScheduleRow, 'id' | 'last_run_at' | 'next_run_at
 
 /** The selected columns of a schedule (a `ScheduleRow`), unqualified. */
 export const SCHEDULE_COLUMNS = `id::text AS id, source_id, interval_minutes, config_overrides, enabled, last_run_at,
-  next_run_at, created_at`;
+  next_run_at, created_at, temporal_id`;
 
 export function scheduleToJson(r: ScheduleRow): ScheduleJson {
   return {

@@ -42,15 +42,62 @@ export interface NewSchedule {
   enabled: boolean;
 }
 
-/** Throws the unique violation of schedules_source_interval_key for a duplicate (source_id, interval_minutes). */
-export async function insertSchedule(db: Queryable, s: NewSchedule): Promise<ScheduleRow> {
-  const r = await db.query<ScheduleRow>(
+/** Longest owner or name kept in a Temporal schedule id (the row id after it keeps the id unique). */
+const ID_PART_MAX = 60;
+
+function idPart(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, ID_PART_MAX);
+}
+
+/**
+ * The Temporal schedule id of a schedule (issue 31: the Schedules page names the repository):
+ * `<prefix><owner>-<name>-<row id>`, e.g. `sched-golang-encoding-json-5`. Unique because the row id ends it (a
+ * number after the last `-`); stable because it is stored with the row (temporal_id) and never rebuilt.
+ */
+export function temporalScheduleIdOf(prefix: string, sourceName: string, id: string | number): string {
+  const slash = sourceName.indexOf('/');
+  const owner = slash >= 0 ? sourceName.slice(0, slash) : sourceName;
+  const name = slash >= 0 ? sourceName.slice(slash + 1) : '';
+  return `${prefix}${idPart(owner)}-${idPart(name)}-${id}`;
+}
+
+/** The Temporal schedule id of a row: the stored one, or the id rows had before V49 (`<prefix><id>`). */
+export function temporalIdOfRow(prefix: string, row: Pick<ScheduleRow, 'id' | 'temporal_id'>): string {
+  return row.temporal_id ?? legacyTemporalId(prefix, row.id);
+}
+
+/** The Temporal schedule id of rows made before V49. */
+export function legacyTemporalId(prefix: string, id: string | number): string {
+  return `${prefix}${id}`;
+}
+
+/**
+ * Inserts the row with its Temporal schedule id (temporalScheduleIdOf with the new row id). Throws the unique
+ * violation of schedules_source_interval_key for a duplicate (source_id, interval_minutes).
+ */
+export async function insertSchedule(
+  db: Queryable,
+  s: NewSchedule,
+  temporal: { prefix: string; sourceName: string },
+): Promise<ScheduleRow> {
+  const r = await db.query<{ id: string }>(
     `INSERT INTO schedules (source_id, interval_minutes, config_overrides, enabled) VALUES ($1, $2, $3, $4)
-     RETURNING ${SCHEDULE_COLUMNS}`,
+     RETURNING id::text AS id`,
     [s.sourceId, s.intervalMinutes, JSON.stringify(s.configOverrides), s.enabled],
   );
+  const id = r.rows[0]?.id;
+  if (!id) throw new Error('schedule insert returned no row');
+  return setTemporalId(db, id, temporalScheduleIdOf(temporal.prefix, temporal.sourceName, id));
+}
+
+/** Records the row's Temporal schedule id (at insert, and when the watcher renames a schedule made before V49). */
+export async function setTemporalId(db: Queryable, id: string, temporalId: string): Promise<ScheduleRow> {
+  const r = await db.query<ScheduleRow>(
+    `UPDATE schedules SET temporal_id = $2 WHERE id = $1 RETURNING ${SCHEDULE_COLUMNS}`,
+    [id, temporalId],
+  );
   const row = r.rows[0];
-  if (!row) throw new Error('schedule insert returned no row');
+  if (!row) throw new Error(`schedule ${id} vanished`);
   return row;
 }
 

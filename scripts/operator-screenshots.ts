@@ -144,7 +144,9 @@ async function main(): Promise<void> {
       source_id: json.id,
       interval_minutes: 60,
     });
-    const scheduleId = `sched-${schedule.id}`;
+    const scheduleId = (
+      await request<{ temporal: { schedule_id: string } }>('GET', `${ingestionUrl}/ingest/schedules/${schedule.id}`)
+    ).temporal.schedule_id;
     await client.schedule.getHandle(scheduleId).trigger();
     const scheduled = await (async () => {
       for (let i = 0; i < 120; i++) {

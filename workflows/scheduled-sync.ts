@@ -1,5 +1,5 @@
 /**
- * The action of every Temporal schedule (`sched-<id>`). A schedule names each run `sched-<id>-<timestamp>`, but a
+ * The action of every Temporal schedule (`sched-<owner>-<name>-<id>`). A schedule names each run `<its id>-<timestamp>`, but a
  * sync's workflow id must be its source id; so this small workflow creates the run's row (or records why the tick
  * is skipped: an active sync, a disabled source or schedule) and starts `syncWorkflow` as a child with workflow id
  * = source id and parent-close policy ABANDON: the sync outlives this trigger, which ends at once.

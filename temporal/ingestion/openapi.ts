@@ -28,7 +28,7 @@ export function openApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       description:
         'Sync and schedule writes (port 8081), turned into Temporal workflow and schedule calls. The workflow id of ' +
-        'a sync is its source id (one active run per source); Temporal schedules are named `sched-<schedule id>`. ' +
+        'a sync is its source id (one active run per source); Temporal schedules are named after the repository, `sched-<owner>-<name>-<schedule id>`. ' +
         'State changes are reported as event rows on the SSE stream (`sync_lifecycle`, `schedule_changed`, ' +
         '`schedule_run_skipped`, `source_changed`).',
     },
@@ -208,7 +208,7 @@ export function openApiDocument(): Record<string, unknown> {
           tags: ['schedules'],
           summary: 'Create a schedule',
           description:
-            'Creates the row and the Temporal schedule `sched-<id>` (every interval_minutes minutes, aligned to the ' +
+            'Creates the row and the Temporal schedule `sched-<owner>-<name>-<id>` (every interval_minutes minutes, aligned to the ' +
             'Unix epoch, overlap policy skip, paused when enabled=false). Each tick runs `scheduledSyncWorkflow`, ' +
             'which creates a run (triggered_by `schedule:<id>`, schedule_id set, config_overrides merged over the ' +
             'source config, ref = default_branch) and starts its sync workflow, or skips the tick (event ' +

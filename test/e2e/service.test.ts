@@ -10,6 +10,7 @@ import { defaultIdpConfig } from '../../standins/idp/config.ts';
 import { mintPersonToken } from '../../standins/idp/token.ts';
 import { STANDIN_MARK } from '../../standins/model-host/chat.ts';
 import { connectClient } from '../support/temporal.ts';
+import { temporalIdOfSchedule } from '../support/fixtures.ts';
 import { createRepo, type TestRepo } from '../support/git-repos.ts';
 import { startService, type Service } from '../support/service.ts';
 import { connectSse, type Frame, type SseClient } from '../support/sse-client.ts';
@@ -600,7 +601,7 @@ describe('the service end to end through the gateway', () => {
       config_overrides: {},
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    scheduleIds.push(`${svc.scheduleIdPrefix}${String(created.body.id)}`);
+    scheduleIds.push(await temporalIdOfSchedule(svc.db.pool, svc.scheduleIdPrefix, Number(created.body.id)));
     const listed = await get(`/api/schedules?source_id=${sourceId}`);
     assert.deepEqual(
       (listed.items as Array<{ id: number }>).map((s) => s.id),

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { ScheduleNotFoundError } from '@temporalio/client';
-import { graphCounts, insertFile, insertGraph, insertSync } from '../support/fixtures.ts';
+import { graphCounts, insertFile, insertGraph, insertSync, temporalIdOfSchedule } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp, type Reply } from '../support/graph-app.ts';
 import type { Page, SourceBody } from '../support/graph-api-types.ts';
 import { waitForLockWait } from '../support/db.ts';
@@ -220,7 +220,9 @@ describe('graph component: sources', () => {
       interval_minutes: 525600,
     });
     assert.equal(schedule.status, 201);
-    const scheduleHandle = temporal.schedule.getHandle(`${ingestion.scheduleIdPrefix}${schedule.body.id}`);
+    const scheduleHandle = temporal.schedule.getHandle(
+      await temporalIdOfSchedule(db, ingestion.scheduleIdPrefix, schedule.body.id),
+    );
     assert.equal((await scheduleHandle.describe()).state.paused, false);
     const run = await ingest<{ id: string; status: string }>('POST', '/api/syncs', {
       source_id: id,

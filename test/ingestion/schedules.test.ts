@@ -3,7 +3,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScheduleOverlapPolicy, type ScheduleDescription } from '@temporalio/client';
-import { insertSource } from '../support/fixtures.ts';
+import { insertSource, temporalIdOfSchedule } from '../support/fixtures.ts';
 import {
   events,
   startHarness,
@@ -30,7 +30,8 @@ interface ErrorBody {
 
 describe('ingestion: schedules as Temporal Schedules', () => {
   let h: Harness;
-  const created: number[] = [];
+  /** Row id → Temporal schedule id of every schedule the tests made. */
+  const created = new Map<number, string>();
   before(async () => {
     h = await startHarness();
   });
@@ -38,16 +39,20 @@ describe('ingestion: schedules as Temporal Schedules', () => {
   after(async () => {
     // Temporal schedules outlive the test database: remove any a failed test left (the harness also removes every
     // schedule with its prefix).
-    for (const id of created) {
+    for (const temporalId of created.values()) {
       await h.client.schedule
-        .getHandle(`${h.settings.scheduleIdPrefix}${id}`)
+        .getHandle(temporalId)
         .delete()
         .catch(() => undefined);
     }
     await h.close();
   });
 
-  const temporalId = (id: number) => `${h.settings.scheduleIdPrefix}${id}`;
+  const temporalId = (id: number): string => {
+    const t = created.get(id);
+    if (!t) throw new Error(`schedule ${id} was not made by this test`);
+    return t;
+  };
   const describeSchedule = (id: number): Promise<ScheduleDescription> =>
     h.client.schedule.getHandle(temporalId(id)).describe();
 
@@ -65,7 +70,7 @@ describe('ingestion: schedules as Temporal Schedules', () => {
   async function schedule(body: Record<string, unknown>): Promise<Schedule> {
     const res = await h.api<Schedule>('POST', '/api/schedules', body);
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    created.push(res.body.id);
+    created.set(res.body.id, await temporalIdOfSchedule(h.db.pool, h.settings.scheduleIdPrefix, res.body.id));
     return res.body;
   }
 
@@ -100,7 +105,7 @@ describe('ingestion: schedules as Temporal Schedules', () => {
     return (await events(h, 'schedule_run_skipped')).filter((e) => e.payload.schedule_id === scheduleId);
   }
 
-  it('POST /api/schedules creates the row and the Temporal schedule sched-<id>; next_run_at comes from Temporal', async () => {
+  it('POST /api/schedules creates the row and the Temporal schedule <prefix><owner>-<name>-<id>; next_run_at comes from Temporal', async () => {
     const sourceId = await source();
     const s = await schedule({ source_id: sourceId, interval_minutes: 5, config_overrides: { include_paths: ['x'] } });
     assert.equal(typeof s.id, 'number');
@@ -119,6 +124,11 @@ describe('ingestion: schedules as Temporal Schedules', () => {
     assert.deepEqual(d.action.args, [{ scheduleId: s.id, sourceId }]);
     assert.equal(d.memo?.source_id, sourceId);
     assert.match(String(d.memo?.source), /^acme\/repo-/);
+    // The Schedules page names the repository; the row id keeps the id unique.
+    const [owner, name] = String(d.memo?.source).split('/');
+    assert.equal(d.scheduleId, `${h.settings.scheduleIdPrefix}${owner}-${name}-${s.id}`);
+    assert.equal(d.action.workflowId, d.scheduleId);
+    assert.equal(d.action.staticSummary, `scheduled sync of ${String(d.memo?.source)} (every 5 min, schedule ${s.id})`);
     assert.equal(s.next_run_at, d.info.nextActionTimes[0]?.toISOString());
     // Interval schedules tick on multiples of the interval since the epoch.
     assert.equal(Date.parse(s.next_run_at) % (5 * 60_000), 0);
@@ -149,7 +159,7 @@ describe('ingestion: schedules as Temporal Schedules', () => {
     });
     assert.equal(res.status, 404);
     const rows = await h.db.pool.query(`SELECT id FROM schedules`);
-    assert.ok(rows.rows.every((r: { id: string }) => created.includes(Number(r.id))));
+    assert.ok(rows.rows.every((r: { id: string }) => created.has(Number(r.id))));
   });
 
   it('enabled=false at creation starts the Temporal schedule paused, with next_run_at null', async () => {

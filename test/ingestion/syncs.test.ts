@@ -2,7 +2,14 @@
 // with the real sync worker syncing git repositories made at test time (test/support/ingestion/harness.ts).
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { graphCounts, insertFile, insertGraph, insertSource, insertSync } from '../support/fixtures.ts';
+import {
+  graphCounts,
+  insertFile,
+  insertGraph,
+  insertSource,
+  insertSync,
+  temporalIdOfSchedule,
+} from '../support/fixtures.ts';
 import {
   events,
   lifecycle,
@@ -409,15 +416,13 @@ describe('ingestion: sync commands', () => {
     const syncId = await runningSync(sourceId);
     const sched = await h.api<{ id: number }>('POST', '/api/schedules', { source_id: sourceId, interval_minutes: 60 });
     assert.equal(sched.status, 201);
+    const temporalId = await temporalIdOfSchedule(h.db.pool, h.settings.scheduleIdPrefix, sched.body.id);
     const res = await h.api('DELETE', `/ingest/sources/${sourceId}`);
     h.releaseSyncs();
     assert.equal(res.status, 204);
     assert.equal(await syncStatus(h, syncId), 'cancelled');
     await workflowClosed(sourceId);
-    await assert.rejects(
-      h.client.schedule.getHandle(`${h.settings.scheduleIdPrefix}${sched.body.id}`).describe(),
-      /not found/i,
-    );
+    await assert.rejects(h.client.schedule.getHandle(temporalId).describe(), /not found/i);
     const again = await h.api('DELETE', `/ingest/sources/${sourceId}`);
     assert.equal(again.status, 204);
     const unknown = await h.api('DELETE', `/ingest/sources/00000000-0000-4000-8000-00000000abcd`);

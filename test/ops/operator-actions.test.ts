@@ -11,8 +11,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { changeStatus } from '../../lib/sync-runs/index.ts';
 import { startWatcher, type Watcher } from '../../temporal/ingestion/watch.ts';
+import {
+  createTemporalSchedule,
+  describeTemporalSchedule,
+  scheduleSpec,
+} from '../../temporal/ingestion/schedules/temporal.ts';
+import { getSchedule } from '../../lib/schedules.ts';
 import { retrySignal } from '../../workflows/sync-contract.ts';
-import { insertSource } from '../support/fixtures.ts';
+import { insertSource, temporalIdOfSchedule } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import {
   events,
@@ -185,7 +191,8 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
       (await graph.get<{ items: Schedule[] }>(`/api/schedules?source_id=${sourceId}`)).body.items.find(
         (s) => s.id === id,
       );
-    const handle = h.client.schedule.getHandle(`${h.settings.scheduleIdPrefix}${id}`);
+    const temporalId = await temporalIdOfSchedule(h.db.pool, h.settings.scheduleIdPrefix, id);
+    const handle = h.client.schedule.getHandle(temporalId);
 
     await handle.pause('paused by bob in the UI');
     await agree('the pause to show', async () => {
@@ -216,6 +223,43 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
     await waitForEnd(h, run.id, 'completed');
   });
 
+  it('upgrade: a schedule made before its id named the repository (`<prefix><id>`) is renamed by the watcher, paused state and note kept', async () => {
+    const sourceId = await source('small');
+    const created = await h.api<Schedule>('POST', '/api/schedules', { source_id: sourceId, interval_minutes: 120 });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = String(created.body.id);
+    const named = await temporalIdOfSchedule(h.db.pool, h.settings.scheduleIdPrefix, id);
+    // As a row and schedule made before V49: no temporal_id, the Temporal schedule `<prefix><id>`, paused in the UI.
+    const legacy = `${h.settings.scheduleIdPrefix}${id}`;
+    const name = String((await describeTemporalSchedule(h.client, named))?.memo?.source);
+    await h.db.pool.query(
+      `UPDATE schedules SET temporal_id = NULL, enabled = false, next_run_at = NULL WHERE id = $1`,
+      [id],
+    );
+    await h.client.schedule.getHandle(named).delete();
+    const row = await getSchedule(h.db.pool, id);
+    assert.ok(row);
+    await createTemporalSchedule(h.client, {
+      ...scheduleSpec(h.settings, row, name),
+      note: 'paused by carol before the upgrade',
+    });
+
+    const renamed = await agree('the watcher to rename the schedule', async () => {
+      const r = await getSchedule(h.db.pool, id);
+      return r?.temporal_id === named && (await describeTemporalSchedule(h.client, named));
+    });
+    assert.equal(renamed.state.paused, true);
+    assert.equal(renamed.state.note, 'paused by carol before the upgrade');
+    assert.deepEqual(renamed.action.type === 'startWorkflow' && renamed.action.args, [
+      { scheduleId: Number(id), sourceId },
+    ]);
+    await agree('the old schedule to be gone', async () => !(await describeTemporalSchedule(h.client, legacy)));
+    const s = (await graph.get<{ items: Schedule[] }>(`/api/schedules?source_id=${sourceId}`)).body.items[0];
+    assert.equal(s?.enabled, false);
+    assert.equal(s?.next_run_at, null);
+    assert.equal((await h.db.pool.query(`SELECT 1 FROM schedule_intents WHERE schedule_id = $1`, [id])).rowCount, 0);
+  });
+
   it('in headless Chromium, the Temporal UI: Pause on the Schedules page and Terminate on a workflow page show in the API', async () => {
     const ui = `${process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233'}/namespaces/${testEnv.temporalNamespace}`;
     h.holdSyncs();
@@ -230,7 +274,8 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
       const page = await browser.context.newPage();
       page.setDefaultTimeout(60_000);
 
-      await page.goto(`${ui}/schedules/${h.settings.scheduleIdPrefix}${created.body.id}`);
+      const temporalId = await temporalIdOfSchedule(h.db.pool, h.settings.scheduleIdPrefix, created.body.id);
+      await page.goto(`${ui}/schedules/${temporalId}`);
       await page.getByRole('button', { name: 'Pause' }).first().click();
       const pause = page.locator('dialog[open]');
       await pause.getByTestId('pause-reason').fill('paused from the browser');

@@ -24,7 +24,7 @@ import { createTemporalSchedule, scheduleSpec } from '../../temporal/ingestion/s
 import { TEMPORAL_DOWN_MEMORY_MS } from '../../temporal/ingestion/temporal-gate.ts';
 import { createTestDatabase, waitForLockWait, type TestDatabase } from '../support/db.ts';
 import { testEnv } from '../support/env.ts';
-import { insertSource } from '../support/fixtures.ts';
+import { insertSource, temporalIdOfSchedule } from '../support/fixtures.ts';
 import { TcpRelay } from '../support/tcp-relay.ts';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.ts';
 
@@ -64,8 +64,9 @@ describe('reliability: schedule writes hold no connection while they call Tempor
     temporalCallTimeoutMs: CALL_TIMEOUT_MS,
     temporalConnectTimeoutMs: CONNECT_TIMEOUT_MS,
   };
-  const temporalId = (id: number | string) => `${settings.scheduleIdPrefix}${id}`;
-  const ids = new Set<number>();
+  /** Row id → Temporal schedule id of every schedule the tests made. */
+  const ids = new Map<number, string>();
+  const temporalId = (id: number | string): string => ids.get(Number(id)) ?? `${settings.scheduleIdPrefix}${id}`;
 
   before(async () => {
     db = await createTestDatabase();
@@ -90,9 +91,9 @@ describe('reliability: schedule writes hold no connection while they call Tempor
   });
 
   after(async () => {
-    for (const id of ids) {
+    for (const id of ids.values()) {
       await direct.schedule
-        .getHandle(temporalId(id))
+        .getHandle(id)
         .delete()
         .catch(() => undefined);
     }
@@ -122,7 +123,7 @@ describe('reliability: schedule writes hold no connection while they call Tempor
   async function create(interval = YEARLY): Promise<Schedule> {
     const r = await api<Schedule>('POST', '/api/schedules', { source_id: sourceId, interval_minutes: interval });
     assert.equal(r.status, 201, JSON.stringify(r.body));
-    ids.add(r.body.id);
+    ids.set(r.body.id, await temporalIdOfSchedule(db.pool, settings.scheduleIdPrefix, r.body.id));
     return r.body;
   }
 
@@ -254,13 +255,13 @@ describe('reliability: schedule writes hold no connection while they call Tempor
       [sourceId],
     );
     const createdId = c.rows[0]!.id;
-    ids.add(Number(createdId));
+    ids.set(Number(createdId), `${settings.scheduleIdPrefix}${createdId}`);
     await db.pool.query(
       `INSERT INTO schedule_intents (schedule_id, token, operation, created_at)
        VALUES ($1, gen_random_uuid(), 'create', now() - interval '1 hour')`,
       [createdId],
     );
-    const row = { id: createdId, source_id: sourceId, interval_minutes: 30, enabled: true };
+    const row = { id: createdId, source_id: sourceId, interval_minutes: 30, enabled: true, temporal_id: null };
     await createTemporalSchedule(direct, scheduleSpec(settings, row, 'o/r'));
     assert.equal(await read(Number(createdId)), undefined, 'a create not confirmed is not shown');
 

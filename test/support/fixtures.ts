@@ -67,3 +67,11 @@ export async function graphCounts(db: Queryable, syncId?: string): Promise<Recor
   }
   return out;
 }
+
+/** The Temporal schedule id a schedules row records (V49); a row inserted by SQL without one is `<prefix><id>`. */
+export async function temporalIdOfSchedule(db: Queryable, prefix: string, id: number | string): Promise<string> {
+  const r = await db.query<{ temporal_id: string | null }>(`SELECT temporal_id FROM schedules WHERE id = $1`, [id]);
+  const row = r.rows[0];
+  if (!row) throw new Error(`no schedule ${id}`);
+  return row.temporal_id ?? `${prefix}${id}`;
+}

@@ -10,8 +10,8 @@ import { NotFoundError } from '../../../lib/errors.ts';
 import { scheduleToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
 import { pathBigint, pathUuid } from '../body.ts';
-import { getSchedule } from '../../../lib/schedules.ts';
-import { describeTemporalSchedule, nextRunOf, temporalScheduleId } from '../schedules/temporal.ts';
+import { getSchedule, temporalIdOfRow } from '../../../lib/schedules.ts';
+import { describeTemporalSchedule, nextRunOf } from '../schedules/temporal.ts';
 import { describeSourceWorkflow, syncIdOf } from '../syncs/workflow.ts';
 import { CKG_SOURCE_NAME, CKG_TRIGGER } from '../../../workflows/sync-contract.ts';
 import { teardownSource } from './teardown.ts';
@@ -48,7 +48,8 @@ export function ingestRoutes(router: Router, deps: IngestionDeps): void {
     const id = pathBigint(ctx, 'schedule_id');
     const row = await getSchedule(deps.pool, id);
     if (!row) throw new NotFoundError('schedule', id);
-    const d = await describeTemporalSchedule(deps.temporal, deps.settings.scheduleIdPrefix, id);
+    const temporalId = temporalIdOfRow(deps.settings.scheduleIdPrefix, row);
+    const d = await describeTemporalSchedule(deps.temporal, temporalId);
     ctx.body = {
       schedule: scheduleToJson(row),
       temporal: d
@@ -66,7 +67,7 @@ export function ingestRoutes(router: Router, deps: IngestionDeps): void {
             })),
             running_workflows: d.info.runningActions.map((a) => a.workflow.workflowId),
           }
-        : { schedule_id: temporalScheduleId(deps.settings.scheduleIdPrefix, id), missing: true },
+        : { schedule_id: temporalId, missing: true },
     };
   });
 }

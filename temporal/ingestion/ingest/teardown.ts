@@ -6,7 +6,7 @@
  */
 import type { IngestionDeps } from '../deps.ts';
 import { requireTemporal } from '../temporal-gate.ts';
-import { schedulesOfSource } from '../../../lib/schedules.ts';
+import { legacyTemporalId, schedulesOfSource, temporalIdOfRow } from '../../../lib/schedules.ts';
 import { deleteTemporalSchedule } from '../schedules/temporal.ts';
 import { ACTIVE_STATUSES, changeStatus, getActiveSyncOf } from '../../../lib/sync-runs/index.ts';
 import { stopSourceWorkflow, type StopOutcome } from '../syncs/workflow.ts';
@@ -23,7 +23,11 @@ export async function teardownSource(deps: IngestionDeps, sourceId: string): Pro
   const { pool, temporal, settings, log } = deps;
   await requireTemporal(deps);
   const schedules = await schedulesOfSource(pool, sourceId);
-  for (const s of schedules) await deleteTemporalSchedule(temporal, settings.scheduleIdPrefix, s.id);
+  for (const s of schedules) {
+    await deleteTemporalSchedule(temporal, temporalIdOfRow(settings.scheduleIdPrefix, s));
+    // A schedule made before V49 that the watcher was renaming may exist under both ids for a moment.
+    if (s.temporal_id) await deleteTemporalSchedule(temporal, legacyTemporalId(settings.scheduleIdPrefix, s.id));
+  }
   const workflow = await stopSourceWorkflow(temporal, sourceId, TEARDOWN_REASON, settings.stopTimeoutMs);
   let cancelledSyncId: string | null = null;
   const active = await getActiveSyncOf(pool, sourceId);

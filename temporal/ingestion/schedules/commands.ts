@@ -27,6 +27,7 @@ import {
   insertSchedule,
   SCHEDULE_UNIQUE,
   setNextRunAt,
+  temporalIdOfRow,
   updateSchedule,
   writeScheduleEvent,
   type ScheduleChanges,
@@ -145,19 +146,21 @@ export async function createSchedule(deps: IngestionDeps, input: CreateScheduleI
       if (await getIntent(tx, taken.id, staleIntentMs(settings))) return { busy: taken.id };
       throw duplicateOf(input.sourceId, input.intervalMinutes, taken);
     }
-    const inserted = await insertSchedule(tx, input);
-    return { claimed: { row: inserted, name: sourceName(source), token: await putIntent(tx, inserted.id, 'create') } };
+    const name = sourceName(source);
+    const inserted = await insertSchedule(tx, input, { prefix: settings.scheduleIdPrefix, sourceName: name });
+    return { claimed: { row: inserted, name, token: await putIntent(tx, inserted.id, 'create') } };
   }).catch(async (err: unknown) => {
     // Two creates raced past the lookup: the loser is told as the lookup would have.
     if (isUniqueViolation(err, SCHEDULE_UNIQUE)) throw await duplicate(deps, input.sourceId, input.intervalMinutes);
     throw err;
   });
+  const temporalId = temporalIdOfRow(settings.scheduleIdPrefix, row);
   const unmake = (): Promise<void> =>
     undo(
       deps,
       row.id,
       token,
-      () => deleteTemporalSchedule(temporal, settings.scheduleIdPrefix, row.id),
+      () => deleteTemporalSchedule(temporal, temporalId),
       (tx) => dropCreated(tx, row.id, token),
     );
   let next: Date | null;
@@ -180,7 +183,7 @@ export async function createSchedule(deps: IngestionDeps, input: CreateScheduleI
     throw err;
   }
   if (!confirmed) {
-    await deleteTemporalSchedule(temporal, settings.scheduleIdPrefix, row.id).catch(() => undefined);
+    await deleteTemporalSchedule(temporal, temporalId).catch(() => undefined);
     throw interrupted(row.id);
   }
   log.info('schedule_created', {
@@ -243,7 +246,7 @@ export async function patchSchedule(deps: IngestionDeps, id: string, changes: Sc
   }
   if (!row) {
     if (!(await getSchedule(pool, id))) {
-      await deleteTemporalSchedule(temporal, settings.scheduleIdPrefix, id).catch(() => undefined);
+      await deleteTemporalSchedule(temporal, temporalIdOfRow(settings.scheduleIdPrefix, before)).catch(() => undefined);
       throw new NotFoundError('schedule', id);
     }
     throw interrupted(id);
@@ -269,7 +272,7 @@ export async function deleteSchedule(deps: IngestionDeps, id: string): Promise<v
       (tx) => dropIntent(tx, id, token),
     );
   try {
-    await deleteTemporalSchedule(temporal, settings.scheduleIdPrefix, id);
+    await deleteTemporalSchedule(temporal, temporalIdOfRow(settings.scheduleIdPrefix, row));
   } catch (err) {
     await restore();
     throw temporalUnavailable(err);

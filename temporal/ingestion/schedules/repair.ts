@@ -19,7 +19,7 @@ import {
   staleIntents,
   takeOverIntent,
 } from './intents.ts';
-import { getSchedule, setNextRunAt } from '../../../lib/schedules.ts';
+import { getSchedule, setNextRunAt, temporalIdOfRow } from '../../../lib/schedules.ts';
 import { deleteTemporalSchedule, scheduleSpec, syncTemporalSchedule } from './temporal.ts';
 
 /** Repairs the schedule's intent when it is stale; true when one was repaired. Throws 503 when Temporal fails. */
@@ -39,7 +39,8 @@ export async function repairSchedule(deps: IngestionDeps, id: string): Promise<b
   let next: Date | null = null;
   try {
     await temporal.connection.withDeadline(Date.now() + (settings.temporalCallTimeoutMs ?? 10_000), async () => {
-      if (operation === 'create') await deleteTemporalSchedule(temporal, settings.scheduleIdPrefix, id);
+      if (operation === 'create')
+        await deleteTemporalSchedule(temporal, temporalIdOfRow(settings.scheduleIdPrefix, row));
       else next = await syncTemporalSchedule(temporal, scheduleSpec(settings, row, name));
     });
   } catch (err) {

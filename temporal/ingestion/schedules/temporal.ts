@@ -1,8 +1,10 @@
 /**
- * Schedules as Temporal Schedules. Temporal schedule id = SCHEDULE_ID_PREFIX + row id (`sched-<id>`); its action
- * starts the trigger workflow `scheduledSyncWorkflow({ scheduleId, sourceId })` on the sync task queue (runs are
- * named `sched-<id>-<timestamp>` by Temporal); every <interval_minutes> minutes, aligned to the Unix epoch; overlap
- * policy SKIP; a disabled schedule is a paused one. The memo and search attributes name the source.
+ * Schedules as Temporal Schedules. Temporal schedule id = the row's temporal_id, `<SCHEDULE_ID_PREFIX><owner>-<name>-
+ * <row id>` (e.g. `sched-golang-encoding-json-5`; rows made before V49: `<prefix><id>` until the watcher renames
+ * them, rename.ts); its action starts the trigger workflow `scheduledSyncWorkflow({ scheduleId, sourceId })` on the
+ * sync task queue (runs are named `<schedule id>-<timestamp>` by Temporal); every <interval_minutes> minutes, aligned
+ * to the Unix epoch; overlap policy SKIP; a disabled schedule is a paused one. The memo and search attributes name
+ * the source.
  */
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Client, ScheduleDescription, ScheduleOptions } from '@temporalio/client';
@@ -13,7 +15,7 @@ import {
   SCHEDULED_SYNC_WORKFLOW_TYPE,
 } from '../../../workflows/sync-contract.ts';
 import type { ScheduleRow } from '../../../lib/resources.ts';
-import { triggerOf } from '../../../lib/schedules.ts';
+import { temporalIdOfRow, triggerOf } from '../../../lib/schedules.ts';
 
 export interface ScheduledSyncArgs {
   scheduleId: number;
@@ -21,34 +23,35 @@ export interface ScheduledSyncArgs {
 }
 
 export interface TemporalScheduleSpec {
+  /** The Temporal schedule's id. */
+  temporalId: string;
+  /** The schedules row's id. */
   scheduleId: string;
   sourceId: string;
   sourceName: string;
   intervalMinutes: number;
   enabled: boolean;
   taskQueue: string;
-  prefix: string;
+  /** The pause note (default: what the API's enabled flag says); a rename keeps an operator's note. */
+  note?: string;
 }
 
-/** The Temporal schedule a schedules row stands for. */
+/** The Temporal schedule a schedules row stands for (`temporalId` given: under that id instead of the row's). */
 export function scheduleSpec(
   settings: { taskQueue: string; scheduleIdPrefix: string },
-  row: Pick<ScheduleRow, 'id' | 'source_id' | 'interval_minutes' | 'enabled'>,
+  row: Pick<ScheduleRow, 'id' | 'source_id' | 'interval_minutes' | 'enabled' | 'temporal_id'>,
   sourceName: string,
+  temporalId = temporalIdOfRow(settings.scheduleIdPrefix, row),
 ): TemporalScheduleSpec {
   return {
+    temporalId,
     scheduleId: row.id,
     sourceId: row.source_id,
     sourceName,
     intervalMinutes: row.interval_minutes,
     enabled: row.enabled,
     taskQueue: settings.taskQueue,
-    prefix: settings.scheduleIdPrefix,
   };
-}
-
-export function temporalScheduleId(prefix: string, scheduleId: string): string {
-  return `${prefix}${scheduleId}`;
 }
 
 function pausedNote(enabled: boolean): string {
@@ -56,7 +59,7 @@ function pausedNote(enabled: boolean): string {
 }
 
 function options(s: TemporalScheduleSpec): ScheduleOptions {
-  const id = temporalScheduleId(s.prefix, s.scheduleId);
+  const id = s.temporalId;
   const args: [ScheduledSyncArgs] = [{ scheduleId: Number(s.scheduleId), sourceId: s.sourceId }];
   const attributes = [
     { key: CKG_SOURCE_ID, value: s.sourceId },
@@ -74,9 +77,16 @@ function options(s: TemporalScheduleSpec): ScheduleOptions {
       args,
       memo: { source: s.sourceName, source_id: s.sourceId, schedule_id: Number(s.scheduleId) },
       typedSearchAttributes: attributes,
+      // The header of each tick's workflow page names the repository (the sync it starts has its own).
+      staticSummary: `scheduled sync of ${s.sourceName} (every ${s.intervalMinutes} min, schedule ${s.scheduleId})`,
+      staticDetails: [
+        `**source** ${s.sourceName} (\`${s.sourceId}\`)`,
+        `**schedule** ${s.scheduleId} (\`${s.temporalId}\`), every ${s.intervalMinutes} minutes`,
+        '**starts** `syncWorkflow` with workflow id = the source id, unless the source has an active sync',
+      ].join('\n\n'),
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1m' },
-    state: { paused: !s.enabled, note: pausedNote(s.enabled) },
+    state: { paused: !s.enabled, note: s.note ?? pausedNote(s.enabled) },
     memo: {
       source: s.sourceName,
       source_id: s.sourceId,
@@ -109,7 +119,7 @@ export async function createTemporalSchedule(client: Client, s: TemporalSchedule
 
 /** Brings the Temporal schedule in line with the row (recreating it when missing); returns its next run time. */
 export async function syncTemporalSchedule(client: Client, s: TemporalScheduleSpec): Promise<Date | null> {
-  const handle = client.schedule.getHandle(temporalScheduleId(s.prefix, s.scheduleId));
+  const handle = client.schedule.getHandle(s.temporalId);
   const wanted = options(s);
   try {
     await handle.update(() => ({
@@ -127,9 +137,9 @@ export async function syncTemporalSchedule(client: Client, s: TemporalScheduleSp
 }
 
 /** Deletes the Temporal schedule; a missing one is fine. */
-export async function deleteTemporalSchedule(client: Client, prefix: string, scheduleId: string): Promise<void> {
+export async function deleteTemporalSchedule(client: Client, temporalId: string): Promise<void> {
   try {
-    await client.schedule.getHandle(temporalScheduleId(prefix, scheduleId)).delete();
+    await client.schedule.getHandle(temporalId).delete();
   } catch (err) {
     if (!(err instanceof ScheduleNotFoundError)) throw err;
   }
@@ -137,11 +147,10 @@ export async function deleteTemporalSchedule(client: Client, prefix: string, sch
 
 export async function describeTemporalSchedule(
   client: Client,
-  prefix: string,
-  scheduleId: string,
+  temporalId: string,
 ): Promise<ScheduleDescription | undefined> {
   try {
-    return await client.schedule.getHandle(temporalScheduleId(prefix, scheduleId)).describe();
+    return await client.schedule.getHandle(temporalId).describe();
   } catch (err) {
     if (err instanceof ScheduleNotFoundError) return undefined;
     throw err;

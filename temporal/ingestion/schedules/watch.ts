@@ -9,19 +9,23 @@
  *   no command in flight on it (schedule_intents), so an API command is never undone;
  * - missing in Temporal: reported once (a `schedule_drift` event and a log line), not recreated: the API's repair
  *   (repair.ts) and the next PATCH put it back as the row says;
- * - otherwise `next_run_at` follows Temporal's next action time (no event: the schedule just ticked).
+ * - otherwise `next_run_at` follows Temporal's next action time (no event: the schedule just ticked);
+ * - a row made before V49, whose schedule is still `<prefix><id>`, is renamed to the id naming its repository once
+ *   Temporal and the row agree (rename.ts); an old-named schedule left beside a renamed row is deleted.
  * It holds no database connection while it calls Temporal.
  */
 import type { ScheduleDescription, ScheduleSummary } from '@temporalio/client';
 import { withTransaction } from '../../../lib/db.ts';
 import { writeEvent } from '../../../lib/events.ts';
-import { getSchedule } from '../../../lib/schedules.ts';
+import { getSchedule, legacyTemporalId, temporalIdOfRow } from '../../../lib/schedules.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { describeTemporalSchedule } from './temporal.ts';
+import { renameLegacySchedule } from './rename.ts';
+import { deleteTemporalSchedule, describeTemporalSchedule } from './temporal.ts';
 
 interface WatchedRow {
   id: string;
   source_id: string;
+  temporal_id: string | null;
   enabled: boolean;
   next_run_at: Date | null;
   busy: boolean;
@@ -39,13 +43,22 @@ function stateOf(s: ScheduleSummary | ScheduleDescription): TemporalState {
   return { paused, note: s.state.note ?? '', next: paused ? null : (s.info.nextActionTimes[0] ?? null) };
 }
 
+/** The deployment's Temporal schedules (those with its prefix), by id. */
 async function listTemporal(deps: IngestionDeps): Promise<Map<string, TemporalState>> {
   const prefix = deps.settings.scheduleIdPrefix;
   const found = new Map<string, TemporalState>();
   for await (const s of deps.temporal.schedule.list()) {
-    if (s.scheduleId.startsWith(prefix)) found.set(s.scheduleId.slice(prefix.length), stateOf(s));
+    if (s.scheduleId.startsWith(prefix)) found.set(s.scheduleId, stateOf(s));
   }
   return found;
+}
+
+/** A schedule renamed (rename.ts) whose old-named schedule is still listed: the old one goes. */
+async function dropLegacy(deps: IngestionDeps, row: WatchedRow, listed: Map<string, TemporalState>): Promise<void> {
+  const legacy = legacyTemporalId(deps.settings.scheduleIdPrefix, row.id);
+  if (row.temporal_id === null || row.temporal_id === legacy || !listed.has(legacy)) return;
+  await deleteTemporalSchedule(deps.temporal, legacy);
+  deps.log.warning('schedule_legacy_deleted', { schedule_id: Number(row.id), temporal_id: legacy });
 }
 
 /** Adopts Temporal's paused state into the row (when it is still as `seen`); true when the row changed. */
@@ -107,7 +120,7 @@ export function scheduleWatch(deps: IngestionDeps): ScheduleWatch {
     async pass() {
       const rows = (
         await deps.pool.query<WatchedRow>(
-          `SELECT s.id::text AS id, s.source_id, s.enabled, s.next_run_at,
+          `SELECT s.id::text AS id, s.source_id, s.temporal_id, s.enabled, s.next_run_at,
                   EXISTS (SELECT 1 FROM schedule_intents i WHERE i.schedule_id = s.id) AS busy
              FROM schedules s ORDER BY s.id`,
         )
@@ -120,10 +133,12 @@ export function scheduleWatch(deps: IngestionDeps): ScheduleWatch {
       let adopted = 0;
       for (const row of rows) {
         if (row.busy) continue;
-        let t = listed.get(row.id);
+        await dropLegacy(deps, row, listed);
+        const temporalId = temporalIdOfRow(deps.settings.scheduleIdPrefix, row);
+        let t = listed.get(temporalId);
         if (!t || t.paused === row.enabled) {
           // The list may lag behind a change just made: only what describe says is acted on.
-          const d = await describeTemporalSchedule(deps.temporal, deps.settings.scheduleIdPrefix, row.id);
+          const d = await describeTemporalSchedule(deps.temporal, temporalId);
           t = d ? stateOf(d) : undefined;
         }
         if (!t) {
@@ -136,6 +151,8 @@ export function scheduleWatch(deps: IngestionDeps): ScheduleWatch {
         reported.delete(row.id);
         if (t.paused === row.enabled) {
           if (await adopt(deps, row, t)) adopted++;
+        } else if (row.temporal_id === null) {
+          await renameLegacySchedule(deps, row.id, t.note);
         } else if (row.enabled && t.next?.getTime() !== row.next_run_at?.getTime()) {
           await deps.pool.query(
             `UPDATE schedules s SET next_run_at = $2
