@@ -1,8 +1,11 @@
 /**
  * Records the workflow histories the replay test (test/pipeline/replay.test.ts) replays: a completed sync of a
- * two-batch repository, a failed sync (clone refused), a sync that receives bad signals (an empty retry, a retry
- * naming no UUID, a cancel with a number for its reason) and a retry of an earlier failed run that it queues, and
- * the schedules' trigger workflow starting a sync. Run it against the local stack when a workflow change is meant to
+ * three-batch repository (the parse running two batches ahead of the writes, the symbol graph, the precise tier's
+ * plan: the worker plans it, no precise worker takes it), a re-sync of the same commit (a light tree: its writes two
+ * at a time, the idle embedding steps left out), a failed sync (clone refused), a sync that receives bad signals (an
+ * empty retry, a retry naming no UUID, a cancel with a number for its reason) and a retry of an earlier failed run
+ * that it queues, and the schedules' trigger workflow starting a sync. Together they hold a marker of every patch
+ * the sync workflow has (`core_patch` events). Run it against the local stack when a workflow change is meant to
  * change histories (then say so in the commit); the files are named after the day (`sync-completed-2026-11-27`) and
  * every earlier day's stay, so the code keeps replaying the workflows each version started:
  *
@@ -48,12 +51,15 @@ async function save(name: string, handle: WorkflowHandle): Promise<void> {
 }
 
 async function main() {
-  const h = await createHarness();
-  const repo = createRepo(generatedFiles(700));
+  // The precise tier planned as in production (SYNC_PRECISE on); with no precise worker its plan skips every language.
+  const h = await createHarness({ precise: true });
+  // Over MIN_SPLIT_FILES files: a re-sync of the same commit is a light tree (activities/sync/workspace.ts batchPlan).
+  const repo = createRepo(generatedFiles(1100));
   try {
     await h.startWorker();
     const ok = await insertSource(h.db.pool, { url: repo.dir, owner: 'acme', name: 'demo' });
     await save('sync-completed', await startSync(h, ok, await insertPendingSync(h.db.pool, ok)));
+    await save('sync-light', await startSync(h, ok, await insertPendingSync(h.db.pool, ok)));
 
     const bad = await insertSource(h.db.pool, { url: '/nonexistent/repository', owner: 'acme', name: 'gone' });
     await save('sync-failed', await startSync(h, bad, await insertPendingSync(h.db.pool, bad)));

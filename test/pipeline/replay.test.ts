@@ -20,8 +20,17 @@ quietRuntime();
 describe('replay of saved workflow histories', () => {
   it('every saved history replays without nondeterminism', async () => {
     const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
-    // The first captures (no patch markers) and every later day's (scripts/capture-histories.ts names them).
-    for (const f of ['scheduled-trigger', 'sync-completed', 'sync-failed', 'sync-signals-2026-11-27']) {
+    // The first captures (no patch markers) and every later day's (scripts/capture-histories.ts names them); those of
+    // 2026-11-28 hold a marker of every patch of the sync workflow (a light re-sync among them).
+    for (const f of [
+      'scheduled-trigger',
+      'sync-completed',
+      'sync-failed',
+      'sync-signals-2026-11-27',
+      'sync-completed-2026-11-28',
+      'sync-light-2026-11-28',
+      'sync-signals-2026-11-28',
+    ]) {
       assert.ok(files.includes(`${f}.json`), f);
     }
     const histories = files.map((f) => ({
