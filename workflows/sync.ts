@@ -25,9 +25,9 @@ import {
   allHandlersFinished,
   CancellationScope,
   condition,
+  deprecatePatch,
   isCancellation,
   log,
-  patched,
   proxyActivities,
   setHandler,
   TimeoutFailure,
@@ -116,23 +116,29 @@ function count(n: number): string {
  * (the parsed batches are held in the host worker's memory, so one more batch of ~500 files' analyses).
  */
 const PARSE_AHEAD = 2;
-/** Workflows started before the look-ahead of two batches replay the old loop of one (`batches` below). */
-const PARSE_AHEAD_PATCH = 'parse-two-batches-ahead';
 
-/** Workflows started before the clone's release ran beside the resolve replay the release awaited first. */
-const RELEASE_BESIDE_RESOLVE_PATCH = 'release-beside-resolve';
-/** Workflows started before idle embedding steps were left out replay them. */
-const IDLE_EMBED_PATCH = 'skip-idle-embedding-steps';
-/** Workflows started before the symbol graph (issue 28) replay without its step. */
-const SYMBOL_GRAPH_PATCH = 'symbol-graph';
-/** Workflows started before the precise tier (issue 29) replay without its steps. */
-const PRECISE_PATCH = 'precise-tier';
-/** Workflows started before the writes of a light tree could run together replay one write at a time. */
-const CONCURRENT_WRITES_PATCH = 'light-tree-writes-together';
 /**
- * Workflows started before signal inputs were checked replay the old handlers (a retry queued whatever it named),
- * the old end (the last run failed: the workflow still completed) and no wait for the signal handlers' activities.
+ * Retired patches (docs/pipeline.md, "Versioning"). Each was `patched(id)` around a change of the workflow's steps;
+ * every sync workflow open today was started by code that took the new branch and recorded the patch's marker, so
+ * the old branches are gone and each call is `deprecatePatch(id)` at the place `patched(id)` stood: histories with
+ * the marker (test/fixtures/histories/*-2026-11-28.json) replay, and this version records the marker too. The calls
+ * go in a later version, once no open workflow was started by a version that called `patched` (Temporal's rule:
+ * workers without the call can replay histories whose marker is deprecated, not the others).
+ *
+ *   parse-two-batches-ahead          the parse runs two batches ahead of the write (was: one)
+ *   release-beside-resolve           the clone's release runs beside the resolve (was: awaited first)
+ *   skip-idle-embedding-steps        the embedding steps are left out when nothing is left to embed
+ *   symbol-graph                     resolveSymbols beside resolveDependencies (issue 28)
+ *   precise-tier                     the precise tier's plan and steps beside the embedding (issue 29)
+ *   light-tree-writes-together       a light tree's writes run k at a time (was: one at a time)
+ *   checked-signals-failed-workflows signal inputs checked, a failed last run fails the workflow (issue 31)
  */
+const PARSE_AHEAD_PATCH = 'parse-two-batches-ahead';
+const RELEASE_BESIDE_RESOLVE_PATCH = 'release-beside-resolve';
+const IDLE_EMBED_PATCH = 'skip-idle-embedding-steps';
+const SYMBOL_GRAPH_PATCH = 'symbol-graph';
+const PRECISE_PATCH = 'precise-tier';
+const CONCURRENT_WRITES_PATCH = 'light-tree-writes-together';
 const SIGNALS_PATCH = 'checked-signals-failed-workflows';
 
 const NOT_RETRIED = ['CloneFailed', 'SyncNotRunning', 'WorkspaceLost'];
@@ -244,23 +250,14 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
   }
 
   setHandler(cancelSignal, async (raw: unknown) => {
-    if (!patched(SIGNALS_PATCH)) {
-      cancelReason = (raw as { reason?: string } | undefined)?.reason || 'cancelled by request';
-      scope?.cancel();
-      return;
-    }
+    deprecatePatch(SIGNALS_PATCH);
     const checked = parseCancelInput(raw);
     if (!checked.ok) return reject('cancel', raw, checked.reason);
     cancelReason = checked.value.reason ?? 'cancelled by request';
     scope?.cancel();
   });
   setHandler(retrySignal, async (raw: unknown) => {
-    if (!patched(SIGNALS_PATCH)) {
-      const { syncId } = raw as { syncId: string };
-      // The run in progress already runs from scratch; a queued one runs once.
-      if (syncId !== current && !queue.includes(syncId)) queue.push(syncId);
-      return;
-    }
+    deprecatePatch(SIGNALS_PATCH);
     const checked = parseRetryInput(raw);
     if (!checked.ok) return reject('retry', raw, checked.reason);
     const { syncId } = checked.value;
@@ -327,9 +324,9 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
             () => undefined,
             () => undefined,
           );
-        // The release runs beside the resolve (it touches only the worker's own files); older histories awaited it.
-        if (patched(RELEASE_BESIDE_RESOLVE_PATCH)) releasing = release;
-        else await release;
+        // The release runs beside the resolve (it touches only the worker's own files).
+        deprecatePatch(RELEASE_BESIDE_RESOLVE_PATCH);
+        releasing = release;
         break;
       } catch (err) {
         durations.parsing = (durations.parsing ?? 0) + (Date.now() - t);
@@ -365,30 +362,13 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     }
 
     async function batches(clone: CloneResult): Promise<void> {
-      if (patched(PARSE_AHEAD_PATCH)) {
-        const k = clone.writeConcurrency ?? 1;
-        // A history written before writes could run together (or by a worker that did not know the field) replays
-        // its one-at-a-time loop.
-        if (k > 1 && patched(CONCURRENT_WRITES_PATCH)) return batchesTogether(clone, k);
-        return batchesAhead(clone);
+      deprecatePatch(PARSE_AHEAD_PATCH);
+      const k = clone.writeConcurrency ?? 1;
+      if (k > 1) {
+        deprecatePatch(CONCURRENT_WRITES_PATCH);
+        return batchesTogether(clone, k);
       }
-      let writing: Promise<void> | null = null;
-      const failed: { error: Error | null } = { error: null };
-      try {
-        for (let b = 0; b < clone.batches; b++) {
-          if (written.has(b)) continue;
-          await parse(clone, b);
-          if (writing) await writing;
-          if (failed.error) throw failed.error;
-          writing = write(clone, b).catch((err: unknown) => {
-            failed.error = asError(err);
-          });
-        }
-      } finally {
-        // Never leave a write running behind a failure.
-        if (writing) await writing;
-      }
-      if (failed.error) throw failed.error;
+      return batchesAhead(clone);
     }
 
     /**
@@ -490,10 +470,11 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     setPhase('graphing', 0, totals.fileVertices);
     // The symbol graph runs beside the depends_on edges: neither reads what the other writes.
     // `symbol_graph: false` in the run's config leaves it out (and with it the precise tier, which compares with it).
+    deprecatePatch(SYMBOL_GRAPH_PATCH);
     const symbolsRun =
-      patched(SYMBOL_GRAPH_PATCH) && begin.symbolGraph !== false
+      begin.symbolGraph !== false
         ? step('resolve symbols: calls, inherits, implements, overrides, references').resolveSymbols(ids)
-      : null;
+        : null;
     symbolsRun?.catch(() => undefined);
     let resolved: Awaited<ReturnType<SyncActivities['resolveDependencies']>>;
     try {
@@ -508,19 +489,18 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
 
     // The precise tier (issue 29) runs beside the embedding steps, on the precise workers' queues; it never fails
     // the sync (its failures are sync issues), and the sync waits for it before finalizing.
-    const preciseRun = s.precise && symbols && patched(PRECISE_PATCH) ? precise(ids, commitSha ?? '', s) : null;
+    let preciseRun: ReturnType<typeof precise> | null = null;
+    if (s.precise && symbols) {
+      deprecatePatch(PRECISE_PATCH);
+      preciseRun = precise(ids, commitSha ?? '', s);
+    }
     preciseRun?.catch(() => undefined);
     const embed = { ...ids, embeddings: begin.embeddings };
     let files: EmbedResult;
     let chunks: EmbedResult;
     try {
-      if (
-        begin.embeddings &&
-        toEmbed.known &&
-        toEmbed.files === 0 &&
-        toEmbed.chunks === 0 &&
-        patched(IDLE_EMBED_PATCH)
-      ) {
+      if (begin.embeddings && toEmbed.known && toEmbed.files === 0 && toEmbed.chunks === 0) {
+        deprecatePatch(IDLE_EMBED_PATCH);
         // Every file and chunk of the sync already has its vector (a re-sync of unchanged files): the two embedding
         // steps would find nothing to do; what they would report is known (every chunk embedded, no file text sent).
         files = { embedded: 0, failed: 0, skipped: false };
@@ -622,7 +602,8 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
 
   for (;;) {
     let next = queue.shift();
-    if (next === undefined && patched(SIGNALS_PATCH)) {
+    if (next === undefined) {
+      deprecatePatch(SIGNALS_PATCH);
       // A retry signal being checked (queueRetry) may still add a run.
       await condition(allHandlersFinished);
       next = queue.shift();
@@ -650,7 +631,8 @@ export async function syncWorkflow(input: SyncWorkflowInput): Promise<SyncWorkfl
     current = null;
   }
   const last = runs[runs.length - 1] ?? { syncId: input.syncId, status: 'skipped' as const };
-  if (last.status === 'failed' && patched(SIGNALS_PATCH)) {
+  if (last.status === 'failed') {
+    deprecatePatch(SIGNALS_PATCH);
     // A failed sync is a failed workflow execution: Temporal's own status filter (Failed) finds it, with the
     // run's error as the failure message; the result rides along as the failure's details.
     throw ApplicationFailure.create({
