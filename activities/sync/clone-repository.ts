@@ -15,17 +15,19 @@
  * will not heal).
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { RunWithSource } from '../../lib/sync-runs/index.ts';
+import type { Tree } from '../../engine/types.ts';
 import { recordIssues } from '../store/index.ts';
 import type { CloneInput, CloneResult } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { CloneError, checkoutRef, displayUrl } from './git-checkout.ts';
-import { startHeartbeat } from './heartbeat.ts';
+import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { resetSyncData } from './reset.ts';
 import { claimRun } from './run-claim.ts';
 import { loadAccessToken } from './access-token.ts';
 import { batchPlan } from './workspace.ts';
-import { prepareReuse, recordReuse } from './incremental.ts';
+import { prepareReuse, recordReuse, type PendingReuse } from './incremental.ts';
 import { updateCachedCheckout } from './git-cache.ts';
 
 function includePaths(config: Record<string, unknown>): string[] | undefined {
@@ -52,8 +54,146 @@ async function acquireCache(
   return workspaces.acquireCache(sourceId, syncId);
 }
 
+/** The commit checked out, and how: the worker's kept clone of the source (git-cache.ts) or a fresh one. */
+interface Checkout {
+  head: { commitSha: string; commitAt: string; skipped: Array<{ path: string; reason: string }> };
+  dir: string;
+  cached: boolean;
+  /** False when the kept clone's files were already the commit's (its walk may be reused). */
+  rewritten: boolean;
+  edits?: { since: string; paths: ReadonlySet<string> };
+  /** Files whose bytes equal the previous sync's commit (from git), when known. */
+  unchanged?: ReadonlySet<string>;
+}
+
+/**
+ * Fetches the ref: into the source's kept clone on this worker, brought to the new commit, or a fresh clone. A
+ * clone that fails records one issue (phase cloning) and fails the run (CloneFailed, not retried).
+ */
+async function checkout(
+  deps: ActivityDeps,
+  o: { syncId: string; sourceId: string; url: string; ref: string; previousCommit: string | null; hb: Heartbeat },
+): Promise<Checkout> {
+  const { pool, settings, workspaces } = deps;
+  const { syncId, sourceId, url, ref } = o;
+  try {
+    const token = await loadAccessToken(pool, sourceId);
+    const request = {
+      url,
+      ref,
+      token,
+      urls: settings.sourceUrls,
+      timeoutMs: settings.cloneTimeoutMs,
+      signal: o.hb.signal,
+    };
+    const cache = await acquireCache(deps, sourceId, syncId);
+    const kept = cache ? await updateCachedCheckout({ ...request, ...cache, previousCommit: o.previousCommit }) : null;
+    if (cache && kept) {
+      workspaces.cacheReady(sourceId);
+      return {
+        head: { ...kept, skipped: [] },
+        dir: cache.dir,
+        cached: true,
+        rewritten: kept.rewritten,
+        ...(kept.edits ? { edits: kept.edits } : {}),
+        ...(kept.unchanged ? { unchanged: kept.unchanged } : {}),
+      };
+    }
+    if (cache) await workspaces.release(syncId);
+    const dir = workspaces.dirFor(syncId);
+    return { head: await checkoutRef({ ...request, dir }), dir, cached: false, rewritten: true };
+  } catch (err) {
+    await workspaces.release(syncId);
+    o.hb.check();
+    if (!(err instanceof CloneError)) throw err;
+    const message = `cloning ${displayUrl(url)} at ${ref} failed: ${err.message}`;
+    await recordIssues(pool, syncId, [
+      { level: 'error', phase: 'cloning', code: err.code, message, context: { url: displayUrl(url), ref } },
+    ]);
+    throw ApplicationFailure.nonRetryable(message, 'CloneFailed');
+  }
+}
+
+/** A path the file system cannot hold was left out of the checkout (git-checkout.ts): one issue per file. */
+async function recordSkipped(deps: ActivityDeps, syncId: string, skipped: Checkout['head']['skipped']): Promise<void> {
+  if (skipped.length === 0) return;
+  await recordIssues(
+    deps.pool,
+    syncId,
+    skipped.map((f) => ({
+      level: 'warning' as const,
+      phase: 'cloning',
+      code: 'path_unrepresentable',
+      message: `${f.reason}: the file was left out of the checkout and is not indexed`,
+      file_path: f.path,
+    })),
+  );
+}
+
+/**
+ * The tree's walk (files in batch order, the import index): the kept clone's walk when its files were not rewritten
+ * since (same commit, same walk options), refreshed when the checkout only edited files' contents since the walk's
+ * commit (engine.refreshTree), else walked.
+ */
+function walkTree(
+  deps: ActivityDeps,
+  sourceId: string,
+  run: RunWithSource,
+  c: Checkout,
+): { tree: Tree; walked: NonNullable<CloneResult['walk']> } {
+  const { engine, workspaces } = deps;
+  const walk = { includePaths: includePaths(run.config_snapshot) };
+  const walkKey = (commit: string) => `${commit}\0${JSON.stringify(walk.includePaths ?? [])}`;
+  let tree = c.cached && !c.rewritten ? workspaces.keptTree(sourceId, walkKey(c.head.commitSha)) : undefined;
+  let walked: NonNullable<CloneResult['walk']> = tree ? 'kept' : 'walked';
+  if (!tree && c.cached && c.edits) {
+    const before = workspaces.keptTree(sourceId, walkKey(c.edits.since));
+    tree = (before && engine.refreshTree(before, c.edits.paths)) || undefined;
+    if (tree) walked = 'refreshed';
+  }
+  if (!tree) tree = engine.openTree(c.dir, walk);
+  if (c.cached) workspaces.keepTree(sourceId, walkKey(c.head.commitSha), tree);
+  return { tree, walked };
+}
+
+/**
+ * The run's batches (batchPlan: files whose analysis is reused make larger batches) recorded with the reuse plan,
+ * and the workspace the parse and write steps use on this worker. Returns the bounds and the plan's write
+ * concurrency.
+ */
+async function planBatches(
+  deps: ActivityDeps,
+  syncId: string,
+  c: Checkout,
+  tree: Tree,
+  pending: PendingReuse,
+): Promise<{ bounds: number[]; writeConcurrency: number }> {
+  const reuse = await pending.context;
+  const reusable = reuse.plan.reusable;
+  const plan = batchPlan(tree.files, (p) => (c.unchanged?.has(p) === true ? reusable.get(p) : undefined));
+  const bounds = await recordReuse(deps.pool, syncId, reuse, plan.bounds);
+  if (bounds[bounds.length - 1] !== tree.files.length) {
+    throw new Error(`the run's batches cover ${bounds.at(-1)} files, the clone has ${tree.files.length}`);
+  }
+  deps.workspaces.put({
+    reuse,
+    reused: new Map(),
+    syncId,
+    dir: c.dir,
+    commitSha: c.head.commitSha,
+    commitAt: c.head.commitAt,
+    tree,
+    parsed: new Map(),
+    ...(c.unchanged ? { unchanged: c.unchanged } : {}),
+    bounds,
+    lastUsed: Date.now(),
+  });
+  // A resumed clone keeps the run's recorded bounds; their writes run two at a time only if they are the plan's.
+  return { bounds, writeConcurrency: sameBounds(bounds, plan.bounds) ? plan.writeConcurrency : 1 };
+}
+
 export function createCloneRepository(deps: ActivityDeps) {
-  const { pool, engine, settings, log, workspaces } = deps;
+  const { pool, settings, log, workspaces } = deps;
   async function cloneRepository(input: CloneInput): Promise<CloneResult> {
     const { syncId, sourceId } = input;
     const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
@@ -66,129 +206,47 @@ export function createCloneRepository(deps: ActivityDeps) {
       const ref = input.commitSha ?? (run.ref || run.default_branch);
       const url = run.source_url ?? '';
       await workspaces.release(syncId);
-      const pendingReuse = await prepareReuse(pool, deps, {
+      const pending = await prepareReuse(pool, deps, {
         syncId,
         sourceId,
         config: run.config_snapshot,
         embeddingsOn: run.config_snapshot.embeddings !== false,
       });
-      let head: { commitSha: string; commitAt: string; skipped: Array<{ path: string; reason: string }> };
-      let dir = workspaces.dirFor(syncId);
-      let unchanged: ReadonlySet<string> | undefined;
-      let cached = false;
-      let rewritten = true;
-      let edits: { since: string; paths: ReadonlySet<string> } | undefined;
-      try {
-        const token = await loadAccessToken(pool, sourceId);
-        const request = {
-          url,
-          ref,
-          token,
-          urls: settings.sourceUrls,
-          timeoutMs: settings.cloneTimeoutMs,
-          signal: hb.signal,
-        };
-        // The source's kept clone on this worker, brought to the new commit (git-cache.ts); a fresh one otherwise.
-        const cache = await acquireCache(deps, sourceId, syncId);
-        const kept = cache
-          ? await updateCachedCheckout({ ...request, ...cache, previousCommit: pendingReuse.previous.previousCommit })
-          : null;
-        if (cache && kept) {
-          workspaces.cacheReady(sourceId);
-          dir = cache.dir;
-          cached = true;
-          rewritten = kept.rewritten;
-          edits = kept.edits;
-          unchanged = kept.unchanged ?? undefined;
-          head = { ...kept, skipped: [] };
-        } else {
-          if (cache) await workspaces.release(syncId);
-          head = await checkoutRef({ ...request, dir });
-        }
-      } catch (err) {
-        await workspaces.release(syncId);
-        hb.check();
-        if (!(err instanceof CloneError)) throw err;
-        const message = `cloning ${displayUrl(url)} at ${ref} failed: ${err.message}`;
-        await recordIssues(pool, syncId, [
-          { level: 'error', phase: 'cloning', code: err.code, message, context: { url: displayUrl(url), ref } },
-        ]);
-        throw ApplicationFailure.nonRetryable(message, 'CloneFailed');
-      }
-      hb.check();
-      if (head.skipped.length > 0) {
-        // A path the file system cannot hold was left out of the checkout (git-checkout.ts): one issue per file.
-        await recordIssues(
-          pool,
-          syncId,
-          head.skipped.map((f) => ({
-            level: 'warning' as const,
-            phase: 'cloning',
-            code: 'path_unrepresentable',
-            message: `${f.reason}: the file was left out of the checkout and is not indexed`,
-            file_path: f.path,
-          })),
-        );
-      }
-      // The kept clone's walk is reused when its files were not rewritten since (same commit, same walk options), and
-      // refreshed when the checkout only edited files' contents since the walk's commit (engine.refreshTree).
-      const walk = { includePaths: includePaths(run.config_snapshot) };
-      const walkKey = (commit: string) => `${commit}\0${JSON.stringify(walk.includePaths ?? [])}`;
-      let tree = cached && !rewritten ? workspaces.keptTree(sourceId, walkKey(head.commitSha)) : undefined;
-      let walked: NonNullable<CloneResult['walk']> = tree ? 'kept' : 'walked';
-      if (!tree && cached && edits) {
-        const before = workspaces.keptTree(sourceId, walkKey(edits.since));
-        tree = (before && engine.refreshTree(before, edits.paths)) || undefined;
-        if (tree) walked = 'refreshed';
-      }
-      if (!tree) tree = engine.openTree(dir, walk);
-      if (cached) workspaces.keepTree(sourceId, walkKey(head.commitSha), tree);
-      const reuse = await pendingReuse.context;
-      const reusable = reuse.plan.reusable;
-      const plan = batchPlan(tree.files, (p) => (unchanged?.has(p) === true ? reusable.get(p) : undefined));
-      const bounds = await recordReuse(pool, syncId, reuse, plan.bounds);
-      if (bounds[bounds.length - 1] !== tree.files.length) {
-        throw new Error(`the run's batches cover ${bounds.at(-1)} files, the clone has ${tree.files.length}`);
-      }
-      workspaces.put({
-        reuse,
-        reused: new Map(),
+      const c = await checkout(deps, {
         syncId,
-        dir,
-        commitSha: head.commitSha,
-        commitAt: head.commitAt,
-        tree,
-        parsed: new Map(),
-        ...(unchanged ? { unchanged } : {}),
-        bounds,
-        lastUsed: Date.now(),
+        sourceId,
+        url,
+        ref,
+        previousCommit: pending.previous.previousCommit,
+        hb,
       });
+      hb.check();
+      await recordSkipped(deps, syncId, c.head.skipped);
+      const { tree, walked } = walkTree(deps, sourceId, run, c);
+      const { bounds, writeConcurrency } = await planBatches(deps, syncId, c, tree, pending);
       progress.report('cloning', 1, 1);
       await progress.flush();
       log.info('sync_cloned', {
         sync_id: syncId,
         source_id: sourceId,
-        commit: head.commitSha,
+        commit: c.head.commitSha,
         files: tree.files.length,
         host_queue: workspaces.hostQueue,
         resumed: !input.fresh,
-        kept_clone: cached,
+        kept_clone: c.cached,
         walked,
-        known_unchanged: unchanged?.size ?? null,
+        known_unchanged: c.unchanged?.size ?? null,
         ms: Date.now() - t,
       });
       return {
         hostQueue: workspaces.hostQueue,
-        commitSha: head.commitSha,
-        commitAt: head.commitAt,
+        commitSha: c.head.commitSha,
+        commitAt: c.head.commitAt,
         files: tree.files.length,
         batches: bounds.length - 1,
         bounds,
         walk: walked,
-        // A resumed clone keeps the run's recorded bounds; their writes run two at a time only if they are the plan's.
-        ...(plan.writeConcurrency > 1 && sameBounds(bounds, plan.bounds)
-          ? { writeConcurrency: plan.writeConcurrency }
-          : {}),
+        ...(writeConcurrency > 1 ? { writeConcurrency } : {}),
       };
     } finally {
       hb.stop();
