@@ -1,5 +1,5 @@
 /** Small HTTP helpers of the model-host stand-in: JSON bodies and OpenAI-style error bodies. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 /** The error body OpenAI's API (and vLLM's OpenAI server) returns: `{ error: { message, type, param, code } }`. */
 export interface OpenAiErrorBody {
@@ -19,12 +19,6 @@ export class HttpError extends Error {
 
 export function badRequest(message: string, param: string | null = null, code: string | null = null): HttpError {
   return new HttpError(400, 'invalid_request_error', code, message, param);
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -1,6 +1,7 @@
 /**
  * The model-host stand-in: OpenAI-compatible embeddings (default port 8101) and chat completions (default port
- * 8102), with a bearer check, injected latency and failures, and request counters that tests read.
+ * 8102), with a bearer check, injected latency and failures, and request counters that tests read. A Koa app per
+ * listener (as the service's components), OpenAI-style error bodies.
  *
  * Routes, per listener:
  *   embeddings listener  POST /v1/embeddings
@@ -8,15 +9,17 @@
  *   both                 GET /health, GET /v1/models,
  *                        GET /_standin/stats, POST /_standin/reset, PUT /_standin/faults  (test hooks)
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Router from '@koa/router';
+import Koa from 'koa';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import { defaultModelHostConfig, type Faults, type ModelHostConfig } from './config.ts';
 import { chatCompletions, embeddings } from './api.ts';
-import { HttpError, isRecord, readJson, seededRandom, sendJson } from './http.ts';
-import { startMiniLM } from './real-model.ts';
+import { HttpError, isRecord, readJson, seededRandom } from './http.ts';
+import { startMiniLM, type RealEmbedder } from './real-model.ts';
 
 export type Endpoint = 'embeddings' | 'chat';
 
@@ -112,70 +115,94 @@ function originOf(addr: AddressInfo): string {
   return `http://${host}:${addr.port}`;
 }
 
-export async function startModelHost(
-  overrides: Partial<ModelHostConfig> = {},
-  logger: Logger = createLogger('model-host'),
-): Promise<ModelHost> {
-  const config: ModelHostConfig = { ...defaultModelHostConfig, ...overrides };
-  const faults: Record<Endpoint, Faults> = { embeddings: { ...config.faults }, chat: { ...config.faults } };
-  const random = seededRandom(config.failureSeed);
-  // A real embedding model when configured (MODEL_HOST_EMBEDDING_MODEL=minilm), else the lexical stand-in.
-  const real = config.embeddingModel === 'minilm' ? await startMiniLM(config.python || 'python3') : undefined;
-  let stats = emptyStats();
+/** The stand-in's mutable state: faults per endpoint, counters and the request log. */
+interface HostState {
+  config: ModelHostConfig;
+  faults: Record<Endpoint, Faults>;
+  stats: ModelHostStats;
+  random: () => number;
+  logger: Logger;
+  record(entry: Omit<RequestLogEntry, 'seq' | 'at'>): void;
+  setFaults(patch: Partial<Faults>, endpoint?: Endpoint): void;
+  authorised(ctx: Koa.Context): boolean;
+}
+
+function createState(config: ModelHostConfig, logger: Logger): HostState {
   let seq = 0;
-
-  const record = (entry: Omit<RequestLogEntry, 'seq' | 'at'>) => {
-    const s = stats[entry.endpoint];
-    s.requests++;
-    if (entry.outcome === 'ok') s.ok++;
-    else if (entry.outcome === 'unauthorized') s.unauthorized++;
-    else if (entry.outcome === 'bad_request') s.badRequest++;
-    else if (entry.outcome === 'context_length') s.contextLength++;
-    else if (entry.outcome === 'injected_failure' || entry.outcome === 'injected_reset') s.injectedFailures++;
-    stats.log.push({ seq: ++seq, at: new Date().toISOString(), ...entry });
-    if (stats.log.length > LOG_LIMIT) stats.log.splice(0, stats.log.length - LOG_LIMIT);
-    logger.debug('model_request', { ...entry });
+  const state: HostState = {
+    config,
+    faults: { embeddings: { ...config.faults }, chat: { ...config.faults } },
+    stats: emptyStats(),
+    random: seededRandom(config.failureSeed),
+    logger,
+    record(entry) {
+      const s = state.stats[entry.endpoint];
+      s.requests++;
+      if (entry.outcome === 'ok') s.ok++;
+      else if (entry.outcome === 'unauthorized') s.unauthorized++;
+      else if (entry.outcome === 'bad_request') s.badRequest++;
+      else if (entry.outcome === 'context_length') s.contextLength++;
+      else if (entry.outcome === 'injected_failure' || entry.outcome === 'injected_reset') s.injectedFailures++;
+      state.stats.log.push({ seq: ++seq, at: new Date().toISOString(), ...entry });
+      if (state.stats.log.length > LOG_LIMIT) state.stats.log.splice(0, state.stats.log.length - LOG_LIMIT);
+      logger.debug('model_request', { ...entry });
+    },
+    setFaults(patch, endpoint) {
+      for (const e of endpoint ? [endpoint] : (['embeddings', 'chat'] as const)) {
+        state.faults[e] = { ...state.faults[e], ...patch };
+      }
+      logger.info('model_host_faults_changed', { faults: state.faults });
+    },
+    authorised: (ctx) => config.apiKey === '' || bearerMatches(ctx.get('authorization'), config.apiKey),
   };
+  return state;
+}
 
-  const authorised = (req: IncomingMessage) =>
-    config.apiKey === '' || bearerMatches(req.headers.authorization, config.apiKey);
+function send(ctx: Koa.Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.body = body;
+}
 
-  async function model(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** A model request's faults (bearer, latency, injected failure): true when the request was answered by them. */
+async function injectedFaults(state: HostState, endpoint: Endpoint, ctx: Koa.Context, elapsed: () => number) {
+  if (!state.authorised(ctx)) {
+    state.record({ endpoint, status: 401, outcome: 'unauthorized', durationMs: elapsed() });
+    const error = { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null };
+    send(ctx, 401, { error: { ...error, code: 'invalid_api_key' } });
+    return true;
+  }
+  const f = state.faults[endpoint];
+  if (f.latencyMs > 0) await sleep(f.latencyMs);
+  if (f.failureRate > 0 && state.random() < f.failureRate) {
+    if (f.failureMode === 'reset') {
+      state.record({ endpoint, status: 0, outcome: 'injected_reset', durationMs: elapsed() });
+      ctx.respond = false;
+      ctx.req.socket.destroy();
+      return true;
+    }
+    state.record({ endpoint, status: 503, outcome: 'injected_failure', durationMs: elapsed() });
+    send(ctx, 503, {
+      error: {
+        message: 'The stand-in model host injected a failure (MODEL_HOST_FAILURE_RATE).',
+        type: 'server_error',
+        param: null,
+        code: 'service_unavailable',
+      },
+    });
+    return true;
+  }
+  return false;
+}
+
+/** POST /v1/embeddings or /v1/chat/completions: faults first, then the answer, each request counted and logged. */
+function modelRoute(state: HostState, endpoint: Endpoint, real: RealEmbedder | undefined): Koa.Middleware {
+  const { config } = state;
+  return async (ctx) => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    if (!authorised(req)) {
-      record({ endpoint, status: 401, outcome: 'unauthorized', durationMs: elapsed() });
-      sendJson(res, 401, {
-        error: {
-          message: 'Incorrect API key provided.',
-          type: 'invalid_request_error',
-          param: null,
-          code: 'invalid_api_key',
-        },
-      });
-      return;
-    }
-    const f = faults[endpoint];
-    if (f.latencyMs > 0) await sleep(f.latencyMs);
-    if (f.failureRate > 0 && random() < f.failureRate) {
-      if (f.failureMode === 'reset') {
-        record({ endpoint, status: 0, outcome: 'injected_reset', durationMs: elapsed() });
-        req.socket.destroy();
-        return;
-      }
-      record({ endpoint, status: 503, outcome: 'injected_failure', durationMs: elapsed() });
-      sendJson(res, 503, {
-        error: {
-          message: 'The stand-in model host injected a failure (MODEL_HOST_FAILURE_RATE).',
-          type: 'server_error',
-          param: null,
-          code: 'service_unavailable',
-        },
-      });
-      return;
-    }
+    if (await injectedFaults(state, endpoint, ctx, elapsed)) return;
     try {
-      const body = await readJson(req);
+      const body = await readJson(ctx.req);
       if (endpoint === 'embeddings') {
         const out = await embeddings(
           body,
@@ -184,11 +211,12 @@ export async function startModelHost(
           real && ((t, d) => real.embed(t, d)),
         );
         const queries = out.modes.filter((m) => m === 'query').length;
+        const stats = state.stats; // replaced whole by a reset
         stats.embeddings.inputs += out.modes.length;
         stats.embeddings.queryInputs += queries;
         stats.embeddings.documentInputs += out.modes.length - queries;
         stats.embeddings.unprefixedInputs += out.unprefixed;
-        record({
+        state.record({
           endpoint,
           status: 200,
           outcome: 'ok',
@@ -198,10 +226,10 @@ export async function startModelHost(
           queryInputs: queries,
           unprefixedInputs: out.unprefixed,
         });
-        sendJson(res, 200, out.body);
+        send(ctx, 200, out.body);
       } else {
         const out = chatCompletions(body, config.chatContextTokens);
-        record({
+        state.record({
           endpoint,
           status: 200,
           outcome: 'ok',
@@ -214,132 +242,133 @@ export async function startModelHost(
           enableThinking: out.enableThinking,
           roles: out.roles,
         });
-        sendJson(res, 200, out.body);
+        send(ctx, 200, out.body);
       }
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       const outcome: Outcome = err.body.error.code === 'context_length_exceeded' ? 'context_length' : 'bad_request';
-      record({ endpoint, status: err.status, outcome, durationMs: elapsed() });
-      sendJson(res, err.status, err.body);
+      state.record({ endpoint, status: err.status, outcome, durationMs: elapsed() });
+      send(ctx, err.status, err.body);
     }
-  }
+  };
+}
 
-  async function admin(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!authorised(req)) {
-      sendJson(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error' } });
+/** The test hooks under /_standin/: stats, reset, faults (behind the same bearer as the model routes). */
+function adminRoutes(router: Router, state: HostState): void {
+  router.use('/_standin', async (ctx, next) => {
+    if (!state.authorised(ctx)) {
+      send(ctx, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error' } });
       return;
     }
-    if (path === '/_standin/stats' && req.method === 'GET') return sendJson(res, 200, stats);
-    if (path === '/_standin/reset' && req.method === 'POST') {
-      stats = emptyStats();
-      return sendJson(res, 200, { reset: true });
+    await next();
+  });
+  router.get('/_standin/stats', (ctx) => send(ctx, 200, state.stats));
+  router.post('/_standin/reset', (ctx) => {
+    state.stats = emptyStats();
+    send(ctx, 200, { reset: true });
+  });
+  router.put('/_standin/faults', async (ctx) => {
+    const body = await readJson(ctx.req);
+    if (!isRecord(body)) throw new HttpError(400, 'invalid_request_error', null, 'body must be an object');
+    const endpoint = body.endpoint;
+    if (endpoint !== undefined && endpoint !== 'embeddings' && endpoint !== 'chat') {
+      throw new HttpError(400, 'invalid_request_error', null, 'endpoint must be "embeddings" or "chat"');
     }
-    if (path === '/_standin/faults' && req.method === 'PUT') {
-      const body = await readJson(req);
-      if (!isRecord(body)) throw new HttpError(400, 'invalid_request_error', null, 'body must be an object');
-      const endpoint = body.endpoint;
-      if (endpoint !== undefined && endpoint !== 'embeddings' && endpoint !== 'chat') {
-        throw new HttpError(400, 'invalid_request_error', null, 'endpoint must be "embeddings" or "chat"');
-      }
-      setFaults(parseFaults(body), endpoint);
-      return sendJson(res, 200, faults);
+    state.setFaults(parseFaults(body), endpoint);
+    send(ctx, 200, state.faults);
+  });
+}
+
+const MODEL_PATHS: Record<Endpoint, string> = { embeddings: '/v1/embeddings', chat: '/v1/chat/completions' };
+
+/** One listener's app: health, models, the test hooks and the model routes of `endpoints`; OpenAI-style errors. */
+function modelHostApp(endpoints: readonly Endpoint[], state: HostState, real: RealEmbedder | undefined): Koa {
+  const app = new Koa();
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof HttpError) return send(ctx, err.status, err.body);
+      state.logger.error('model_host_request_failed', { err, path: ctx.path });
+      send(ctx, 500, { error: { message: 'internal error', type: 'server_error', param: null, code: null } });
     }
-    sendJson(res, 404, { error: { message: `no route ${req.method ?? ''} ${path}`, type: 'not_found_error' } });
-  }
-
-  function setFaults(patch: Partial<Faults>, endpoint?: Endpoint) {
-    for (const e of endpoint ? [endpoint] : (['embeddings', 'chat'] as const)) faults[e] = { ...faults[e], ...patch };
-    logger.info('model_host_faults_changed', { faults });
-  }
-
-  function handlerFor(endpoints: readonly Endpoint[]) {
-    return (req: IncomingMessage, res: ServerResponse) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const run = async () => {
-        if (path === '/health' && req.method === 'GET') {
-          return sendJson(res, 200, {
-            status: 'ok',
-            endpoints,
-            dim: config.dim,
-            embedding_model: config.embeddingModel,
-          });
-        }
-        if (path === '/v1/models' && req.method === 'GET') {
-          return sendJson(res, 200, {
-            object: 'list',
-            data: endpoints.map((e) => ({
-              id: e === 'chat' ? 'dense' : 'embeddings',
-              object: 'model',
-              owned_by: 'standin',
-            })),
-          });
-        }
-        if (path.startsWith('/_standin/')) return admin(path, req, res);
-        const endpoint: Endpoint | undefined =
-          path === '/v1/embeddings' ? 'embeddings' : path === '/v1/chat/completions' ? 'chat' : undefined;
-        if (endpoint === undefined || !endpoints.includes(endpoint)) {
-          return sendJson(res, 404, {
-            error: {
-              message: `no route ${req.method ?? ''} ${path}`,
-              type: 'not_found_error',
-              param: null,
-              code: null,
-            },
-          });
-        }
-        if (req.method !== 'POST') {
-          res.setHeader('allow', 'POST');
-          return sendJson(res, 405, {
-            error: { message: 'method not allowed', type: 'invalid_request_error', param: null, code: null },
-          });
-        }
-        return model(endpoint, req, res);
-      };
-      run().catch((err: unknown) => {
-        if (err instanceof HttpError) {
-          if (!res.headersSent) sendJson(res, err.status, err.body);
-          return;
-        }
-        logger.error('model_host_request_failed', { err, path });
-        if (!res.headersSent) {
-          sendJson(res, 500, { error: { message: 'internal error', type: 'server_error', param: null, code: null } });
-        } else res.destroy();
+  });
+  const router = new Router();
+  router.get('/health', (ctx) =>
+    send(ctx, 200, { status: 'ok', endpoints, dim: state.config.dim, embedding_model: state.config.embeddingModel }),
+  );
+  router.get('/v1/models', (ctx) =>
+    send(ctx, 200, {
+      object: 'list',
+      data: endpoints.map((e) => ({ id: e === 'chat' ? 'dense' : 'embeddings', object: 'model', owned_by: 'standin' })),
+    }),
+  );
+  adminRoutes(router, state);
+  for (const endpoint of endpoints) {
+    router.post(MODEL_PATHS[endpoint], modelRoute(state, endpoint, real));
+    router.all(MODEL_PATHS[endpoint], (ctx) => {
+      ctx.set('allow', 'POST');
+      send(ctx, 405, {
+        error: { message: 'method not allowed', type: 'invalid_request_error', param: null, code: null },
       });
-    };
+    });
   }
+  app.use(router.routes());
+  app.use((ctx) => {
+    const error = { message: `no route ${ctx.method} ${ctx.path}`, type: 'not_found_error', param: null, code: null };
+    send(ctx, 404, { error });
+  });
+  return app;
+}
 
-  const shared = config.embeddingPort !== 0 && config.embeddingPort === config.chatPort;
+/** Listens with one server for both endpoints when their ports are the same, else one per endpoint. */
+async function listenAll(
+  config: ModelHostConfig,
+  app: (endpoints: readonly Endpoint[]) => Koa,
+): Promise<{ servers: Server[]; embeddingOrigin: string; chatOrigin: string }> {
   const servers: Server[] = [];
-  let embeddingOrigin: string;
-  let chatOrigin: string;
+  const serve = (endpoints: readonly Endpoint[]) => {
+    const handle = app(endpoints).callback();
+    const server = createServer((req, res) => void handle(req, res));
+    servers.push(server);
+    return server;
+  };
   try {
-    if (shared) {
-      const server = createServer(handlerFor(['embeddings', 'chat']));
-      servers.push(server);
-      embeddingOrigin = chatOrigin = originOf(await listen(server, config.host, config.embeddingPort));
-    } else {
-      const e = createServer(handlerFor(['embeddings']));
-      servers.push(e);
-      embeddingOrigin = originOf(await listen(e, config.host, config.embeddingPort));
-      const c = createServer(handlerFor(['chat']));
-      servers.push(c);
-      chatOrigin = originOf(await listen(c, config.host, config.chatPort));
+    if (config.embeddingPort !== 0 && config.embeddingPort === config.chatPort) {
+      const server = serve(['embeddings', 'chat']);
+      const origin = originOf(await listen(server, config.host, config.embeddingPort));
+      return { servers, embeddingOrigin: origin, chatOrigin: origin };
     }
+    const e = serve(['embeddings']);
+    const embeddingOrigin = originOf(await listen(e, config.host, config.embeddingPort));
+    const c = serve(['chat']);
+    const chatOrigin = originOf(await listen(c, config.host, config.chatPort));
+    return { servers, embeddingOrigin, chatOrigin };
   } catch (err) {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
     throw err;
   }
+}
 
-  const host: ModelHost = {
+export async function startModelHost(
+  overrides: Partial<ModelHostConfig> = {},
+  logger: Logger = createLogger('model-host'),
+): Promise<ModelHost> {
+  const config: ModelHostConfig = { ...defaultModelHostConfig, ...overrides };
+  const state = createState(config, logger);
+  // A real embedding model when configured (MODEL_HOST_EMBEDDING_MODEL=minilm), else the lexical stand-in.
+  const real = config.embeddingModel === 'minilm' ? await startMiniLM(config.python || 'python3') : undefined;
+  const { servers, embeddingOrigin, chatOrigin } = await listenAll(config, (e) => modelHostApp(e, state, real));
+  return {
     embeddingUrl: `${embeddingOrigin}/v1/embeddings`,
     chatUrl: `${chatOrigin}/v1/chat/completions`,
     embeddingOrigin,
     chatOrigin,
-    stats: () => structuredClone(stats),
+    stats: () => structuredClone(state.stats),
     resetStats: () => {
-      stats = emptyStats();
+      state.stats = emptyStats();
     },
-    setFaults,
+    setFaults: (patch, endpoint) => state.setFaults(patch, endpoint),
     close: async () => {
       await real?.close();
       await Promise.all(
@@ -353,7 +382,6 @@ export async function startModelHost(
       );
     },
   };
-  return host;
 }
 
 /** Reads a partial Faults object from a JSON body, refusing out-of-range values. */
