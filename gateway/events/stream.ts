@@ -69,10 +69,73 @@ function parseResume(ctx: Koa.Context): number | undefined {
   return Number(raw);
 }
 
+/**
+ * Sends rows after `after` until the cursor meets the hub's position, then switches the client to live. Used on
+ * connect (`initial`) and when a live client lagged: then it first waits for the socket to drain.
+ */
+async function catchUp(deps: EventsDeps, conn: SseConnection, after: number, initial: boolean): Promise<void> {
+  const { hub, pool, log } = deps;
+  const t0 = performance.now();
+  let cursor = after;
+  let rows = 0;
+  try {
+    if (!initial && !(await drained(conn.res, deps.stallMs))) {
+      conn.end(conn.ended ?? 'slow_client');
+      return;
+    }
+    if (initial) {
+      const pruned = await prunedThrough(pool);
+      if (conn.ended) return;
+      if (after < pruned) {
+        conn.write(eventsMissedFrame(after, pruned), 0);
+        log.info('sse_events_missed', { after, pruned_through: pruned });
+      }
+    }
+    // The next page is read while the current one drains to the client.
+    let next: { upTo: number; rows: Promise<EventRecord[]> } | undefined;
+    for (;;) {
+      const upTo = hub.lastId!;
+      if (cursor >= upTo) {
+        conn.goLive(cursor); // same tick as the check: the hub cannot deliver in between
+        break;
+      }
+      const read = next ?? { upTo, rows: rowsAfter(pool, cursor, CATCH_UP_PAGE, upTo) };
+      next = undefined;
+      const page = await read.rows;
+      if (conn.ended) return;
+      if (page.length === 0) {
+        cursor = read.upTo; // only holes the hub gave up on remain up to the position this read covered
+        continue;
+      }
+      let chunk = '';
+      for (const row of page) {
+        chunk += eventFrame(row);
+        if (hub.isWatched(row.id) || conn.holdsLate(row.id)) conn.lateSent.add(row.id);
+      }
+      cursor = page[page.length - 1]!.id;
+      rows += page.length;
+      const flowing = conn.write(chunk, page.length);
+      if (page.length === CATCH_UP_PAGE) {
+        next = { upTo, rows: rowsAfter(pool, cursor, CATCH_UP_PAGE, upTo) };
+        next.rows.catch(() => undefined); // awaited (its error handled) on the next turn, unless the client left
+      }
+      if (!flowing && !(await drained(conn.res, deps.stallMs))) {
+        conn.end(conn.ended ?? 'slow_client');
+        return;
+      }
+    }
+  } catch (err) {
+    log.warning('sse_replay_failed', { after, error: err });
+    conn.end('server_closing');
+    return;
+  }
+  if (initial) log.info('sse_replay', { after, up_to: cursor, rows, ms: Math.round(performance.now() - t0) });
+}
+
 export type EventsHandler = (ctx: Koa.Context, claims: Claims) => Promise<void>;
 
 export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAll(): void } {
-  const { hub, pool, log } = deps;
+  const { hub, log } = deps;
   const now = deps.now ?? Date.now;
   const open = new Set<SseConnection>();
 
@@ -103,7 +166,7 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
       onEnd: (reason) => ended(reason),
       onLag: () => {
         log.debug('sse_client_lagging', { subject, remote, last_id: conn.sentMax, hub_last_id: hub.lastId });
-        void catchUp(conn, conn.sentMax, false);
+        void catchUp(deps, conn, conn.sentMax, false);
       },
     });
     const ended = (reason: string) => {
@@ -148,71 +211,9 @@ export function createEventsHandler(deps: EventsDeps): EventsHandler & { closeAl
     arm(msLeft);
 
     if (resumeAfter === undefined) conn.goLive(hubAt);
-    else await catchUp(conn, resumeAfter, true);
+    else await catchUp(deps, conn, resumeAfter, true);
     await done;
   };
-
-  /**
-   * Sends rows after `after` until the cursor meets the hub's position, then switches the client to live. Used on
-   * connect (`initial`) and when a live client lagged: then it first waits for the socket to drain.
-   */
-  async function catchUp(conn: SseConnection, after: number, initial: boolean): Promise<void> {
-    const t0 = performance.now();
-    let cursor = after;
-    let rows = 0;
-    try {
-      if (!initial && !(await drained(conn.res, deps.stallMs))) {
-        conn.end(conn.ended ?? 'slow_client');
-        return;
-      }
-      if (initial) {
-        const pruned = await prunedThrough(pool);
-        if (conn.ended) return;
-        if (after < pruned) {
-          conn.write(eventsMissedFrame(after, pruned), 0);
-          log.info('sse_events_missed', { after, pruned_through: pruned });
-        }
-      }
-      // The next page is read while the current one drains to the client.
-      let next: { upTo: number; rows: Promise<EventRecord[]> } | undefined;
-      for (;;) {
-        const upTo = hub.lastId!;
-        if (cursor >= upTo) {
-          conn.goLive(cursor); // same tick as the check: the hub cannot deliver in between
-          break;
-        }
-        const read = next ?? { upTo, rows: rowsAfter(pool, cursor, CATCH_UP_PAGE, upTo) };
-        next = undefined;
-        const page = await read.rows;
-        if (conn.ended) return;
-        if (page.length === 0) {
-          cursor = read.upTo; // only holes the hub gave up on remain up to the position this read covered
-          continue;
-        }
-        let chunk = '';
-        for (const row of page) {
-          chunk += eventFrame(row);
-          if (hub.isWatched(row.id) || conn.holdsLate(row.id)) conn.lateSent.add(row.id);
-        }
-        cursor = page[page.length - 1]!.id;
-        rows += page.length;
-        const flowing = conn.write(chunk, page.length);
-        if (page.length === CATCH_UP_PAGE) {
-          next = { upTo, rows: rowsAfter(pool, cursor, CATCH_UP_PAGE, upTo) };
-          next.rows.catch(() => undefined); // awaited (its error handled) on the next turn, unless the client left
-        }
-        if (!flowing && !(await drained(conn.res, deps.stallMs))) {
-          conn.end(conn.ended ?? 'slow_client');
-          return;
-        }
-      }
-    } catch (err) {
-      log.warning('sse_replay_failed', { after, error: err });
-      conn.end('server_closing');
-      return;
-    }
-    if (initial) log.info('sse_replay', { after, up_to: cursor, rows, ms: Math.round(performance.now() - t0) });
-  }
 
   return Object.assign(handler, {
     closeAll() {

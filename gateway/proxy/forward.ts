@@ -17,6 +17,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Koa from 'koa';
 import { UpstreamError, type ServiceError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -138,71 +139,73 @@ export interface ForwardOptions {
 
 export type Forward = (ctx: Koa.Context, upstream: Upstream, path: string, opts?: ForwardOptions) => Promise<void>;
 
+/** One request to the upstream: resolves with its response, or rejects with how it failed (AttemptFailed). */
+function attempt(
+  options: ProxyOptions,
+  ctx: Koa.Context,
+  upstream: Upstream,
+  path: string,
+  headers: string[],
+  body: Buffer,
+): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
+  return new Promise((resolve, reject) => {
+    const secure = upstream.base.protocol === 'https:';
+    const request = secure ? https.request : http.request;
+    let connected = false;
+    let settled = false;
+    const fail = (failure: Failure) => {
+      if (settled) return;
+      settled = true;
+      ctx.res.off('close', onClientClose);
+      reject(new AttemptFailed(failure));
+    };
+    const req = request({
+      agent: secure ? options.agents.https : options.agents.http,
+      protocol: upstream.base.protocol,
+      hostname: upstream.base.hostname,
+      port: upstream.base.port || (secure ? 443 : 80),
+      method: ctx.method,
+      path,
+      headers,
+      setHost: false,
+    });
+    const sendBody = () => {
+      connected = true;
+      req.end(body);
+    };
+    req.on('socket', (socket) => {
+      if (socket.connecting) socket.once('connect', sendBody);
+      else sendBody();
+    });
+    req.setTimeout(options.timeoutMs, () => {
+      if (!settled) fail({ kind: 'timeout' });
+      req.destroy();
+    });
+    req.on('error', (error) => {
+      const code = errorCode(error);
+      if (!connected && code !== undefined && CONNECT_FAILURES.has(code)) fail({ kind: 'connect', error });
+      else fail({ kind: 'disconnected', error });
+    });
+    // The response closing before anything was written means the client went away.
+    const onClientClose = () => {
+      fail({ kind: 'client_gone' });
+      req.destroy();
+    };
+    ctx.res.once('close', onClientClose);
+    req.on('response', (res) => {
+      if (settled) {
+        res.destroy();
+        return;
+      }
+      settled = true;
+      ctx.res.off('close', onClientClose);
+      resolve({ req, res });
+    });
+  });
+}
+
 export function createForward(options: ProxyOptions): Forward {
   const { log } = options;
-
-  function attempt(
-    ctx: Koa.Context,
-    upstream: Upstream,
-    path: string,
-    headers: string[],
-    body: Buffer,
-  ): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
-    return new Promise((resolve, reject) => {
-      const secure = upstream.base.protocol === 'https:';
-      const request = secure ? https.request : http.request;
-      let connected = false;
-      let settled = false;
-      const fail = (failure: Failure) => {
-        if (settled) return;
-        settled = true;
-        ctx.res.off('close', onClientClose);
-        reject(new AttemptFailed(failure));
-      };
-      const req = request({
-        agent: secure ? options.agents.https : options.agents.http,
-        protocol: upstream.base.protocol,
-        hostname: upstream.base.hostname,
-        port: upstream.base.port || (secure ? 443 : 80),
-        method: ctx.method,
-        path,
-        headers,
-        setHost: false,
-      });
-      const sendBody = () => {
-        connected = true;
-        req.end(body);
-      };
-      req.on('socket', (socket) => {
-        if (socket.connecting) socket.once('connect', sendBody);
-        else sendBody();
-      });
-      req.setTimeout(options.timeoutMs, () => {
-        if (!settled) fail({ kind: 'timeout' });
-        req.destroy();
-      });
-      req.on('error', (error) => {
-        const code = errorCode(error);
-        if (!connected && code !== undefined && CONNECT_FAILURES.has(code)) fail({ kind: 'connect', error });
-        else fail({ kind: 'disconnected', error });
-      });
-      // The response closing before anything was written means the client went away.
-      const onClientClose = () => {
-        fail({ kind: 'client_gone' });
-        req.destroy();
-      };
-      ctx.res.once('close', onClientClose);
-      req.on('response', (res) => {
-        if (settled) {
-          res.destroy();
-          return;
-        }
-        settled = true;
-        ctx.res.off('close', onClientClose);
-        resolve({ req, res });
-      });
-    });
-  }
 
   return async (ctx, upstream, path, opts = {}) => {
     const body = await readWholeBody(ctx, options.body);
@@ -212,7 +215,7 @@ export function createForward(options: ProxyOptions): Forward {
     for (let n = 1; ; n++) {
       let out: { req: http.ClientRequest; res: http.IncomingMessage };
       try {
-        out = await attempt(ctx, upstream, path, headers, body);
+        out = await attempt(options, ctx, upstream, path, headers, body);
       } catch (thrown) {
         const failure = (thrown as AttemptFailed).failure;
         upstreamCalls.inc({ upstream: upstream.name, outcome: failure.kind });
@@ -231,7 +234,7 @@ export function createForward(options: ProxyOptions): Forward {
           retrying: again,
         });
         if (again) {
-          await new Promise((r) => setTimeout(r, options.retryBaseMs * 2 ** (n - 1)));
+          await sleep(options.retryBaseMs * 2 ** (n - 1));
           continue;
         }
         if (failure.kind === 'connect')

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from '../../lib/db.ts';
 import { createLimiter, type Limiter } from '../../lib/limiter.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -28,6 +29,7 @@ import { chunksOf } from '../graph/node-queries.ts';
 import { neighborContext } from './context.ts';
 import type { DenseClient } from './dense-client.ts';
 import { SYSTEM_PROMPT, buildPrompt, type SummaryBudget } from './prompt.ts';
+import { claimLease, readSummary, releaseLease, saveSummary, type CachedSummary } from './queries.ts';
 
 export const BUDGET_SCALES = [1, 0.5, 0.25] as const;
 /** Defaults of the limiter (the component's configuration sets them): sized to a 10-connection pool. */
@@ -71,9 +73,56 @@ export interface SummaryServiceOptions {
   leaseMs?: number;
 }
 
-interface Cached {
-  description: string | null;
-  description_generated_at: Date | null;
+const base = (req: SummaryRequest) => ({ node_id: req.nodeId, sync_id: req.file.sync_id, file_id: req.file.id });
+
+const cached = (req: SummaryRequest, c: CachedSummary): SummaryResult => ({
+  ...base(req),
+  source: 'cache',
+  summary: c.description,
+  generated_at: c.description_generated_at?.toISOString() ?? null,
+});
+
+/** The model's summary of the file, its budget halved while the prompt overflows the context; stored when made. */
+async function callModel(
+  o: SummaryServiceOptions,
+  req: SummaryRequest,
+  chunks: Awaited<ReturnType<typeof chunksOf>>,
+): Promise<SummaryResult> {
+  const { file } = req;
+  const started = Date.now();
+  const { content } = reconstruct(chunks);
+  const context = await neighborContext(o.pool, file.id, o.budget.edgeNeighbors);
+  let attempts = 0;
+  let lastError = '';
+  for (const scale of BUDGET_SCALES) {
+    attempts++;
+    const prompt = buildPrompt(file, content, context, o.budget, scale);
+    const outcome = await o.dense.complete(SYSTEM_PROMPT, prompt);
+    if (outcome.ok) {
+      const at = (await saveSummary(o.pool, file.id, outcome.text)) ?? new Date();
+      o.log.info('summary_generated', { file_id: file.id, attempts, scale, ms: Date.now() - started });
+      return {
+        ...base(req),
+        source: 'llm',
+        summary: outcome.text,
+        generated_at: at.toISOString(),
+        model: o.dense.model,
+        attempts,
+      };
+    }
+    lastError = outcome.message;
+    if (!outcome.contextOverflow) break;
+  }
+  o.log.warning('summary_failed', { file_id: file.id, attempts, error: lastError, ms: Date.now() - started });
+  return {
+    ...base(req),
+    source: 'llm_failed',
+    summary: null,
+    generated_at: null,
+    model: o.dense.model,
+    attempts,
+    error: lastError,
+  };
 }
 
 export function createSummaryService(o: SummaryServiceOptions): SummaryService {
@@ -82,41 +131,10 @@ export function createSummaryService(o: SummaryServiceOptions): SummaryService {
   const leaseMs = o.leaseMs ?? 3 * o.dense.timeoutMs + 30_000;
   const host = hostname();
 
-  const base = (req: SummaryRequest) => ({ node_id: req.nodeId, sync_id: req.file.sync_id, file_id: req.file.id });
-
-  const cached = (req: SummaryRequest, c: Cached): SummaryResult => ({
-    ...base(req),
-    source: 'cache',
-    summary: c.description,
-    generated_at: c.description_generated_at?.toISOString() ?? null,
-  });
-
-  async function readCached(fileId: string): Promise<Cached> {
-    const r = await o.pool.query<Cached>(
-      `SELECT description, description_generated_at FROM file_records WHERE id = $1`,
-      [fileId],
+  const release = (fileId: string, holder: string) =>
+    releaseLease(o.pool, fileId, holder).catch((err: unknown) =>
+      o.log.warning('summary_lease_release_failed', { file_id: fileId, error: err }),
     );
-    return r.rows[0] ?? { description: null, description_generated_at: null };
-  }
-
-  /** Takes the file's lease when nobody holds a live one; true when this call holds it. */
-  async function claim(fileId: string, holder: string): Promise<boolean> {
-    const r = await o.pool.query(
-      `INSERT INTO summary_leases (file_id, holder, expires_at)
-       VALUES ($1, $2, now() + make_interval(secs => $3::double precision / 1000))
-       ON CONFLICT (file_id) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-         WHERE summary_leases.expires_at < now()
-       RETURNING holder`,
-      [fileId, holder, leaseMs],
-    );
-    return r.rowCount === 1;
-  }
-
-  async function release(fileId: string, holder: string): Promise<void> {
-    await o.pool
-      .query(`DELETE FROM summary_leases WHERE file_id = $1 AND holder = $2`, [fileId, holder])
-      .catch((err: unknown) => o.log.warning('summary_lease_release_failed', { file_id: fileId, error: err }));
-  }
 
   async function generate(req: SummaryRequest): Promise<SummaryResult> {
     const { file } = req;
@@ -128,16 +146,16 @@ export function createSummaryService(o: SummaryServiceOptions): SummaryService {
     const deadline = Date.now() + leaseMs;
     let pause = POLL_MIN_MS;
     // Not forced: any description is good. Forced: only one written after this request read the record.
-    const usable = (c: Cached) =>
+    const usable = (c: CachedSummary) =>
       c.description !== null && (!req.force || (c.description_generated_at?.getTime() ?? null) !== seen);
     for (;;) {
       // Another process may have finished a summary of this file meanwhile.
-      const now = await readCached(file.id);
+      const now = await readSummary(o.pool, file.id);
       if (usable(now)) return cached(req, now);
-      if (await claim(file.id, holder)) {
+      if (await claimLease(o.pool, file.id, holder, leaseMs)) {
         // The holder before may have written its summary and released the lease between the read above and the
         // claim: read again now that nobody else can write one (else the model is called twice for one file).
-        const after = await readCached(file.id);
+        const after = await readSummary(o.pool, file.id);
         if (!usable(after)) break;
         await release(file.id, holder);
         return cached(req, after);
@@ -146,57 +164,14 @@ export function createSummaryService(o: SummaryServiceOptions): SummaryService {
         // A lease that outlives its own expiry cannot happen (claim takes expired ones over); this bounds the loop.
         throw new Error(`the summary lease of file ${file.id} was not released within ${leaseMs} ms`);
       }
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await sleep(pause);
       pause = Math.min(POLL_MAX_MS, pause * 2);
     }
     try {
-      return await callModel(req, chunks);
+      return await callModel(o, req, chunks);
     } finally {
       await release(file.id, holder);
     }
-  }
-
-  async function callModel(req: SummaryRequest, chunks: Awaited<ReturnType<typeof chunksOf>>): Promise<SummaryResult> {
-    const { file } = req;
-    const started = Date.now();
-    const { content } = reconstruct(chunks);
-    const context = await neighborContext(o.pool, file.id, o.budget.edgeNeighbors);
-    let attempts = 0;
-    let lastError = '';
-    for (const scale of BUDGET_SCALES) {
-      attempts++;
-      const prompt = buildPrompt(file, content, context, o.budget, scale);
-      const outcome = await o.dense.complete(SYSTEM_PROMPT, prompt);
-      if (outcome.ok) {
-        const saved = await o.pool.query<{ description_generated_at: Date }>(
-          `UPDATE file_records SET description = $2, description_generated_at = now() WHERE id = $1
-           RETURNING description_generated_at`,
-          [file.id, outcome.text],
-        );
-        const at = saved.rows[0]?.description_generated_at ?? new Date();
-        o.log.info('summary_generated', { file_id: file.id, attempts, scale, ms: Date.now() - started });
-        return {
-          ...base(req),
-          source: 'llm',
-          summary: outcome.text,
-          generated_at: at.toISOString(),
-          model: o.dense.model,
-          attempts,
-        };
-      }
-      lastError = outcome.message;
-      if (!outcome.contextOverflow) break;
-    }
-    o.log.warning('summary_failed', { file_id: file.id, attempts, error: lastError, ms: Date.now() - started });
-    return {
-      ...base(req),
-      source: 'llm_failed',
-      summary: null,
-      generated_at: null,
-      model: o.dense.model,
-      attempts,
-      error: lastError,
-    };
   }
 
   return {
