@@ -134,7 +134,10 @@ function runJob(job) {
       let why = timedOut ? `timed out after ${fileTimeoutMs / 1000} s` : signal ? `ended by ${signal}` : undefined;
       if (job.test) {
         const counts = {};
-        for (const m of Buffer.concat(chunks).toString('utf8').matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[m[1]] = Number(m[2]);
+        for (const m of Buffer.concat(chunks)
+          .toString('utf8')
+          .matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm))
+          counts[m[1]] = Number(m[2]);
         if (counts.tests === undefined) {
           ok = false;
           why ??= `no test summary (exit ${code})`;
@@ -182,7 +185,11 @@ const durations = Object.fromEntries(done.filter((d) => d.ok).map((d) => [d.name
 writeFileSync(LOCAL_DURATIONS, JSON.stringify({ ...readDurations(LOCAL_DURATIONS), ...durations }, null, 1) + '\n');
 if (saveDurations && existsSync(join(root, 'test'))) {
   const merged = { ...readDurations(COMMITTED_DURATIONS), ...durations };
-  const sorted = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(merged)
+      .sort()
+      .map((k) => [k, merged[k]]),
+  );
   writeFileSync(COMMITTED_DURATIONS, JSON.stringify(sorted, null, 1) + '\n');
 }
 
