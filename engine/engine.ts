@@ -72,6 +72,49 @@ function finishReused(path: string, hash: string, known: ReusableFile, repo: Rep
   }
 }
 
+/** Discovery and the repository index of a checkout (the calling thread); problems with config files are issues. */
+function openTreeAt(root: string, opts: TreeOptions): Tree {
+  const issues: EngineIssue[] = [];
+  const onIssue = (i: EngineIssue) => {
+    issues.push(i);
+    opts.onIssue?.(i);
+  };
+  const files = discover(root, opts.includePaths ?? [], onIssue);
+  const problems: Array<{ path: string; message: string }> = [];
+  const repo = buildRepoIndex(
+    root,
+    files.map((f) => f.path),
+    problems,
+  );
+  for (const p of problems) {
+    onIssue({ level: 'warning', phase: 'parsing', code: 'unreadable_config', message: p.message, file_path: p.path });
+  }
+  return { root, files, issues, repo };
+}
+
+/**
+ * The tree after a commit that only edited `changed` contents: the same files with the changed ones' sizes read
+ * again; null when a config file changed or a file is gone (the caller opens the tree afresh).
+ */
+function refreshedTree(tree: Tree, changed: ReadonlySet<string>): Tree | null {
+  const repo = tree.repo as RepoIndex;
+  for (const p of changed) if (repo.configFiles.has(p)) return null;
+  const files: DiscoveredFile[] = [];
+  for (const f of tree.files) {
+    // A symlinked file is recorded with its target's path and size; its target may be one of the changed files.
+    if (!changed.has(f.path) && f.absolute.endsWith(`/${f.path}`)) {
+      files.push(f);
+      continue;
+    }
+    try {
+      files.push({ ...f, size: statSync(f.absolute).size });
+    } catch {
+      return null;
+    }
+  }
+  return { root: tree.root, files, issues: tree.issues, repo };
+}
+
 /**
  * The parse-and-chunk engine: discovery and the repository index on the calling thread (`openTree`, once per
  * checkout), per-file analysis (read, hash, decode, classify,
@@ -89,42 +132,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   function openTree(root: string, opts: TreeOptions = {}): Tree {
     if (closed) throw new Error('engine is closed');
-    const issues: EngineIssue[] = [];
-    const onIssue = (i: EngineIssue) => {
-      issues.push(i);
-      opts.onIssue?.(i);
-    };
-    const files = discover(root, opts.includePaths ?? [], onIssue);
-    const problems: Array<{ path: string; message: string }> = [];
-    const repo = buildRepoIndex(
-      root,
-      files.map((f) => f.path),
-      problems,
-    );
-    for (const p of problems) {
-      onIssue({ level: 'warning', phase: 'parsing', code: 'unreadable_config', message: p.message, file_path: p.path });
-    }
-    return { root, files, issues, repo };
+    return openTreeAt(root, opts);
   }
 
   function refreshTree(tree: Tree, changed: ReadonlySet<string>): Tree | null {
     if (closed) throw new Error('engine is closed');
-    const repo = tree.repo as RepoIndex;
-    for (const p of changed) if (repo.configFiles.has(p)) return null;
-    const files: DiscoveredFile[] = [];
-    for (const f of tree.files) {
-      // A symlinked file is recorded with its target's path and size; its target may be one of the changed files.
-      if (!changed.has(f.path) && f.absolute.endsWith(`/${f.path}`)) {
-        files.push(f);
-        continue;
-      }
-      try {
-        files.push({ ...f, size: statSync(f.absolute).size });
-      } catch {
-        return null;
-      }
-    }
-    return { root: tree.root, files, issues: tree.issues, repo };
+    return refreshedTree(tree, changed);
   }
 
   async function* analyzeFiles(

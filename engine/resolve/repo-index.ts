@@ -135,21 +135,20 @@ function readHead(path: string, bytes: number): string | null {
   }
 }
 
-/** Builds the index from the discovered paths, reading the few configuration files resolution needs. */
-export function buildRepoIndex(root: string, paths: Iterable<string>, problems: IndexProblem[] = []): RepoIndex {
+/** The tree's paths by directory and by base name (files and directories), every ancestor directory included. */
+function pathIndexes(paths: Iterable<string>) {
   const files = new Set<string>();
   const dirs = new Map<string, string[]>();
   const byBase = new Map<string, string[]>();
+  const push = (m: Map<string, string[]>, key: string, value: string) => {
+    const list = m.get(key);
+    if (list) list.push(value);
+    else m.set(key, [value]);
+  };
   for (const p of paths) {
     files.add(p);
-    const d = dirname(p);
-    let names = dirs.get(d);
-    if (!names) dirs.set(d, (names = []));
-    names.push(basename(p));
-    const b = basename(p);
-    let same = byBase.get(b);
-    if (!same) byBase.set(b, (same = []));
-    same.push(p);
+    push(dirs, dirname(p), basename(p));
+    push(byBase, basename(p), p);
   }
   // Every ancestor directory exists too (a directory with only subdirectories is still a directory).
   for (const d of [...dirs.keys()]) {
@@ -157,12 +156,44 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
   }
   for (const names of dirs.values()) names.sort();
   const dirsByBase = new Map<string, string[]>();
-  for (const d of dirs.keys()) {
-    const b = basename(d);
-    let same = dirsByBase.get(b);
-    if (!same) dirsByBase.set(b, (same = []));
-    same.push(d);
+  for (const d of dirs.keys()) push(dirsByBase, basename(d), d);
+  return { files, dirs, byBase, dirsByBase };
+}
+
+/** A tsconfig/jsconfig's baseUrl and paths (throws on text that is not JSON with comments). */
+function tsconfigInfo(dir: string, text: string): TsConfigInfo {
+  const json = parseLooseJson(text);
+  const opts = isRecord(json) && isRecord(json.compilerOptions) ? json.compilerOptions : {};
+  const baseUrl = typeof opts.baseUrl === 'string' ? join(dir, opts.baseUrl) : null;
+  const paths: TsConfigInfo['paths'] = [];
+  if (isRecord(opts.paths)) {
+    for (const [pattern, targets] of Object.entries(opts.paths)) {
+      if (Array.isArray(targets)) paths.push({ pattern, targets: targets.filter((t) => typeof t === 'string') });
+    }
   }
+  return { dir, baseUrl, paths };
+}
+
+const nonEmpty = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+
+/** What resolution reads of a package.json: its entry points and export subpaths. */
+function packageJsonInfo(json: Record<string, unknown>): PackageJsonInfo {
+  return {
+    main: nonEmpty(json.main),
+    types: nonEmpty(json.types) ?? nonEmpty(json.typings),
+    exportsTs: exportsEntry(json.exports, true),
+    exportsJs: exportsEntry(json.exports, false),
+    subpaths: isRecord(json.exports)
+      ? Object.entries(json.exports)
+          .filter(([key]) => key.startsWith('./'))
+          .map(([key, value]) => ({ key, value }))
+      : [],
+  };
+}
+
+/** Builds the index from the discovered paths, reading the few configuration files resolution needs. */
+export function buildRepoIndex(root: string, paths: Iterable<string>, problems: IndexProblem[] = []): RepoIndex {
+  const { files, dirs, byBase, dirsByBase } = pathIndexes(paths);
 
   const configFiles = new Set<string>();
   const read = (p: string): string | null => {
@@ -193,16 +224,7 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
       const text = read(p);
       if (text === null) continue;
       try {
-        const json = parseLooseJson(text);
-        const opts = isRecord(json) && isRecord(json.compilerOptions) ? json.compilerOptions : {};
-        const baseUrl = typeof opts.baseUrl === 'string' ? join(d, opts.baseUrl) : null;
-        const paths: TsConfigInfo['paths'] = [];
-        if (isRecord(opts.paths)) {
-          for (const [pattern, targets] of Object.entries(opts.paths)) {
-            if (Array.isArray(targets)) paths.push({ pattern, targets: targets.filter((t) => typeof t === 'string') });
-          }
-        }
-        tsconfigs.push({ dir: d, baseUrl, paths });
+        tsconfigs.push(tsconfigInfo(d, text));
       } catch (err) {
         problems.push({ path: p, message: `unreadable tsconfig: ${errorText(err)}` });
       }
@@ -223,19 +245,8 @@ export function buildRepoIndex(root: string, paths: Iterable<string>, problems: 
       try {
         const json = JSON.parse(text) as unknown;
         if (!isRecord(json)) continue;
-        const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
-        packages.set(d, {
-          main: str(json.main),
-          types: str(json.types) ?? str(json.typings),
-          exportsTs: exportsEntry(json.exports, true),
-          exportsJs: exportsEntry(json.exports, false),
-          subpaths: isRecord(json.exports)
-            ? Object.entries(json.exports)
-                .filter(([key]) => key.startsWith('./'))
-                .map(([key, value]) => ({ key, value }))
-            : [],
-        });
-        const name = str(json.name);
+        packages.set(d, packageJsonInfo(json));
+        const name = nonEmpty(json.name);
         // The shallowest package of a name wins (a fixture copy deeper in the tree does not shadow the package).
         if (name !== null && !(packageDirs.has(name) && packageDirs.get(name)!.length <= d.length))
           packageDirs.set(name, d);
