@@ -3,19 +3,11 @@
  * documents at /docs). Decisions where the spec says "not shown" are written into the descriptions. The error body,
  * Sync, Schedule, Health, pages and their parameters come from lib/openapi.ts (shared by every component).
  */
-import {
-  errorResponse,
-  json,
-  nullableTimestamp,
-  pageOf,
-  pageParameters,
-  pathParam,
-  queryParam,
-  ref,
-  sharedSchemas,
-  uuid,
-} from '../lib/openapi.ts';
-import { SYNC_STATUSES } from '../lib/sync-runs/index.ts';
+import { errorResponse, json, nullableTimestamp, queryParam, ref, sharedSchemas, uuid } from '../lib/openapi.ts';
+import { pathsOf } from '../lib/api/openapi.ts';
+import { listSchedules } from '../lib/api/routes/schedules.ts';
+import { SOURCE_ROUTES } from '../lib/api/routes/sources.ts';
+import { SYNC_READS } from '../lib/api/routes/syncs.ts';
 import { searchPaths, searchSchemas } from './search/openapi.ts';
 import { symbolPaths, symbolSchemas } from './symbols/openapi.ts';
 
@@ -41,6 +33,413 @@ const E404 = errorResponse('NOT_FOUND');
 const E409 = errorResponse('FAILED_PRECONDITION: the sync was cleaned, its graph is gone.');
 const E504 = errorResponse('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
 
+/** The operations not declared as routes yet (lib/api/routes/): written by hand. */
+const HAND_WRITTEN_PATHS = {
+  '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
+  '/health': {
+    get: {
+      summary: 'Liveness',
+      responses: { 200: ok('ok', ref('Health')) },
+    },
+  },
+  '/api/graph': {
+    get: {
+      summary: 'Merged graph of several syncs',
+      description:
+        'One node per (source_id, file_path) over the requested syncs, fields from the newest requested sync ' +
+        '(created_at) containing it. loaded_sync_ids: the requested syncs containing it, newest first. divergent: ' +
+        'their content_hash values differ. Edges: the depends_on edges of the requested syncs, one per (source, ' +
+        'target): weight = sum of the per-sync weights, weight_max = the largest. A cleaned sync contributes ' +
+        'nothing (its graph is gone). Unknown ids: 404 with details.unknown_sync_ids. The body is compressed ' +
+        '(Content-Encoding br or gzip) when Accept-Encoding allows it, and sent as is otherwise; `Vary: ' +
+        'Accept-Encoding`. The JSON is the same either way.',
+      parameters: [queryParam('sync_ids', { type: 'string' }, 'Comma-separated sync UUIDs (at most 50).', true)],
+      responses: { 200: ok('The merged graph', ref('Graph')), 400: E400, 404: E404, 504: E504 },
+    },
+  },
+  '/api/graph/nodes/{node_id}': {
+    get: {
+      summary: 'Node detail with its neighbours',
+      description:
+        'neighbors: every edge touching the file, both directions, rel_type = the edge label. File neighbours ' +
+        'carry their node id; Symbol neighbours (defines) carry their symbol_id `<file_id>:<name>:<line>` as ' +
+        'node_id plus kind and line. weight is the edge weight, 1 for edges without one (defines).',
+      parameters: [nodeParam, syncIdParam],
+      responses: { 200: ok('The node', ref('NodeDetail')), 400: E400, 404: E404, 504: E504 },
+    },
+  },
+  '/api/graph/nodes/{node_id}/file': {
+    get: {
+      summary: 'The file text reconstructed from its chunks',
+      description:
+        'Chunks joined in chunk_index order, breadcrumbs stripped, leading lines already covered by the previous ' +
+        'chunk dropped. Cut at 5,242,880 bytes (UTF-8, on a character boundary) with truncated=true.',
+      parameters: [nodeParam, syncIdParam],
+      responses: { 200: ok('The file', ref('FileText')), 400: E400, 404: E404, 504: E504 },
+    },
+  },
+  '/api/graph/nodes/{node_id}/summary': {
+    get: {
+      summary: 'A short language-model summary of the file',
+      description:
+        'source: `cache` (cached description, force=false), `llm` (generated now and cached), `no_content` (no ' +
+        'chunks), `llm_failed` (every attempt failed: context-window errors at budgets 1.0, 0.5, 0.25, or another ' +
+        'model error; nothing cached). One model call per file at a time across processes.',
+      parameters: [
+        nodeParam,
+        syncIdParam,
+        queryParam('force', { type: 'boolean', default: false }, 'Regenerate even when cached.'),
+      ],
+      responses: { 200: ok('The summary', ref('Summary')), 400: E400, 404: E404 },
+    },
+  },
+  '/api/graph/impact': {
+    get: {
+      summary: 'Impact of a file: what depends on it (or what it depends on), transitively',
+      description:
+        'A breadth-first walk over the depends_on edges of one sync from the file: `dependents` follows edges ' +
+        'backwards (the files that import it, then theirs, ...), `dependencies` forwards. Each file reached is ' +
+        'listed once with its shortest distance (1 = direct) and `via`, the file one step closer to the start on a ' +
+        'shortest path (the start itself at distance 1). Sorted by distance, then path. `total` counts every file ' +
+        'reached; items stop at `limit` (then truncated=true). by_distance: files per distance. A cleaned sync: ' +
+        '409 FAILED_PRECONDITION. Beside /api/graph/nodes/{node_id} on purpose: the node id is a query parameter.',
+      parameters: [
+        queryParam('node_id', { type: 'string' }, '`src_<source_id>:<file_path>`.', true),
+        queryParam('direction', { enum: ['dependents', 'dependencies'], default: 'dependents' }, 'Walk direction.'),
+        queryParam('depth', { type: 'integer', minimum: 1, maximum: 10, default: 3 }, 'Largest distance.'),
+        queryParam('limit', { type: 'integer', minimum: 1, maximum: 10000, default: 500 }, 'Most items returned.'),
+        syncIdParam,
+      ],
+      responses: { 200: ok('The files reached', ref('Impact')), 400: E400, 404: E404, 409: E409, 504: E504 },
+    },
+  },
+  '/api/graph/diff': {
+    get: {
+      summary: 'What changed between two syncs of a source',
+      description:
+        'files.added / removed: paths only in `to` / only in `from`; files.changed: in both with a different ' +
+        'content_hash. edges: depends_on edges (by the paths of their ends) only in `to` (added) or only in ' +
+        '`from` (removed). Defaults: `to` = the source’s newest completed sync, `from` = its newest completed sync ' +
+        'created before `to`; at least one of source_id, from, to is needed. Both syncs must belong to one source ' +
+        '(400 naming the parameter otherwise). Each list stops at `limit` (truncated=true); counts are complete. ' +
+        'Lists are sorted by path. A cleaned sync: 409 FAILED_PRECONDITION.',
+      parameters: [
+        queryParam('source_id', uuid, 'The source (needed when neither from nor to is given).'),
+        queryParam('from', uuid, 'The older sync.'),
+        queryParam('to', uuid, 'The newer sync.'),
+        queryParam('limit', { type: 'integer', minimum: 1, maximum: 20000, default: 1000 }, 'Most items per list.'),
+      ],
+      responses: { 200: ok('The difference', ref('Diff')), 400: E400, 404: E404, 409: E409, 504: E504 },
+    },
+  },
+  '/api/graph/pr': {
+    get: {
+      summary: 'What a pull/merge request changes, riskiest first',
+      description:
+        'Compares the request’s newest completed sync (started by a code-host webhook: docs/webhooks.md) with ' +
+        'the newest completed sync of its base branch (any branch sync when the base has none: ' +
+        'base.ref_matched=false). files: every added, removed and changed file with its symbols added, removed ' +
+        'and changed (a symbol is changed when the chunks holding it differ), its dependents (direct, and total ' +
+        'to depth 3) and a `detail` link to its node detail in the sync that holds it; sorted by risk (dependents ' +
+        '+ symbols removed or changed). impacted: the files that depend on a touched file and are not touched ' +
+        'themselves, nearest first. edges: depends_on edges added and removed. Give sync_id, or source_id and ' +
+        'number. 409 when that sync is not completed or the base sync was cleaned.',
+      parameters: [
+        queryParam('sync_id', uuid, 'A pull request sync.'),
+        queryParam('source_id', uuid, 'The source (with number).'),
+        queryParam('number', { type: 'integer', minimum: 1 }, 'The pull/merge request number (with source_id).'),
+        queryParam('limit', { type: 'integer', minimum: 1, maximum: 5000, default: 200 }, 'Most items per list.'),
+      ],
+      responses: { 200: ok('The report', { type: 'object' }), 400: E400, 404: E404, 409: E409, 504: E504 },
+    },
+  },
+  '/api/graph/stats': {
+    get: {
+      summary: 'Platform-wide counts',
+      description:
+        'nodes_by_type and total_nodes count file records (of every sync); total_edges counts every edge of the ' +
+        'graph (all labels), edges_by_label splits it.',
+      responses: { 200: ok('Counts', ref('Stats')), 504: E504 },
+    },
+  },
+  '/api/graph/search': {
+    get: {
+      summary: 'Semantic search over files',
+      description:
+        "q is embedded as `search_query: <q>` (cut to 1400 characters). Searched: each source's newest completed " +
+        "sync (or source_id's, or the sync_ids named). Approximate nearest neighbours (HNSW, cosine), returned in " +
+        'ascending exact cosine distance. /api/graph/search/files puts the files the query names first.',
+      parameters: [
+        queryParam('source_id', { type: 'string', format: 'uuid' }, "Only this source's newest completed sync."),
+        queryParam('sync_ids', { type: 'string' }, 'Comma-separated sync ids (at most 50) to search, any status.'),
+        queryParam('q', { type: 'string', maxLength: 2000 }, 'The query.', true),
+        queryParam(
+          'type',
+          { enum: ['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service'] },
+          'Only files of this type.',
+        ),
+        queryParam('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'How many results.'),
+      ],
+      responses: {
+        200: ok('Results', ref('SearchResults')),
+        400: E400,
+        503: errorResponse('UPSTREAM_UNAVAILABLE: the embedding endpoint failed'),
+        504: E504,
+      },
+    },
+  },
+  ...searchPaths,
+  ...symbolPaths,
+};
+
+const schemas: Record<string, unknown> = {
+  ...searchSchemas,
+  ...symbolSchemas,
+  ...sharedSchemas,
+  Graph: {
+    type: 'object',
+    properties: {
+      nodes: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            data: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                name: { type: 'string' },
+                type: { type: 'string' },
+                domain: { type: 'string' },
+                source_id: uuid,
+                file_path: { type: 'string' },
+                loaded_sync_ids: { type: 'array', items: uuid },
+                latest_sync_id: uuid,
+                divergent: { type: 'boolean' },
+              },
+            },
+          },
+        },
+      },
+      edges: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            data: {
+              type: 'object',
+              properties: {
+                source: { type: 'string' },
+                target: { type: 'string' },
+                label: { const: 'depends_on' },
+                weight: { type: 'number' },
+                weight_max: { type: 'number' },
+                loaded_sync_ids: { type: 'array', items: uuid },
+              },
+            },
+          },
+        },
+      },
+      meta: {
+        type: 'object',
+        properties: {
+          node_count: { type: 'integer' },
+          edge_count: { type: 'integer' },
+          sync_count: { type: 'integer' },
+          query_ms: { type: 'integer' },
+        },
+      },
+    },
+  },
+  NodeDetail: {
+    type: 'object',
+    properties: {
+      node: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          type: { type: 'string' },
+          language: { type: 'string' },
+          size_bytes: { type: 'integer' },
+          line_count: { type: 'integer' },
+          description: { type: ['string', 'null'] },
+          imports_count: { type: 'integer' },
+          content_hash: { type: 'string' },
+          domain: { type: 'string' },
+          file_path: { type: 'string' },
+          source_id: uuid,
+          sync_id: uuid,
+          exports: { type: 'array', items: { type: 'string' } },
+          status: { type: 'string' },
+          description_generated_at: nullableTimestamp,
+        },
+      },
+      neighbors: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            node_id: { type: 'string' },
+            name: { type: 'string' },
+            rel_type: { type: 'string' },
+            weight: { type: 'number' },
+            direction: { enum: ['in', 'out'] },
+            label: { type: 'string' },
+            file_path: { type: 'string' },
+            type: { type: 'string' },
+            kind: { type: 'string' },
+            line: { type: 'integer' },
+          },
+        },
+      },
+    },
+  },
+  FileText: {
+    type: 'object',
+    properties: {
+      node_id: { type: 'string' },
+      sync_id: uuid,
+      content: { type: 'string' },
+      chunk_count: { type: 'integer' },
+      truncated: { type: 'boolean' },
+    },
+  },
+  Summary: {
+    type: 'object',
+    required: ['node_id', 'sync_id', 'source', 'summary', 'generated_at'],
+    properties: {
+      node_id: { type: 'string' },
+      sync_id: uuid,
+      file_id: uuid,
+      source: { enum: ['cache', 'llm', 'no_content', 'llm_failed'] },
+      summary: { type: ['string', 'null'] },
+      generated_at: nullableTimestamp,
+      model: { type: 'string' },
+      attempts: { type: 'integer', minimum: 1, maximum: 3 },
+      error: { type: 'string', description: 'Why the last attempt failed (llm_failed only).' },
+    },
+  },
+  Stats: {
+    type: 'object',
+    properties: {
+      nodes_by_type: { type: 'object', additionalProperties: { type: 'integer' } },
+      total_nodes: { type: 'integer' },
+      total_edges: { type: 'integer' },
+      edges_by_label: { type: 'object', additionalProperties: { type: 'integer' } },
+    },
+  },
+  Impact: {
+    type: 'object',
+    required: ['node_id', 'sync_id', 'direction', 'depth', 'total', 'truncated', 'by_distance', 'items'],
+    properties: {
+      node_id: { type: 'string' },
+      sync_id: uuid,
+      direction: { enum: ['dependents', 'dependencies'] },
+      depth: { type: 'integer' },
+      total: { type: 'integer' },
+      truncated: { type: 'boolean' },
+      by_distance: { type: 'object', additionalProperties: { type: 'integer' } },
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            node_id: { type: 'string' },
+            file_path: { type: 'string' },
+            name: { type: 'string' },
+            type: { type: 'string' },
+            distance: { type: 'integer', minimum: 1 },
+            via: { type: 'string' },
+          },
+        },
+      },
+      query_ms: { type: 'integer' },
+    },
+  },
+  Diff: {
+    type: 'object',
+    required: ['source_id', 'from', 'to', 'counts', 'truncated', 'files', 'edges'],
+    properties: {
+      source_id: uuid,
+      from: ref('SyncRef'),
+      to: ref('SyncRef'),
+      counts: {
+        type: 'object',
+        properties: Object.fromEntries(
+          ['added', 'removed', 'changed', 'unchanged', 'edges_added', 'edges_removed'].map((k) => [
+            k,
+            { type: 'integer' },
+          ]),
+        ),
+      },
+      truncated: { type: 'boolean' },
+      files: {
+        type: 'object',
+        properties: {
+          added: { type: 'array', items: ref('DiffFile') },
+          removed: { type: 'array', items: ref('DiffFile') },
+          changed: { type: 'array', items: ref('DiffFile') },
+        },
+      },
+      edges: {
+        type: 'object',
+        properties: {
+          added: { type: 'array', items: ref('DiffEdge') },
+          removed: { type: 'array', items: ref('DiffEdge') },
+        },
+      },
+      query_ms: { type: 'integer' },
+    },
+  },
+  SyncRef: {
+    type: 'object',
+    properties: { id: uuid, status: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } },
+  },
+  DiffFile: {
+    type: 'object',
+    properties: {
+      node_id: { type: 'string' },
+      file_path: { type: 'string' },
+      type: { type: 'string' },
+      from_hash: { type: 'string', description: 'changed only' },
+      to_hash: { type: 'string', description: 'changed only' },
+    },
+  },
+  DiffEdge: {
+    type: 'object',
+    properties: { source: { type: 'string' }, target: { type: 'string' } },
+  },
+  SearchResults: {
+    type: 'object',
+    properties: {
+      results: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            type: { type: 'string' },
+            language: { type: 'string' },
+            description: { type: ['string', 'null'] },
+            distance: { type: ['number', 'null'], description: 'null only for a name match without embedding' },
+            file_path: { type: 'string' },
+            source_id: uuid,
+            sync_id: uuid,
+            repository: { type: 'string', description: "The source's owner/name." },
+            match: {
+              enum: ['path', 'path_suffix', 'file_name', 'file_prefix', 'meaning'],
+              description: '/api/graph/search/files only: how the file was found.',
+            },
+          },
+        },
+      },
+    },
+  },
+};
+const paths = pathsOf([...SOURCE_ROUTES, ...SYNC_READS, listSchedules], schemas, HAND_WRITTEN_PATHS);
+
 export const openApiDocument = {
   openapi: '3.1.0',
   info: {
@@ -51,600 +450,6 @@ export const openApiDocument = {
       'and reads of syncs, issues and schedules. Every error has the body `{ error: { code, message, field?, ' +
       'details? } }`. Lists are `{ items, next_cursor }`, newest first (issues: oldest first).',
   },
-  paths: {
-    '/health': {
-      get: {
-        summary: 'Liveness',
-        responses: { 200: ok('ok', ref('Health')) },
-      },
-    },
-    '/api/sources': {
-      get: {
-        summary: 'List sources',
-        parameters: pageParameters,
-        responses: { 200: ok('A page of sources', pageOf('Source')), 400: E400 },
-      },
-      post: {
-        summary: 'Create or update a source (upsert by source_type, owner, name)',
-        description:
-          'Fields not sent keep their stored value on update. A new github_repo without url gets ' +
-          '`https://github.com/<owner>/<name>.git`. `access_token` is stored apart and never returned. Unknown ' +
-          'fields are refused. Emits `source_changed` (created|updated).',
-        requestBody: { required: true, content: json(ref('SourceCreate')) },
-        responses: { 201: ok('Created', ref('Source')), 200: ok('Updated', ref('Source')), 400: E400 },
-      },
-    },
-    '/api/sources/{source_id}': {
-      parameters: [pathParam('source_id')],
-      get: { summary: 'One source', responses: { 200: ok('The source', ref('Source')), 400: E400, 404: E404 } },
-      patch: {
-        summary: 'Change config, enabled, url, default_branch, meta or the access token (null removes it)',
-        requestBody: { required: true, content: json(ref('SourcePatch')) },
-        responses: { 200: ok('The updated source', ref('Source')), 400: E400, 404: E404 },
-      },
-      delete: {
-        summary: 'Delete the source and everything of it',
-        description:
-          'First `DELETE {INGESTION_SERVICE_URL}/ingest/sources/{id}` (cancels the active workflow, deletes the ' +
-          'Temporal schedules); then the row, cascading to runs, issues, schedules, files, chunks, the secret and ' +
-          'the graph rows. If the ingestion component cannot do its part nothing is deleted. Emits `source_changed` ' +
-          '(deleted).',
-        responses: {
-          204: { description: 'Deleted' },
-          404: E404,
-          502: errorResponse('UPSTREAM_DISCONNECTED: the ingestion component refused the teardown'),
-          503: errorResponse('UPSTREAM_UNAVAILABLE: the ingestion component is unreachable'),
-          504: errorResponse('UPSTREAM_TIMEOUT'),
-        },
-      },
-    },
-    '/api/syncs': {
-      get: {
-        summary: 'List sync runs',
-        parameters: [
-          queryParam('source_id', uuid, 'Only runs of this source.'),
-          queryParam('status', { enum: SYNC_STATUSES }, 'Only this status.'),
-          ...pageParameters,
-        ],
-        responses: { 200: ok('A page of runs', pageOf('Sync')), 400: E400 },
-      },
-    },
-    '/api/syncs/{sync_id}': {
-      parameters: [pathParam('sync_id')],
-      get: { summary: 'One sync run', responses: { 200: ok('The run', ref('Sync')), 400: E400, 404: E404 } },
-    },
-    '/api/syncs/{sync_id}/issues': {
-      parameters: [pathParam('sync_id')],
-      get: {
-        summary: 'Issues of a sync, oldest first',
-        parameters: [
-          queryParam('level', { enum: ['info', 'warning', 'error'] }, 'Only this level.'),
-          queryParam('phase', { type: 'string' }, 'Only this phase.'),
-          ...pageParameters,
-        ],
-        responses: { 200: ok('A page of issues', pageOf('Issue')), 400: E400, 404: E404 },
-      },
-    },
-    '/api/schedules': {
-      get: {
-        summary: 'List schedules',
-        parameters: [queryParam('source_id', uuid, 'Only schedules of this source.'), ...pageParameters],
-        responses: { 200: ok('A page of schedules', pageOf('Schedule')), 400: E400 },
-      },
-    },
-    '/api/graph': {
-      get: {
-        summary: 'Merged graph of several syncs',
-        description:
-          'One node per (source_id, file_path) over the requested syncs, fields from the newest requested sync ' +
-          '(created_at) containing it. loaded_sync_ids: the requested syncs containing it, newest first. divergent: ' +
-          'their content_hash values differ. Edges: the depends_on edges of the requested syncs, one per (source, ' +
-          'target): weight = sum of the per-sync weights, weight_max = the largest. A cleaned sync contributes ' +
-          'nothing (its graph is gone). Unknown ids: 404 with details.unknown_sync_ids. The body is compressed ' +
-          '(Content-Encoding br or gzip) when Accept-Encoding allows it, and sent as is otherwise; `Vary: ' +
-          'Accept-Encoding`. The JSON is the same either way.',
-        parameters: [queryParam('sync_ids', { type: 'string' }, 'Comma-separated sync UUIDs (at most 50).', true)],
-        responses: { 200: ok('The merged graph', ref('Graph')), 400: E400, 404: E404, 504: E504 },
-      },
-    },
-    '/api/graph/nodes/{node_id}': {
-      get: {
-        summary: 'Node detail with its neighbours',
-        description:
-          'neighbors: every edge touching the file, both directions, rel_type = the edge label. File neighbours ' +
-          'carry their node id; Symbol neighbours (defines) carry their symbol_id `<file_id>:<name>:<line>` as ' +
-          'node_id plus kind and line. weight is the edge weight, 1 for edges without one (defines).',
-        parameters: [nodeParam, syncIdParam],
-        responses: { 200: ok('The node', ref('NodeDetail')), 400: E400, 404: E404, 504: E504 },
-      },
-    },
-    '/api/graph/nodes/{node_id}/file': {
-      get: {
-        summary: 'The file text reconstructed from its chunks',
-        description:
-          'Chunks joined in chunk_index order, breadcrumbs stripped, leading lines already covered by the previous ' +
-          'chunk dropped. Cut at 5,242,880 bytes (UTF-8, on a character boundary) with truncated=true.',
-        parameters: [nodeParam, syncIdParam],
-        responses: { 200: ok('The file', ref('FileText')), 400: E400, 404: E404, 504: E504 },
-      },
-    },
-    '/api/graph/nodes/{node_id}/summary': {
-      get: {
-        summary: 'A short language-model summary of the file',
-        description:
-          'source: `cache` (cached description, force=false), `llm` (generated now and cached), `no_content` (no ' +
-          'chunks), `llm_failed` (every attempt failed: context-window errors at budgets 1.0, 0.5, 0.25, or another ' +
-          'model error; nothing cached). One model call per file at a time across processes.',
-        parameters: [
-          nodeParam,
-          syncIdParam,
-          queryParam('force', { type: 'boolean', default: false }, 'Regenerate even when cached.'),
-        ],
-        responses: { 200: ok('The summary', ref('Summary')), 400: E400, 404: E404 },
-      },
-    },
-    '/api/graph/impact': {
-      get: {
-        summary: 'Impact of a file: what depends on it (or what it depends on), transitively',
-        description:
-          'A breadth-first walk over the depends_on edges of one sync from the file: `dependents` follows edges ' +
-          'backwards (the files that import it, then theirs, ...), `dependencies` forwards. Each file reached is ' +
-          'listed once with its shortest distance (1 = direct) and `via`, the file one step closer to the start on a ' +
-          'shortest path (the start itself at distance 1). Sorted by distance, then path. `total` counts every file ' +
-          'reached; items stop at `limit` (then truncated=true). by_distance: files per distance. A cleaned sync: ' +
-          '409 FAILED_PRECONDITION. Beside /api/graph/nodes/{node_id} on purpose: the node id is a query parameter.',
-        parameters: [
-          queryParam('node_id', { type: 'string' }, '`src_<source_id>:<file_path>`.', true),
-          queryParam('direction', { enum: ['dependents', 'dependencies'], default: 'dependents' }, 'Walk direction.'),
-          queryParam('depth', { type: 'integer', minimum: 1, maximum: 10, default: 3 }, 'Largest distance.'),
-          queryParam('limit', { type: 'integer', minimum: 1, maximum: 10000, default: 500 }, 'Most items returned.'),
-          syncIdParam,
-        ],
-        responses: { 200: ok('The files reached', ref('Impact')), 400: E400, 404: E404, 409: E409, 504: E504 },
-      },
-    },
-    '/api/graph/diff': {
-      get: {
-        summary: 'What changed between two syncs of a source',
-        description:
-          'files.added / removed: paths only in `to` / only in `from`; files.changed: in both with a different ' +
-          'content_hash. edges: depends_on edges (by the paths of their ends) only in `to` (added) or only in ' +
-          '`from` (removed). Defaults: `to` = the source’s newest completed sync, `from` = its newest completed sync ' +
-          'created before `to`; at least one of source_id, from, to is needed. Both syncs must belong to one source ' +
-          '(400 naming the parameter otherwise). Each list stops at `limit` (truncated=true); counts are complete. ' +
-          'Lists are sorted by path. A cleaned sync: 409 FAILED_PRECONDITION.',
-        parameters: [
-          queryParam('source_id', uuid, 'The source (needed when neither from nor to is given).'),
-          queryParam('from', uuid, 'The older sync.'),
-          queryParam('to', uuid, 'The newer sync.'),
-          queryParam('limit', { type: 'integer', minimum: 1, maximum: 20000, default: 1000 }, 'Most items per list.'),
-        ],
-        responses: { 200: ok('The difference', ref('Diff')), 400: E400, 404: E404, 409: E409, 504: E504 },
-      },
-    },
-    '/api/graph/pr': {
-      get: {
-        summary: 'What a pull/merge request changes, riskiest first',
-        description:
-          'Compares the request’s newest completed sync (started by a code-host webhook: docs/webhooks.md) with ' +
-          'the newest completed sync of its base branch (any branch sync when the base has none: ' +
-          'base.ref_matched=false). files: every added, removed and changed file with its symbols added, removed ' +
-          'and changed (a symbol is changed when the chunks holding it differ), its dependents (direct, and total ' +
-          'to depth 3) and a `detail` link to its node detail in the sync that holds it; sorted by risk (dependents ' +
-          '+ symbols removed or changed). impacted: the files that depend on a touched file and are not touched ' +
-          'themselves, nearest first. edges: depends_on edges added and removed. Give sync_id, or source_id and ' +
-          'number. 409 when that sync is not completed or the base sync was cleaned.',
-        parameters: [
-          queryParam('sync_id', uuid, 'A pull request sync.'),
-          queryParam('source_id', uuid, 'The source (with number).'),
-          queryParam('number', { type: 'integer', minimum: 1 }, 'The pull/merge request number (with source_id).'),
-          queryParam('limit', { type: 'integer', minimum: 1, maximum: 5000, default: 200 }, 'Most items per list.'),
-        ],
-        responses: { 200: ok('The report', { type: 'object' }), 400: E400, 404: E404, 409: E409, 504: E504 },
-      },
-    },
-    '/api/graph/stats': {
-      get: {
-        summary: 'Platform-wide counts',
-        description:
-          'nodes_by_type and total_nodes count file records (of every sync); total_edges counts every edge of the ' +
-          'graph (all labels), edges_by_label splits it.',
-        responses: { 200: ok('Counts', ref('Stats')), 504: E504 },
-      },
-    },
-    '/api/graph/search': {
-      get: {
-        summary: 'Semantic search over files',
-        description:
-          "q is embedded as `search_query: <q>` (cut to 1400 characters). Searched: each source's newest completed " +
-          "sync (or source_id's, or the sync_ids named). Approximate nearest neighbours (HNSW, cosine), returned in " +
-          'ascending exact cosine distance. /api/graph/search/files puts the files the query names first.',
-        parameters: [
-          queryParam('source_id', { type: 'string', format: 'uuid' }, "Only this source's newest completed sync."),
-          queryParam('sync_ids', { type: 'string' }, 'Comma-separated sync ids (at most 50) to search, any status.'),
-          queryParam('q', { type: 'string', maxLength: 2000 }, 'The query.', true),
-          queryParam(
-            'type',
-            { enum: ['source', 'test', 'config', 'script', 'doc', 'data', 'asset', 'service'] },
-            'Only files of this type.',
-          ),
-          queryParam('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'How many results.'),
-        ],
-        responses: {
-          200: ok('Results', ref('SearchResults')),
-          400: E400,
-          503: errorResponse('UPSTREAM_UNAVAILABLE: the embedding endpoint failed'),
-          504: E504,
-        },
-      },
-    },
-    ...searchPaths,
-    ...symbolPaths,
-  },
-  components: {
-    schemas: {
-      ...searchSchemas,
-      ...symbolSchemas,
-      ...sharedSchemas,
-      Source: {
-        type: 'object',
-        properties: {
-          id: uuid,
-          source_type: { type: 'string' },
-          owner: { type: 'string' },
-          name: { type: 'string' },
-          url: { type: ['string', 'null'], description: 'Without credentials (removed from URLs stored with them).' },
-          default_branch: { type: 'string' },
-          config: { type: 'object' },
-          enabled: { type: 'boolean' },
-          last_sync_id: { type: ['string', 'null'], format: 'uuid' },
-          last_synced_at: nullableTimestamp,
-          meta: { type: 'object' },
-          has_access_token: { type: 'boolean' },
-          has_webhook_secret: {
-            type: 'boolean',
-            description: 'whether webhook deliveries can be verified (docs/webhooks.md)',
-          },
-          created_at: nullableTimestamp,
-          updated_at: nullableTimestamp,
-        },
-      },
-      SourceCreate: {
-        type: 'object',
-        required: ['owner', 'name'],
-        additionalProperties: false,
-        properties: {
-          source_type: { type: 'string', default: 'github_repo' },
-          owner: { type: 'string' },
-          name: { type: 'string' },
-          url: {
-            type: 'string',
-            description:
-              'Repository URL: https:// or ssh (ssh://, user@host:path); http:// and file:// or an absolute path only ' +
-              'where SOURCE_URL_SCHEMES lists them; limited to SOURCE_URL_HOSTS when set. No credentials in the URL ' +
-              '(400: use access_token); ext:: and other transports are refused. null is refused; leave the field ' +
-              'out to keep the stored URL.',
-          },
-          default_branch: {
-            type: 'string',
-            maxLength: 255,
-            description: "A git branch or ref name (git check-ref-format rules; never starting with '-'), else 400.",
-            default: 'main',
-          },
-          config: {
-            type: 'object',
-            description:
-              'Ingestion options (other keys are kept as given). incremental=false forces full syncs: by default a ' +
-              'sync reuses the parse results, chunks, vectors and cached summaries of files whose path and content ' +
-              'equal those of the source’s previous completed sync (see stats.incremental of a sync). ' +
-              'symbol_graph=false leaves out the symbol graph (no symbol facts, no calls/inherits/implements/' +
-              'overrides/references edges; symbols keep their keys; symbol reads say lower_bound, no_symbol_graph).',
-            properties: {
-              include_paths: { type: 'array', items: { type: 'string', minLength: 1 } },
-              embeddings: { type: 'boolean', default: true },
-              incremental: { type: 'boolean', default: true },
-              symbol_graph: { type: 'boolean', default: true },
-            },
-          },
-          enabled: { type: 'boolean' },
-          meta: { type: 'object' },
-          access_token: { type: ['string', 'null'], writeOnly: true },
-          webhook_secret: {
-            type: ['string', 'null'],
-            writeOnly: true,
-            minLength: 16,
-            description:
-              'The secret the code host signs webhook deliveries with (POST /ingest/webhooks/{provider}); stored ' +
-              'apart, never returned; null removes it.',
-          },
-        },
-      },
-      SourcePatch: {
-        type: 'object',
-        minProperties: 1,
-        additionalProperties: false,
-        properties: {
-          url: {
-            type: 'string',
-            description:
-              'Repository URL: https:// or ssh (ssh://, user@host:path); http:// and file:// or an absolute path only ' +
-              'where SOURCE_URL_SCHEMES lists them; limited to SOURCE_URL_HOSTS when set. No credentials in the URL ' +
-              '(400: use access_token); ext:: and other transports are refused. null is refused; leave the field ' +
-              'out to keep the stored URL.',
-          },
-          default_branch: {
-            type: 'string',
-            maxLength: 255,
-            description: "A git branch or ref name (git check-ref-format rules; never starting with '-'), else 400.",
-          },
-          config: { type: 'object' },
-          enabled: { type: 'boolean' },
-          meta: { type: 'object' },
-          access_token: { type: ['string', 'null'], writeOnly: true },
-          webhook_secret: {
-            type: ['string', 'null'],
-            writeOnly: true,
-            minLength: 16,
-            description:
-              'The secret the code host signs webhook deliveries with (POST /ingest/webhooks/{provider}); stored ' +
-              'apart, never returned; null removes it.',
-          },
-        },
-      },
-      Issue: {
-        type: 'object',
-        properties: {
-          id: { type: 'integer' },
-          sync_id: uuid,
-          level: { enum: ['info', 'warning', 'error'] },
-          phase: { type: 'string' },
-          code: { type: 'string' },
-          message: { type: 'string' },
-          context: {},
-          occurred_at: nullableTimestamp,
-        },
-      },
-      Graph: {
-        type: 'object',
-        properties: {
-          nodes: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                data: {
-                  type: 'object',
-                  properties: {
-                    id: { type: 'string' },
-                    name: { type: 'string' },
-                    type: { type: 'string' },
-                    domain: { type: 'string' },
-                    source_id: uuid,
-                    file_path: { type: 'string' },
-                    loaded_sync_ids: { type: 'array', items: uuid },
-                    latest_sync_id: uuid,
-                    divergent: { type: 'boolean' },
-                  },
-                },
-              },
-            },
-          },
-          edges: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                data: {
-                  type: 'object',
-                  properties: {
-                    source: { type: 'string' },
-                    target: { type: 'string' },
-                    label: { const: 'depends_on' },
-                    weight: { type: 'number' },
-                    weight_max: { type: 'number' },
-                    loaded_sync_ids: { type: 'array', items: uuid },
-                  },
-                },
-              },
-            },
-          },
-          meta: {
-            type: 'object',
-            properties: {
-              node_count: { type: 'integer' },
-              edge_count: { type: 'integer' },
-              sync_count: { type: 'integer' },
-              query_ms: { type: 'integer' },
-            },
-          },
-        },
-      },
-      NodeDetail: {
-        type: 'object',
-        properties: {
-          node: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              type: { type: 'string' },
-              language: { type: 'string' },
-              size_bytes: { type: 'integer' },
-              line_count: { type: 'integer' },
-              description: { type: ['string', 'null'] },
-              imports_count: { type: 'integer' },
-              content_hash: { type: 'string' },
-              domain: { type: 'string' },
-              file_path: { type: 'string' },
-              source_id: uuid,
-              sync_id: uuid,
-              exports: { type: 'array', items: { type: 'string' } },
-              status: { type: 'string' },
-              description_generated_at: nullableTimestamp,
-            },
-          },
-          neighbors: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                node_id: { type: 'string' },
-                name: { type: 'string' },
-                rel_type: { type: 'string' },
-                weight: { type: 'number' },
-                direction: { enum: ['in', 'out'] },
-                label: { type: 'string' },
-                file_path: { type: 'string' },
-                type: { type: 'string' },
-                kind: { type: 'string' },
-                line: { type: 'integer' },
-              },
-            },
-          },
-        },
-      },
-      FileText: {
-        type: 'object',
-        properties: {
-          node_id: { type: 'string' },
-          sync_id: uuid,
-          content: { type: 'string' },
-          chunk_count: { type: 'integer' },
-          truncated: { type: 'boolean' },
-        },
-      },
-      Summary: {
-        type: 'object',
-        required: ['node_id', 'sync_id', 'source', 'summary', 'generated_at'],
-        properties: {
-          node_id: { type: 'string' },
-          sync_id: uuid,
-          file_id: uuid,
-          source: { enum: ['cache', 'llm', 'no_content', 'llm_failed'] },
-          summary: { type: ['string', 'null'] },
-          generated_at: nullableTimestamp,
-          model: { type: 'string' },
-          attempts: { type: 'integer', minimum: 1, maximum: 3 },
-          error: { type: 'string', description: 'Why the last attempt failed (llm_failed only).' },
-        },
-      },
-      Stats: {
-        type: 'object',
-        properties: {
-          nodes_by_type: { type: 'object', additionalProperties: { type: 'integer' } },
-          total_nodes: { type: 'integer' },
-          total_edges: { type: 'integer' },
-          edges_by_label: { type: 'object', additionalProperties: { type: 'integer' } },
-        },
-      },
-      Impact: {
-        type: 'object',
-        required: ['node_id', 'sync_id', 'direction', 'depth', 'total', 'truncated', 'by_distance', 'items'],
-        properties: {
-          node_id: { type: 'string' },
-          sync_id: uuid,
-          direction: { enum: ['dependents', 'dependencies'] },
-          depth: { type: 'integer' },
-          total: { type: 'integer' },
-          truncated: { type: 'boolean' },
-          by_distance: { type: 'object', additionalProperties: { type: 'integer' } },
-          items: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                node_id: { type: 'string' },
-                file_path: { type: 'string' },
-                name: { type: 'string' },
-                type: { type: 'string' },
-                distance: { type: 'integer', minimum: 1 },
-                via: { type: 'string' },
-              },
-            },
-          },
-          query_ms: { type: 'integer' },
-        },
-      },
-      Diff: {
-        type: 'object',
-        required: ['source_id', 'from', 'to', 'counts', 'truncated', 'files', 'edges'],
-        properties: {
-          source_id: uuid,
-          from: ref('SyncRef'),
-          to: ref('SyncRef'),
-          counts: {
-            type: 'object',
-            properties: Object.fromEntries(
-              ['added', 'removed', 'changed', 'unchanged', 'edges_added', 'edges_removed'].map((k) => [
-                k,
-                { type: 'integer' },
-              ]),
-            ),
-          },
-          truncated: { type: 'boolean' },
-          files: {
-            type: 'object',
-            properties: {
-              added: { type: 'array', items: ref('DiffFile') },
-              removed: { type: 'array', items: ref('DiffFile') },
-              changed: { type: 'array', items: ref('DiffFile') },
-            },
-          },
-          edges: {
-            type: 'object',
-            properties: {
-              added: { type: 'array', items: ref('DiffEdge') },
-              removed: { type: 'array', items: ref('DiffEdge') },
-            },
-          },
-          query_ms: { type: 'integer' },
-        },
-      },
-      SyncRef: {
-        type: 'object',
-        properties: { id: uuid, status: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } },
-      },
-      DiffFile: {
-        type: 'object',
-        properties: {
-          node_id: { type: 'string' },
-          file_path: { type: 'string' },
-          type: { type: 'string' },
-          from_hash: { type: 'string', description: 'changed only' },
-          to_hash: { type: 'string', description: 'changed only' },
-        },
-      },
-      DiffEdge: {
-        type: 'object',
-        properties: { source: { type: 'string' }, target: { type: 'string' } },
-      },
-      SearchResults: {
-        type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                type: { type: 'string' },
-                language: { type: 'string' },
-                description: { type: ['string', 'null'] },
-                distance: { type: ['number', 'null'], description: 'null only for a name match without embedding' },
-                file_path: { type: 'string' },
-                source_id: uuid,
-                sync_id: uuid,
-                repository: { type: 'string', description: "The source's owner/name." },
-                match: {
-                  enum: ['path', 'path_suffix', 'file_name', 'file_prefix', 'meaning'],
-                  description: '/api/graph/search/files only: how the file was found.',
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-} as const;
+  paths,
+  components: { schemas },
+};

@@ -2,6 +2,8 @@
  * JSON representation of the rows only the graph component serves (sources, sync issues): timestamps as ISO
  * strings, bigint ids as numbers, secrets never. Sync runs and schedules: lib/resources.ts.
  */
+import type { Source } from '../lib/api/routes/sources.ts';
+import type { Issue } from '../lib/api/routes/syncs.ts';
 import { scrubUrl } from '../lib/source-url.ts';
 import type { SourceRow } from './sources/queries.ts';
 import type { IssueRow } from './syncs/queries.ts';
@@ -12,7 +14,7 @@ export function iso(d: Date | null): string | null {
   return d === null ? null : d.toISOString();
 }
 
-export function sourceJson(r: SourceRow): Json {
+export function sourceJson(r: SourceRow): Source {
   return {
     id: r.id,
     source_type: r.source_type,
@@ -33,11 +35,11 @@ export function sourceJson(r: SourceRow): Json {
   };
 }
 
-export function issueJson(r: IssueRow): Json {
+export function issueJson(r: IssueRow): Issue {
   return {
     id: Number(r.id),
     sync_id: r.sync_id,
-    level: r.level,
+    level: r.level as Issue['level'],
     phase: r.phase,
     code: r.code,
     message: r.message,

@@ -59,9 +59,12 @@ export class ServiceError extends Error {
 /** 400: a parameter or body field is invalid. `field` names it. */
 export class InvalidArgumentError extends ServiceError {
   readonly field: string;
+  /** What is wrong with it (the message without the field's name). */
+  readonly reason: string;
   constructor(field: string, message: string, options?: { cause?: unknown }) {
     super('INVALID_ARGUMENT', 400, `${field}: ${message}`, options);
     this.field = field;
+    this.reason = message;
   }
   override toBody(): ErrorBody {
     return { error: { code: this.code, message: this.message, field: this.field } };

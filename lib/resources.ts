@@ -4,20 +4,11 @@
  * (POST /api/syncs, cancel, retry, clean, POST/PATCH /api/schedules). The JSON built from a row (the run's row type
  * and columns: lib/sync-runs/row.ts; the schedule's here): timestamps as ISO strings, bigint ids (schedule ids) as JSON numbers.
  */
+import type { Schedule, Sync } from './api/schemas.ts';
 import type { SyncRunRow } from './sync-runs/row.ts';
 
-/** The API representation of a sync run: the stored columns, timestamps as ISO strings, schedule_id a number. */
-export type SyncRunJson = Omit<
-  SyncRunRow,
-  'schedule_id' | 'started_at' | 'completed_at' | 'created_at' | 'pinned_at' | 'cleaned_at'
-> & {
-  schedule_id: number | null;
-  pinned_at: string | null;
-  cleaned_at: string | null;
-  started_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-};
+/** The API representation of a sync run (lib/api/schemas.ts `Sync`): the stored columns, timestamps as ISO strings. */
+export type SyncRunJson = Sync;
 
 export function syncToJson(r: SyncRunRow): SyncRunJson {
   return {
@@ -61,12 +52,8 @@ export interface ScheduleRow {
   temporal_id: string | null;
 }
 
-export type ScheduleJson = Omit<ScheduleRow, 'id' | 'last_run_at' | 'next_run_at' | 'created_at' | 'temporal_id'> & {
-  id: number;
-  last_run_at: string | null;
-  next_run_at: string | null;
-  created_at: string;
-};
+/** The API representation of a schedule (lib/api/schemas.ts `Schedule`). */
+export type ScheduleJson = Schedule;
 
 /** The selected columns of a schedule (a `ScheduleRow`), unqualified. */
 export const SCHEDULE_COLUMNS = `id::text AS id, source_id, interval_minutes, config_overrides, enabled, last_run_at,

@@ -3,11 +3,18 @@
  * row and its database cascade). Every change writes a `source_changed` event in the same transaction.
  */
 import type Router from '@koa/router';
+import { mount } from '../../lib/api/route.ts';
+import {
+  deleteSource as deleteSourceRoute,
+  getSource as getSourceRoute,
+  listSources as listSourcesRoute,
+  patchSource as patchSourceRoute,
+  upsertSource as upsertSourceRoute,
+} from '../../lib/api/routes/sources.ts';
 import { withDeadlockRetry, withTransaction, type Queryable } from '../../lib/db.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { toPage } from '../../lib/http.ts';
-import { PAGE, decodeCursor, jsonObjectBody, queryInt, requireUuid } from '../../lib/validate.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { sourceJson } from '../rows.ts';
 import { parseCreate, parsePatch } from './body.ts';
@@ -38,22 +45,19 @@ async function sourceChanged(db: Queryable, row: SourceRow, change: 'created' | 
 export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
   const { pool, log } = deps;
 
-  router.get('/api/sources', async (ctx) => {
-    const limit = queryInt(ctx.query, 'limit', PAGE);
-    const after = decodeCursor(ctx.query, 'uuid');
-    const rows = await listSources(pool, limit + 1, after);
-    ctx.body = toPage(rows, limit, sourceJson, (r) => ({ t: r.cursor_t, id: r.id }));
+  mount(router, listSourcesRoute, async ({ query }) => {
+    const rows = await listSources(pool, query.limit + 1, query.cursor);
+    return toPage(rows, query.limit, sourceJson, (r) => ({ t: r.cursor_t, id: r.id }));
   });
 
-  router.get('/api/sources/:id', async (ctx) => {
-    const id = requireUuid(ctx.params.id, 'source_id');
-    const row = await getSource(pool, id);
-    if (!row) throw new NotFoundError('source', id);
-    ctx.body = sourceJson(row);
+  mount(router, getSourceRoute, async ({ params }) => {
+    const row = await getSource(pool, params.source_id);
+    if (!row) throw new NotFoundError('source', params.source_id);
+    return sourceJson(row);
   });
 
-  router.post('/api/sources', async (ctx) => {
-    const { source, accessToken, webhookSecret } = parseCreate(jsonObjectBody(ctx), deps.sourceUrls);
+  mount(router, upsertSourceRoute, async ({ body }, ctx) => {
+    const { source, accessToken, webhookSecret } = parseCreate(body, deps.sourceUrls);
     const { row, created } = await withTransaction(pool, async (c) => {
       const { id, created } = await upsertSource(c, source);
       if (accessToken !== undefined) await setAccessToken(c, id, accessToken);
@@ -64,12 +68,12 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
     });
     log.info(created ? 'source_created' : 'source_updated', { source_id: row.id, owner: row.owner, name: row.name });
     ctx.status = created ? 201 : 200;
-    ctx.body = sourceJson(row);
+    return sourceJson(row);
   });
 
-  router.patch('/api/sources/:id', async (ctx) => {
-    const id = requireUuid(ctx.params.id, 'source_id');
-    const { patch, accessToken, webhookSecret } = parsePatch(jsonObjectBody(ctx), deps.sourceUrls);
+  mount(router, patchSourceRoute, async ({ params, body }) => {
+    const id = params.source_id;
+    const { patch, accessToken, webhookSecret } = parsePatch(body, deps.sourceUrls);
     const row = await withTransaction(pool, async (c) => {
       if (!(await patchSource(c, id, patch))) throw new NotFoundError('source', id);
       if (accessToken !== undefined) await setAccessToken(c, id, accessToken);
@@ -84,11 +88,11 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
       access_token_changed: accessToken !== undefined,
       webhook_secret_changed: webhookSecret !== undefined,
     });
-    ctx.body = sourceJson(row);
+    return sourceJson(row);
   });
 
-  router.delete('/api/sources/:id', async (ctx) => {
-    const id = requireUuid(ctx.params.id, 'source_id');
+  mount(router, deleteSourceRoute, async ({ params }) => {
+    const id = params.source_id;
     const existing = await getSource(pool, id);
     if (!existing) throw new NotFoundError('source', id);
     // Temporal state first: if the ingestion component cannot tear it down, nothing is deleted.
@@ -100,6 +104,5 @@ export function sourceRoutes(router: Router, deps: GraphAppDeps): void {
       await sourceChanged(c, existing, 'deleted');
     });
     log.info('source_deleted', { source_id: id, ms: Date.now() - started });
-    ctx.status = 204;
   });
 }

@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type Koa from 'koa';
 import { Client, Connection } from '@temporalio/client';
 import { createPool, poolLiveness } from '../../lib/db.ts';
 import { listen } from '../../lib/http.ts';
@@ -23,6 +24,8 @@ export interface RunningIngestion {
   port: number;
   url: string;
   deps: IngestionDeps;
+  /** The Koa app it serves (its routers list the routes it registers: the documented-routes test). */
+  app: Koa;
   close(): Promise<void>;
 }
 
@@ -87,7 +90,8 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
   };
   const sweeper = startSweeper(deps, deps.settings.webhooks ?? DEFAULT_SWEEPER);
   deps.webhookSweeper = sweeper;
-  const server: Server = await listen(createApp(deps), config.APP_PORT, config.APP_HOST);
+  const app = createApp(deps);
+  const server: Server = await listen(app, config.APP_PORT, config.APP_HOST);
   const reconciler = startReconciler(
     deps,
     config.RECONCILE_INTERVAL_SECONDS * 1000,
@@ -100,6 +104,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
     port,
     url: `http://127.0.0.1:${port}`,
     deps,
+    app,
     close: async () => {
       await watcher.stop();
       await reconciler.stop();

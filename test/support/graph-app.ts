@@ -4,6 +4,7 @@
  * Temporal server), all over real HTTP.
  */
 import type { Server } from 'node:http';
+import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { listen } from '../../lib/http.ts';
@@ -32,6 +33,8 @@ export interface GraphTestApp {
   /** The ingestion component the graph component calls; undefined when `ingestionUrl` pointed elsewhere. */
   ingestion: IngestionComponent | undefined;
   url: string;
+  /** The graph component's Koa app (its routers list the routes it registers). */
+  app: Koa;
   get<T = unknown>(path: string): Promise<Reply<T>>;
   send<T = unknown>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   close(): Promise<void>;
@@ -114,6 +117,7 @@ export async function startGraphTestApp(opts: GraphTestAppOptions = {}): Promise
     models,
     ingestion,
     url,
+    app,
     get: (path) => send('GET', path),
     send,
     close: async () => {

@@ -2,6 +2,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCreate } from '../../graph-api/sources/body.ts';
+import { readBody } from '../../lib/api/route.ts';
+import { upsertSource } from '../../lib/api/routes/sources.ts';
 import { InvalidArgumentError } from '../../lib/errors.ts';
 import { DEFAULT_URL_POLICY, scrubUrl, sourceUrlPolicy, sourceUrlProblem } from '../../lib/source-url.ts';
 import { TEST_URL_POLICY } from '../support/env.ts';
@@ -36,7 +38,7 @@ describe('repository URL policy', () => {
       'ssh://git:ghp_secret@host/r.git',
     ]) {
       assert.throws(
-        () => parseCreate({ owner: 'a', name: 'b', url }, DEFAULT_URL_POLICY),
+        () => parseCreate(readBody({ owner: 'a', name: 'b', url }, upsertSource.body!), DEFAULT_URL_POLICY),
         (e: unknown) =>
           e instanceof InvalidArgumentError &&
           e.field === 'url' &&

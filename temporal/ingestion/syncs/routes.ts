@@ -1,9 +1,24 @@
-/** Sync commands: POST /api/syncs, cancel, retry, embed, clean (POST or DELETE), pin (POST/DELETE) and purge (DELETE). */
-import type Koa from 'koa';
+/**
+ * Sync commands: POST /api/syncs, cancel, retry, embed, clean (POST or DELETE), pin (POST/DELETE) and purge
+ * (DELETE), as declared in lib/api/routes/syncs.ts (their validation and document come from there).
+ */
 import type { Router } from '@koa/router';
+import {
+  DEFAULT_CANCEL_REASON,
+  DEFAULT_TRIGGERED_BY,
+  cancelSync as cancelRoute,
+  cleanSync as cleanRoute,
+  cleanSyncDelete,
+  createSync as createRoute,
+  embedSync,
+  pinSync,
+  purgeSync as purgeRoute,
+  retrySync as retryRoute,
+  unpinSync,
+} from '../../../lib/api/routes/syncs.ts';
+import { mount } from '../../../lib/api/route.ts';
 import { syncToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { bodyGitRef, bodyObject, bodyString, bodyUuid, pathUuid, readBody } from '../body.ts';
 import { cancelSync } from './cancel.ts';
 import { cleanSync } from './clean.ts';
 import { createSync } from './create.ts';
@@ -12,62 +27,27 @@ import { setSyncPin } from './pin.ts';
 import { purgeSync } from './purge.ts';
 import { retrySync } from './retry.ts';
 
-import { checkSyncConfig } from '../../../lib/sync-config.ts';
-
-export const DEFAULT_TRIGGERED_BY = 'api';
-export const DEFAULT_CANCEL_REASON = 'cancelled by request';
-
 export function syncRoutes(router: Router, deps: IngestionDeps): void {
-  router.post('/api/syncs', async (ctx: Koa.Context) => {
-    const body = readBody(ctx, ['source_id', 'triggered_by', 'ref', 'config_overrides']);
-    const sourceId = bodyUuid(body, 'source_id');
-    const triggeredBy = bodyString(body, 'triggered_by', { maxLength: 200 }) ?? DEFAULT_TRIGGERED_BY;
-    const ref = bodyGitRef(body, 'ref');
-    const configOverrides = bodyObject(body, 'config_overrides');
-    checkSyncConfig(configOverrides, 'config_overrides');
-    const row = await createSync(deps, { sourceId, triggeredBy, ref, configOverrides });
-    ctx.status = 201;
-    ctx.body = syncToJson(row);
+  mount(router, createRoute, async ({ body }) => {
+    const row = await createSync(deps, {
+      sourceId: body.source_id,
+      triggeredBy: body.triggered_by ?? DEFAULT_TRIGGERED_BY,
+      ref: body.ref,
+      configOverrides: body.config_overrides,
+    });
+    return syncToJson(row);
   });
-
-  router.post('/api/syncs/:sync_id/cancel', async (ctx: Koa.Context) => {
-    const syncId = pathUuid(ctx, 'sync_id');
-    const body = readBody(ctx, ['reason'], true);
-    const reason = bodyString(body, 'reason', { maxLength: 1000 }) ?? DEFAULT_CANCEL_REASON;
-    ctx.body = syncToJson(await cancelSync(deps, syncId, reason));
-  });
-
-  router.post('/api/syncs/:sync_id/retry', async (ctx: Koa.Context) => {
-    const syncId = pathUuid(ctx, 'sync_id');
-    readBody(ctx, [], true);
-    ctx.body = syncToJson(await retrySync(deps, syncId));
-  });
-
-  router.post('/api/syncs/:sync_id/embed', async (ctx: Koa.Context) => {
-    const syncId = pathUuid(ctx, 'sync_id');
-    readBody(ctx, [], true);
-    ctx.status = 202;
-    ctx.body = await fillSyncVectors(deps, syncId);
-  });
-
-  const clean = async (ctx: Koa.Context) => {
-    const syncId = pathUuid(ctx, 'sync_id');
-    ctx.body = syncToJson(await cleanSync(deps, syncId));
-  };
-  router.post('/api/syncs/:sync_id/clean', clean);
-  router.delete('/api/syncs/:sync_id/clean', clean);
-
-  router.post('/api/syncs/:sync_id/pin', async (ctx: Koa.Context) => {
-    const syncId = pathUuid(ctx, 'sync_id');
-    readBody(ctx, [], true);
-    ctx.body = syncToJson(await setSyncPin(deps, syncId, true));
-  });
-  router.delete('/api/syncs/:sync_id/pin', async (ctx: Koa.Context) => {
-    ctx.body = syncToJson(await setSyncPin(deps, pathUuid(ctx, 'sync_id'), false));
-  });
-
-  router.delete('/api/syncs/:sync_id', async (ctx: Koa.Context) => {
-    await purgeSync(deps, pathUuid(ctx, 'sync_id'));
-    ctx.status = 204;
+  mount(router, cancelRoute, async ({ params, body }) =>
+    syncToJson(await cancelSync(deps, params.sync_id, body.reason ?? DEFAULT_CANCEL_REASON)),
+  );
+  mount(router, retryRoute, async ({ params }) => syncToJson(await retrySync(deps, params.sync_id)));
+  mount(router, embedSync, async ({ params }) => fillSyncVectors(deps, params.sync_id));
+  for (const def of [cleanRoute, cleanSyncDelete]) {
+    mount(router, def, async ({ params }) => syncToJson(await cleanSync(deps, params.sync_id)));
+  }
+  mount(router, pinSync, async ({ params }) => syncToJson(await setSyncPin(deps, params.sync_id, true)));
+  mount(router, unpinSync, async ({ params }) => syncToJson(await setSyncPin(deps, params.sync_id, false)));
+  mount(router, purgeRoute, async ({ params }) => {
+    await purgeSync(deps, params.sync_id);
   });
 }
