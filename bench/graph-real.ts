@@ -23,6 +23,7 @@ import { nodeDetailSql, nodeTextSql } from '../graph-api/graph/node-queries.ts';
 import { snapshotOf } from './support/snapshot.ts';
 import { call, graphUrl, syncToEnd, type BenchRun } from './support/api.ts';
 import { parseArgs } from 'node:util';
+import type { Source } from '../lib/api/routes/sources.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,11 +40,6 @@ const env = (k: string, d?: string): string => {
   if (v === undefined) throw new Error(`${k} is not set: source the stack's .stack/env first`);
   return v;
 };
-
-interface Source {
-  id: string;
-  config: Record<string, unknown>;
-}
 
 async function ensureSyncs(): Promise<{ sourceId: string; syncIds: string[] }> {
   const repo = snapshotOf(goSrc);

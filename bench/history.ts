@@ -16,6 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, root, stackPool, syncThroughGateway } from './support/gateway.ts';
+import type { Sync as SyncJson } from '../lib/api/schemas.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,12 +32,6 @@ const statePath = join(root, '.stack/bench-resync.json');
 if (!existsSync(statePath)) throw new Error('run bench/resync.ts --corpus go --syncs 1 first');
 const sourceId = (JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, string>).go;
 if (!sourceId) throw new Error('no go source in .stack/bench-resync.json');
-
-interface SyncJson {
-  id: string;
-  status: string;
-  created_at: string;
-}
 
 async function completedSyncs(): Promise<SyncJson[]> {
   const page = await api<{ items: SyncJson[] }>('GET', `/api/syncs?source_id=${sourceId}&limit=200`);

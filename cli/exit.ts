@@ -2,7 +2,7 @@
  * Exit codes scripts can rely on (docs/cli.md), and the one place an error becomes a message and a code. Messages
  * name the cause: the service's error code and message, the parameter at fault, the address that did not answer.
  */
-import { ApiError } from '../mcp/api.ts';
+import { ApiError } from '../lib/api/client.ts';
 
 export const EXIT = {
   OK: 0,

@@ -5,22 +5,14 @@
  * growing pause between attempts. An expired token (401, or the stream's `token_expired` error frame) is renewed
  * for client-credential profiles; a fixed token ends the command with the auth exit code.
  */
-import { toApiError } from '../mcp/api.ts';
+import { request, toApiError } from '../lib/api/client.ts';
+import { getSync } from '../lib/api/routes/syncs.ts';
+import type { Sync } from '../lib/api/schemas.ts';
 import { CliError, EXIT } from './exit.ts';
 import type { ProgressView } from './progress.ts';
 import type { Session } from './session.ts';
-import { readSse, type SseFrame } from './sse.ts';
+import { readSse, type SseFrame } from '../lib/api/sse.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-export interface SyncRun {
-  id: string;
-  status: string;
-  progress_done: number;
-  progress_total: number;
-  progress_meta?: { phase?: string };
-  error?: string | null;
-  [k: string]: unknown;
-}
 
 export const FINAL = new Set(['completed', 'failed', 'cancelled', 'cleaned']);
 
@@ -41,11 +33,11 @@ export async function followSync(
   syncId: string,
   view: ProgressView,
   opts: FollowOptions = {},
-): Promise<SyncRun> {
+): Promise<Sync> {
   const idleMs = opts.idleMs ?? 45_000;
   const maxAttempts = opts.maxAttempts ?? 8;
-  const read = () => session.api.call<SyncRun>('GET', `/api/syncs/${encodeURIComponent(syncId)}`);
-  const show = (s: SyncRun) =>
+  const read = () => request(session.api, getSync, { params: { sync_id: syncId } });
+  const show = (s: Sync) =>
     view.update({ status: s.status, phase: s.progress_meta?.phase, done: s.progress_done, total: s.progress_total });
   let lastId: string | undefined;
   let failures = 0;

@@ -4,16 +4,12 @@
  * one source per owner/name); an unknown one is a usage error naming it. Anything else goes to the service as typed,
  * which names what is wrong with it.
  */
-import type { Api } from '../mcp/api.ts';
+import { request, type Api } from '../lib/api/client.ts';
+import { listSources } from '../lib/api/routes/sources.ts';
 import { CliError, EXIT } from './exit.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const OWNER_NAME = /^([^/\s:]+)\/([^/\s:]+)$/;
-
-interface SourcePage {
-  items: Array<{ id: string; owner: string; name: string }>;
-  next_cursor: string | null;
-}
 
 /** The source id of `ref` (an id, or `owner/name`). */
 export async function resolveSource(api: Api, ref: string): Promise<string> {
@@ -22,7 +18,7 @@ export async function resolveSource(api: Api, ref: string): Promise<string> {
   const [owner, name] = [m[1]!.toLowerCase(), m[2]!.toLowerCase()];
   let cursor: string | undefined;
   do {
-    const page = await api.call<SourcePage>('GET', '/api/sources', { query: { limit: '200', cursor } });
+    const page = await request(api, listSources, { query: { limit: 200, cursor } });
     const found = page.items.find((s) => s.owner.toLowerCase() === owner && s.name.toLowerCase() === name);
     if (found) return found.id;
     cursor = page.next_cursor ?? undefined;

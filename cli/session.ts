@@ -3,7 +3,7 @@
  * CKG_URL and --token / CKG_TOKEN. Client-credential profiles fetch a token from the identity provider through the
  * gateway's /auth proxy and cache it in the profile until a minute before it expires.
  */
-import { createHttpApi, type Api } from '../mcp/api.ts';
+import { createHttpApi, type Api } from '../lib/api/client.ts';
 import { configPath, profileName, readConfig, writeConfig, type Profile } from './config.ts';
 import { CliError, EXIT } from './exit.ts';
 

@@ -9,7 +9,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type Koa from 'koa';
 import { UpstreamError } from '../lib/errors.ts';
-import { ApiError, createHttpApi } from '../mcp/api.ts';
+import { ApiError, createHttpApi } from '../lib/api/client.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Logger } from '../lib/log.ts';
 import { readWholeBody, type BodyLimits } from './proxy/body.ts';

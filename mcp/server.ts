@@ -3,7 +3,7 @@
  * request (stateless streamable HTTP, the caller's token in the Api); the CLI builds one for stdio.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Api } from './api.ts';
+import type { Api } from '../lib/api/client.ts';
 import { registerAnalysis, registerPrReport } from './tools/analysis.ts';
 import { registerNodes } from './tools/nodes.ts';
 import { registerReadFile } from './tools/read-file.ts';

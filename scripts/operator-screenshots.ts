@@ -24,6 +24,8 @@ import { call, graphUrl, ingestionUrl } from '../bench/support/api.ts';
 import { progressQuery } from '../workflows/sync-contract.ts';
 import type { SyncProgress } from '../workflows/sync-types.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Sync as Run } from '../lib/api/schemas.ts';
+import type { Source } from '../lib/api/routes/sources.ts';
 
 const args = process.argv.slice(2);
 const outArg = args.indexOf('--out');
@@ -35,15 +37,6 @@ const modelHost = `http://127.0.0.1:${process.env.CKG_EMBEDDING_PORT ?? '8101'}`
 const chromiumPath = process.env.CKG_CHROMIUM ?? '/usr/bin/chromium';
 const OWNER = 'golang';
 const PACKAGES: Record<string, string> = { crypto: 'crypto', net: 'net', 'encoding-json': 'encoding/json' };
-
-interface Source {
-  id: string;
-  name: string;
-}
-interface Run {
-  id: string;
-  status: string;
-}
 
 /** A request that is tried again once when the connection drops before an answer (a reused keep-alive socket). */
 async function request<T>(method: string, url: string, body?: unknown): Promise<T> {

@@ -4,6 +4,8 @@
  */
 import type { Corpus } from './corpora.ts';
 import { gitRepoOf } from './corpora.ts';
+import type { Sync } from '../../lib/api/schemas.ts';
+import type { Source } from '../../lib/api/routes/sources.ts';
 
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 export const GRAPH_URL = process.env.GRAPH_URL ?? `http://127.0.0.1:${port('CKG_GRAPH_PORT', 8082)}`;
@@ -19,18 +21,6 @@ export async function call<T>(base: string, path: string, init?: { method?: stri
   const text = await res.text();
   if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: ${res.status} ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
-}
-
-interface Source {
-  id: string;
-  last_sync_id: string | null;
-}
-interface Sync {
-  id: string;
-  status: string;
-  stats: Record<string, unknown> | null;
-  started_at: string | null;
-  completed_at: string | null;
 }
 
 /** Registers the corpus as a source and syncs it unless its newest completed sync is already there. */

@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../exit.ts';
 import { note, print, printJson, table } from '../output.ts';
+import { request } from '../../lib/api/client.ts';
+import { deleteSource, listSources, upsertSource } from '../../lib/api/routes/sources.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
-
-type Source = Record<string, unknown> & { id: string; owner: string; name: string };
 
 export function registerSources(program: Command): void {
   const sources = program.command('sources').description('repositories the service syncs');
@@ -16,11 +16,7 @@ export function registerSources(program: Command): void {
     .option('--cursor <cursor>', 'next page (from the previous page)')
     .action(async (_o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { limit: string; cursor?: string }>();
-      const page = await openSession(o).api.call<{ items: Source[]; next_cursor: string | null }>(
-        'GET',
-        '/api/sources',
-        { query: { limit: o.limit, cursor: o.cursor } },
-      );
+      const page = await request(openSession(o).api, listSources, { query: { limit: o.limit, cursor: o.cursor } });
       if (o.json) return printJson(page);
       print(
         table(
@@ -50,12 +46,12 @@ export function registerSources(program: Command): void {
       const m = /^([^/\s]+)\/([^/\s]+)$/.exec(repo);
       if (!m) throw new CliError(`<owner/name>: "${repo}" is not of the form owner/name`, EXIT.USAGE);
       const body = {
-        owner: m[1],
-        name: m[2],
+        owner: m[1]!,
+        name: m[2]!,
         ...(url ? { url } : {}),
         ...(o.branch ? { default_branch: o.branch } : {}),
       };
-      const s = await openSession(o).api.call<Source>('POST', '/api/sources', { body });
+      const s = await request(openSession(o).api, upsertSource, { body });
       if (o.json) return printJson(s);
       print(s.id);
       note(`source ${s.owner}/${s.name}: ${s.id}`);
@@ -67,7 +63,7 @@ export function registerSources(program: Command): void {
     .argument('<source-id>')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions>();
-      await openSession(o).api.call('DELETE', `/api/sources/${encodeURIComponent(id)}`);
+      await request(openSession(o).api, deleteSource, { params: { source_id: id } });
       if (o.json) return printJson({ deleted: id });
       note(`removed source ${id}`);
     });

@@ -1,7 +1,10 @@
 /** sync start [--follow] / list / show / cancel / retry [--follow]. */
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../exit.ts';
-import { followSync, type SyncRun } from '../follow.ts';
+import { request } from '../../lib/api/client.ts';
+import { cancelSync, createSync, getSync, listSyncs, retrySync } from '../../lib/api/routes/syncs.ts';
+import type { Sync } from '../../lib/api/schemas.ts';
+import { followSync } from '../follow.ts';
 import { note, print, printJson, table } from '../output.ts';
 import { resolveSource, resolveSourceOption } from '../names.ts';
 import { ProgressView } from '../progress.ts';
@@ -17,14 +20,14 @@ const COLUMNS = [
   { key: 'error', header: 'ERROR', max: 50 },
 ];
 
-const row = (s: SyncRun) => ({
+const row = (s: Sync) => ({
   ...s,
   phase: s.progress_meta?.phase,
   progress: `${s.progress_done}/${s.progress_total}`,
 });
 
 /** Prints a run; with --follow first follows it to its end (exit 7 when it did not complete). */
-async function report(session: Session, s: SyncRun, o: GlobalOptions & { follow?: boolean }): Promise<void> {
+async function report(session: Session, s: Sync, o: GlobalOptions & { follow?: boolean }): Promise<void> {
   let run = s;
   if (o.follow) {
     const view = new ProgressView();
@@ -52,7 +55,7 @@ export function registerSyncs(program: Command): void {
     .action(async (source: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { follow?: boolean }>();
       const session = openSession(o);
-      const s = await session.api.call<SyncRun>('POST', '/api/syncs', {
+      const s = await request(session.api, createSync, {
         body: { source_id: await resolveSource(session.api, source), triggered_by: 'cli' },
       });
       if (!o.json) note(`sync ${s.id} started`);
@@ -71,7 +74,7 @@ export function registerSyncs(program: Command): void {
         GlobalOptions & { source?: string; status?: string; limit: string; cursor?: string }
       >();
       const { api } = openSession(o);
-      const page = await api.call<{ items: SyncRun[]; next_cursor: string | null }>('GET', '/api/syncs', {
+      const page = await request(api, listSyncs, {
         query: {
           source_id: await resolveSourceOption(api, o.source),
           status: o.status,
@@ -92,7 +95,7 @@ export function registerSyncs(program: Command): void {
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { follow?: boolean }>();
       const session = openSession(o);
-      await report(session, await session.api.call<SyncRun>('GET', `/api/syncs/${encodeURIComponent(id)}`), o);
+      await report(session, await request(session.api, getSync, { params: { sync_id: id } }), o);
     });
 
   for (const [verb, what] of [
@@ -106,7 +109,7 @@ export function registerSyncs(program: Command): void {
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const o = cmd.optsWithGlobals<GlobalOptions & { follow?: boolean }>();
         const session = openSession(o);
-        const s = await session.api.call<SyncRun>('POST', `/api/syncs/${encodeURIComponent(id)}/${verb}`);
+        const s = await request(session.api, verb === 'cancel' ? cancelSync : retrySync, { params: { sync_id: id } });
         if (!o.json) note(`${verb}: sync ${s.id} is ${s.status}`);
         await report(session, s, o);
       });

@@ -5,7 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { PrReport } from '../../lib/api/pr-report.ts';
-import type { Api } from '../api.ts';
+import type { Api } from '../../lib/api/client.ts';
 import { errorResult, fitList, MAX_CHARS, textResult } from '../fit.ts';
 import { nodeId, offset, safely, syncId } from './common.ts';
 import { completenessLine, symbolArg, type SymbolImpactAnswer } from './symbols.ts';

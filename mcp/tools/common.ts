@@ -1,7 +1,7 @@
 /** Pieces every tool uses: the input fields that recur, and the wrapper that turns a failed call into a tool error. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ApiError } from '../api.ts';
+import { ApiError } from '../../lib/api/client.ts';
 import { errorResult } from '../fit.ts';
 
 export const nodeId = z

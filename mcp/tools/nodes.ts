@@ -1,7 +1,7 @@
 /** get_node (detail with neighbours, paginated), summarize_file. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Api } from '../api.ts';
+import type { Api } from '../../lib/api/client.ts';
 import { fitList, jsonResult } from '../fit.ts';
 import { nodeId, nodePath, offset, safely, syncId } from './common.ts';
 

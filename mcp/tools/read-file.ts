@@ -4,7 +4,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Api } from '../api.ts';
+import type { Api } from '../../lib/api/client.ts';
 import { errorResult, textResult } from '../fit.ts';
 import { renderLines, type FileText } from '../lines.ts';
 import { nodeId, nodePath, safely, syncId } from './common.ts';

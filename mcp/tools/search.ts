@@ -6,7 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { FILE_TYPES } from '../../lib/file-types.ts';
-import type { Api } from '../api.ts';
+import type { Api } from '../../lib/api/client.ts';
 import { fitList } from '../fit.ts';
 import { safely } from './common.ts';
 import { cursor } from './sources.ts';

@@ -1,14 +1,10 @@
 /** list_sources (GET /api/sources), paginated with the service's cursor. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Api } from '../api.ts';
+import { request, type Api } from '../../lib/api/client.ts';
+import { listSources } from '../../lib/api/routes/sources.ts';
 import { fitList } from '../fit.ts';
 import { safely } from './common.ts';
-
-interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
 
 export const cursor = z.string().optional().describe('next_cursor of the previous answer, for the next page.');
 
@@ -23,7 +19,7 @@ export function registerSources(server: McpServer, api: Api): void {
     },
     ({ cursor, limit }) =>
       safely(async () => {
-        const page = await api.call<Page<Record<string, unknown>>>('GET', '/api/sources', { query: { cursor, limit } });
+        const page = await request(api, listSources, { query: { cursor, limit } });
         const items = page.items.map((s) => ({
           id: s.id,
           owner: s.owner,

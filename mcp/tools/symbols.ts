@@ -6,7 +6,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Api } from '../api.ts';
+import type { Api } from '../../lib/api/client.ts';
 import { MAX_CHARS, textResult } from '../fit.ts';
 import { safely, syncId } from './common.ts';
 

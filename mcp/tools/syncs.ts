@@ -4,28 +4,13 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Api } from '../api.ts';
+import { request, type Api } from '../../lib/api/client.ts';
+import { createSync, getSync, listIssues, listSyncs } from '../../lib/api/routes/syncs.ts';
+import type { Sync } from '../../lib/api/schemas.ts';
+import { SYNC_STATUSES } from '../../lib/sync-runs/types.ts';
 import { fitList, jsonResult } from '../fit.ts';
 import { safely } from './common.ts';
 import { cursor } from './sources.ts';
-
-const STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled', 'cleaned'] as const;
-
-interface Sync {
-  id: string;
-  source_id: string;
-  status: string;
-  progress_done: number;
-  progress_total: number;
-  progress_meta: { phase?: string };
-  error: string | null;
-  issues_recorded: number;
-  started_at: string | null;
-  completed_at: string | null;
-  created_at: string;
-  stats: Record<string, unknown>;
-  triggered_by: string | null;
-}
 
 /** The part of a run an agent needs. */
 export function syncBrief(s: Sync): Record<string, unknown> {
@@ -34,7 +19,7 @@ export function syncBrief(s: Sync): Record<string, unknown> {
     id: s.id,
     source_id: s.source_id,
     status: s.status,
-    phase: s.progress_meta?.phase,
+    phase: (s.progress_meta as { phase?: string }).phase,
     progress: `${s.progress_done}/${s.progress_total}${pct === undefined ? '' : ` (${pct}%)`}`,
     error: s.error ?? undefined,
     issues_recorded: s.issues_recorded,
@@ -53,7 +38,7 @@ export function registerSyncs(server: McpServer, api: Api): void {
       description: 'Sync runs (snapshots of a source), newest first, with status and progress.',
       inputSchema: {
         source_id: z.string().uuid().optional(),
-        status: z.enum(STATUSES).optional(),
+        status: z.enum(SYNC_STATUSES).optional(),
         cursor,
         limit: z.number().int().min(1).max(200).default(20),
       },
@@ -61,9 +46,7 @@ export function registerSyncs(server: McpServer, api: Api): void {
     },
     ({ source_id, status, cursor, limit }) =>
       safely(async () => {
-        const page = await api.call<{ items: Sync[]; next_cursor: string | null }>('GET', '/api/syncs', {
-          query: { source_id, status, cursor, limit },
-        });
+        const page = await request(api, listSyncs, { query: { source_id, status, cursor, limit } });
         const items = page.items.map(syncBrief);
         return fitList({ next_cursor: page.next_cursor }, 'syncs', items, { offset: 0, total: items.length });
       }),
@@ -81,7 +64,7 @@ export function registerSyncs(server: McpServer, api: Api): void {
     },
     ({ source_id }) =>
       safely(async () => {
-        const s = await api.call<Sync>('POST', '/api/syncs', { body: { source_id, triggered_by: 'mcp' } });
+        const s = await request(api, createSync, { body: { source_id, triggered_by: 'mcp' } });
         return jsonResult(syncBrief(s));
       }),
   );
@@ -98,10 +81,9 @@ export function registerSyncs(server: McpServer, api: Api): void {
     },
     ({ sync_id }) =>
       safely(async () => {
-        const id = encodeURIComponent(sync_id);
         const [s, issues] = await Promise.all([
-          api.call<Sync>('GET', `/api/syncs/${id}`),
-          api.call<{ items: unknown[] }>('GET', `/api/syncs/${id}/issues`, { query: { limit: 10 } }),
+          request(api, getSync, { params: { sync_id } }),
+          request(api, listIssues, { params: { sync_id }, query: { limit: 10 } }),
         ]);
         return jsonResult({ ...syncBrief(s), stats: s.stats, first_issues: issues.items });
       }),

@@ -13,20 +13,7 @@ import {
   waitForStatus,
   type Harness,
 } from '../support/ingestion/harness.ts';
-
-interface Schedule {
-  id: number;
-  source_id: string;
-  interval_minutes: number;
-  config_overrides: Record<string, unknown>;
-  enabled: boolean;
-  last_run_at: string | null;
-  next_run_at: string | null;
-  created_at: string;
-}
-interface ErrorBody {
-  error: { code: string; message: string; field?: string; details?: Record<string, unknown> };
-}
+import type { ErrorBody, Schedule } from '../../lib/api/schemas.ts';
 
 describe('ingestion: schedules as Temporal Schedules', () => {
   let h: Harness;

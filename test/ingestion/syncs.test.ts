@@ -20,8 +20,7 @@ import {
   waitForStatus,
   type Harness,
 } from '../support/ingestion/harness.ts';
-
-type Sync = Record<string, unknown> & { id: string; status: string };
+import type { Sync } from '../../lib/api/schemas.ts';
 
 describe('ingestion: sync commands', () => {
   let h: Harness;

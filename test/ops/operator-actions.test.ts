@@ -30,21 +30,10 @@ import {
 } from '../support/ingestion/harness.ts';
 import { testEnv } from '../support/env.ts';
 import { launchBrowser } from '../support/browser.ts';
+import type { Schedule, Sync } from '../../lib/api/schemas.ts';
 
 /** The bound: the API says what Temporal says within this long after an action. */
 const AGREE_MS = 10_000;
-
-interface Sync {
-  id: string;
-  status: string;
-  error: string | null;
-  progress_meta: Record<string, unknown>;
-}
-interface Schedule {
-  id: number;
-  enabled: boolean;
-  next_run_at: string | null;
-}
 
 describe('operator actions in the Temporal UI, checked against the API', () => {
   let h: Harness;

@@ -16,8 +16,7 @@ import {
   type Harness,
 } from '../support/ingestion/harness.ts';
 import { reconcileAll } from '../../temporal/ingestion/syncs/reconcile.ts';
-
-type Sync = Record<string, unknown> & { id: string; status: string; error: string | null };
+import type { Sync } from '../../lib/api/schemas.ts';
 
 describe('reliability: the reconciler', () => {
   let h: Harness;

@@ -27,21 +27,12 @@ import { testEnv } from '../support/env.ts';
 import { insertSource, temporalIdOfSchedule } from '../support/fixtures.ts';
 import { TcpRelay } from '../support/tcp-relay.ts';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.ts';
+import type { ErrorBody, Schedule } from '../../lib/api/schemas.ts';
 
 /** Interval of the test schedules: one tick a year, so none fires during the test. */
 const YEARLY = 525_600;
 const CALL_TIMEOUT_MS = 4000;
 const CONNECT_TIMEOUT_MS = 2000;
-
-interface Schedule {
-  id: number;
-  enabled: boolean;
-  interval_minutes: number;
-  config_overrides: Record<string, unknown>;
-}
-interface ErrorBody {
-  error: { code: string; message: string };
-}
 
 describe('reliability: schedule writes hold no connection while they call Temporal', () => {
   let db: TestDatabase;

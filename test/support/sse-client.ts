@@ -1,5 +1,9 @@
-/** A server-sent event client over plain node:http that parses frames, for gateway tests and the benchmark. */
+/**
+ * A server-sent event client over plain node:http, for gateway tests and the benchmarks: frames parsed by the
+ * service's one SSE parser (lib/api/sse.ts, eventsource-parser), comments and retry hints kept as frames too.
+ */
 import http from 'node:http';
+import { sseParser } from '../../lib/api/sse.ts';
 
 export interface Frame {
   id?: string;
@@ -29,7 +33,6 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
       res.setEncoding('utf8');
-      let buf = '';
       const client: SseClient = {
         status: res.statusCode ?? 0,
         headers: res.headers,
@@ -44,22 +47,18 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
           poll(() => client.events.length >= n, ms, `${n} events`).then(() => client.events),
         waitForEnd: (ms = 10000) => poll(() => client.ended, ms, 'end of stream'),
       };
-      // Linear parsing: frames are cut out of the buffer by index, the remainder is kept once per chunk.
+      const push = (f: Frame) => {
+        client.frames.push(f);
+        client.onFrame?.(f);
+      };
+      const parser = sseParser({
+        event: push,
+        comment: (comment) => push({ comment }),
+        retry: (ms) => push({ retry: String(ms) }),
+      });
       res.on('data', (chunk: string) => {
-        if (client.status !== 200) {
-          client.body += chunk;
-          return;
-        }
-        buf += chunk;
-        let start = 0;
-        let i: number;
-        while ((i = buf.indexOf('\n\n', start)) >= 0) {
-          const f = parseFrame(buf.slice(start, i));
-          start = i + 2;
-          client.frames.push(f);
-          client.onFrame?.(f);
-        }
-        buf = buf.slice(start);
+        if (client.status !== 200) client.body += chunk;
+        else parser.feed(chunk);
       });
       const end = () => (client.ended = true);
       res.on('end', end);
@@ -69,21 +68,6 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
     });
     req.on('error', reject);
   });
-}
-
-function parseFrame(block: string): Frame {
-  const f: Frame = {};
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) f.comment = line.slice(1).trim();
-    else {
-      const c = line.indexOf(':');
-      const k = line.slice(0, c);
-      const v = line.slice(c + 1).replace(/^ /, '');
-      if (k === 'data') f.data = f.data === undefined ? v : f.data + '\n' + v;
-      else if (k === 'id' || k === 'event' || k === 'retry') f[k] = v;
-    }
-  }
-  return f;
 }
 
 async function poll(check: () => boolean, ms: number, what: string): Promise<void> {

@@ -2,6 +2,7 @@
  * The gateway's REST API as the explorer uses it: same origin, bearer token in the Authorization header (never in
  * the URL), one retry with a refreshed token after a 401, errors in the service's one JSON shape.
  */
+import type { Sync } from '../../lib/api/schemas.ts';
 import type { Auth } from './auth.ts';
 
 export class ApiError extends Error {
@@ -22,18 +23,8 @@ export interface Source {
   last_sync_id: string | null;
 }
 
-export interface SyncRun {
-  id: string;
-  source_id: string;
-  status: string;
-  ref: string | null;
-  progress_done: number;
-  progress_total: number;
-  triggered_by: string | null;
-  error?: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
+/** A sync run as the service answers it (lib/api/schemas.ts). */
+export type SyncRun = Sync;
 
 export interface NodeData {
   id: string;

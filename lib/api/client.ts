@@ -1,8 +1,13 @@
 /**
- * What the MCP tools (and the CLI) need of the service: REST calls by method and path, answering the parsed JSON or
- * throwing ApiError with the service's error code. Who answers is the caller's choice: inside the gateway the
- * components themselves (`route` picks the upstream, the caller's token is forwarded), from the CLI the gateway.
+ * The one REST client of the service, used by the MCP tools, the CLI and the tests: calls by method and path, or of
+ * a declared route (`request`: path, query and body typed from its schemas in lib/api/routes/, the answer typed from
+ * its response schema), answering the parsed JSON or throwing ApiError with the service's error code. Who answers is
+ * the caller's choice: inside the gateway the components themselves (`base` picks the upstream, the caller's token
+ * is forwarded), from the CLI the gateway. Server-sent events: lib/api/sse.ts.
  */
+import type { z } from 'zod';
+import type { BodyOf, Reply, RouteDef } from './route.ts';
+
 export interface ApiRequest {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
@@ -86,4 +91,35 @@ export function createHttpApi(opts: HttpApiOptions): Api {
       return (text === '' ? undefined : JSON.parse(text)) as T;
     },
   };
+}
+
+type Params<D extends RouteDef> = NonNullable<D['params']>;
+type Query<D extends RouteDef> = NonNullable<D['query']>;
+
+/** What a declared route takes: its path parameters, query and body, typed from its schemas. */
+export type RouteRequest<D extends RouteDef> = ([keyof Params<D>] extends [never]
+  ? { params?: undefined }
+  : string extends keyof Params<D>
+    ? { params?: undefined }
+    : { params: { [K in keyof Params<D>]: string | number } }) & {
+  query?: { [K in keyof Query<D>]?: string | number | boolean | undefined };
+} & ([BodyOf<D>] extends [never]
+    ? { body?: undefined }
+    : NonNullable<D['body']> extends { required: true }
+      ? { body: z.input<BodyOf<D>> }
+      : { body?: z.input<BodyOf<D>> });
+
+/** The path of a route with its parameters filled in (each percent-encoded). */
+export function routePath(template: string, params: Record<string, string | number> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = params[name];
+    if (v === undefined) throw new Error(`${template}: path parameter ${name} is missing`);
+    return encodeURIComponent(String(v));
+  });
+}
+
+/** Calls a declared route (lib/api/routes/) through `api`. */
+export function request<D extends RouteDef>(api: Api, def: D, req: RouteRequest<D>): Promise<Reply<D>> {
+  const r = req as { params?: Record<string, string | number>; query?: ApiRequest['query']; body?: unknown };
+  return api.call<Reply<D>>(def.method, routePath(def.path, r.params), { query: r.query, body: r.body });
 }
