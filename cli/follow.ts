@@ -6,6 +6,7 @@
  * for client-credential profiles; a fixed token ends the command with the auth exit code.
  */
 import { request, toApiError } from '../lib/api/client.ts';
+import type { EventRow, SyncLifecycle, SyncProgress } from '../lib/api/events.ts';
 import { getSync } from '../lib/api/routes/syncs.ts';
 import type { Sync } from '../lib/api/schemas.ts';
 import { CliError, EXIT } from './exit.ts';
@@ -21,11 +22,6 @@ export interface FollowOptions {
   idleMs?: number;
   /** Consecutive failed connection attempts before giving up. */
   maxAttempts?: number;
-}
-
-interface EventRow {
-  sync_id: string | null;
-  payload: { status?: string; phase?: string; progress_done?: number; progress_total?: number };
 }
 
 export async function followSync(
@@ -119,11 +115,12 @@ function apply(f: SseFrame, syncId: string, view: ProgressView): string | undefi
   if (f.event !== 'sync_progress' && f.event !== 'sync_lifecycle') return undefined;
   const row = JSON.parse(f.data) as EventRow;
   if (row.sync_id !== syncId) return undefined;
-  const p = row.payload;
   if (f.event === 'sync_progress') {
+    const p = row.payload as SyncProgress;
     view.update({ phase: p.phase, done: p.progress_done ?? 0, total: p.progress_total ?? 0 });
     return undefined;
   }
+  const p = row.payload as SyncLifecycle;
   if (p.status === 'purged') return 'purged';
   if (p.status) view.update({ status: p.status });
   return p.status && FINAL.has(p.status) ? 'final' : undefined;

@@ -1,4 +1,6 @@
 /** The gateway's own part of the API document: /health, /api/events, /auth/*, and what every route shares. */
+import { EVENT_SCHEMAS } from '../../lib/api/events.ts';
+import { componentsOf } from '../../lib/api/openapi.ts';
 import { errorResponse, json, ref, sharedSchemas } from '../../lib/openapi.ts';
 
 export type OpenApiDoc = Record<string, unknown> & {
@@ -43,7 +45,8 @@ export function gatewayDocument(issuer: string): OpenApiDoc {
           summary: 'Server-sent event stream: catch-up after a resume id, then live',
           description:
             'Frames: `id: <row id>`, `event: <type>` (sync_lifecycle, sync_progress, source_changed, schedule_changed), ' +
-            '`data: <the event row as JSON {id, type, sync_id, source_id, payload, created_at}>`. With a resume id ' +
+            '`data: <the event row as JSON {id, type, sync_id, source_id, payload, created_at}>` (schema EventRow; ' +
+            'the sync payloads: SyncLifecycle, SyncProgress; the error frame: StreamError). With a resume id ' +
             '(Last-Event-ID header, else last_event_id) every stored row after it is sent first, in id order; without ' +
             'one the stream starts live. Comment lines (`: heartbeat`) every 15 s. A row whose transaction committed ' +
             'after later rows were sent arrives as a frame without an `id:` line (its id is in data.id). When the ' +
@@ -62,7 +65,10 @@ export function gatewayDocument(issuer: string): OpenApiDoc {
             },
           ],
           responses: {
-            '200': { description: 'the stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            '200': {
+              description: 'the stream; each frame’s data is an EventRow',
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
             '400': errorResponse('INVALID_ARGUMENT: the resume id is not a non-negative integer'),
             '401': errorResponse('UNAUTHORIZED or token_expired'),
             '503': errorResponse('UPSTREAM_UNAVAILABLE: the event stream is not connected to the database yet'),
@@ -123,7 +129,7 @@ export function gatewayDocument(issuer: string): OpenApiDoc {
         queryToken: { type: 'apiKey', in: 'query', name: 'token' },
         oidc: { type: 'openIdConnect', openIdConnectUrl: `${issuer}/.well-known/openid-configuration` },
       },
-      schemas: { Error: sharedSchemas.Error, Health: sharedSchemas.Health },
+      schemas: { Error: sharedSchemas.Error, Health: sharedSchemas.Health, ...componentsOf(EVENT_SCHEMAS) },
       responses: {
         Unauthorized: errorResponse('UNAUTHORIZED (invalid or missing token) or token_expired'),
         UpstreamDisconnected: errorResponse('UPSTREAM_DISCONNECTED: the component closed the connection'),

@@ -4,23 +4,12 @@
  * (`last_event_id`, besides the browser's own Last-Event-ID), with a fresh token when the old one expired (an
  * `error` frame with code `token_expired`, or a refused reconnect).
  */
+import type { SyncLifecycle, SyncProgress } from '../../lib/api/events.ts';
 import type { Auth } from './auth.ts';
 
-export interface LifecycleEvent {
-  sync_id: string;
-  source_id: string;
-  status: string;
-  previous_status?: string | null;
-  error?: string | null;
-}
-
-export interface ProgressEvent {
-  sync_id: string;
-  source_id: string;
-  phase: string;
-  progress_done: number;
-  progress_total: number;
-}
+/** The payloads of the two sync events (lib/api/events.ts). */
+export type LifecycleEvent = SyncLifecycle;
+export type ProgressEvent = SyncProgress;
 
 export interface LiveHandlers {
   lifecycle(e: LifecycleEvent): void;
