@@ -45,6 +45,127 @@ function facts(n: NodeDetail['node'], inGraph: NodeData | undefined): HTMLElemen
   return el('dl', { class: 'facts' }, ...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
 }
 
+/** Links the detail pane's lists follow: a file node focuses it in the graph, a symbol opens its detail. */
+interface Links {
+  focus(nodeId: string): void;
+  symbol(address: string, syncId: string | undefined): void;
+}
+
+const neighbourList = (links: Links, title: string, items: Neighbour[], cls: string, syncId?: string) => {
+  if (items.length === 0) return null;
+  const list = el('ul', { class: `neighbours ${cls}` });
+  for (const n of [...items].sort((a, b) => (b.weight ?? 0) - (a.weight ?? 0) || a.name.localeCompare(b.name))) {
+    const label = `${n.name}${n.weight ? ` ×${n.weight}` : ''}`;
+    const isSymbol = n.node_id.startsWith('src_') && n.node_id.includes('#');
+    const item = n.node_id.startsWith('src_')
+      ? el('button', { type: 'button', class: isSymbol ? 'link symbol-link' : 'link', title: n.node_id }, label)
+      : el('span', { title: n.node_id }, label);
+    if (item instanceof HTMLButtonElement) {
+      item.addEventListener('click', () => (isSymbol ? links.symbol(n.node_id, syncId) : links.focus(n.node_id)));
+    }
+    list.append(el('li', {}, item));
+  }
+  return el('section', {}, el('h3', {}, `${title} (${items.length})`), list);
+};
+
+const completenessText = (c: Completeness) =>
+  c.status === 'exact'
+    ? 'exact'
+    : `lower bound: ${c.reasons.map((r) => `${r.count} ${r.reason.replace(/_/g, ' ')}`).join(', ')}`;
+
+const relatedList = (
+  links: Links,
+  title: string,
+  items: RelatedSymbol[],
+  total: number | undefined,
+  syncId: string,
+  cls: string,
+  completeness?: Completeness,
+) => {
+  if (items.length === 0 && completeness === undefined) return null;
+  const list = el('ul', { class: `neighbours symbols ${cls}` });
+  for (const r of items) {
+    const sites = r.lines.length > 0 ? ` · lines ${r.lines.join(', ')}` : '';
+    const button = el(
+      'button',
+      { type: 'button', class: 'link symbol-link', title: `${r.id}\nresolved by ${r.provenance} (${r.confidence})` },
+      `${r.key}`,
+    );
+    button.addEventListener('click', () => links.symbol(r.id, syncId));
+    list.append(
+      el(
+        'li',
+        {},
+        button,
+        el('span', { class: 'muted' }, ` ${r.file_path}:${r.line} · ${r.provenance} ${r.confidence}${sites}`),
+      ),
+    );
+  }
+  const head = el('h3', {}, `${title} (${total ?? items.length})`);
+  const note = completeness
+    ? el('p', { class: 'muted completeness', 'data-status': completeness.status }, completenessText(completeness))
+    : null;
+  return el('section', { 'data-relation': cls }, head, ...(note ? [note] : []), list);
+};
+
+/** The file's cached summary and a button that has the model write it (again). */
+const summarySection = (api: Api, nodeId: string, syncId: string | undefined, description: string | null) => {
+  const text = el('p', { class: 'summary-text' }, description ?? 'No summary yet.');
+  const button = el('button', { type: 'button', id: 'generate-summary' }, description ? 'Regenerate' : 'Generate');
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    text.textContent = 'Generating…';
+    api
+      .get<Summary>(nodePath(nodeId, 'summary'), { sync_id: syncId, force: 'true' })
+      .then((s) => {
+        text.textContent =
+          s.summary ??
+          (s.source === 'no_content' ? 'The file has no content to summarise.' : 'The model gave no summary.');
+        text.dataset.source = s.source;
+      })
+      .catch((err: unknown) => (text.textContent = `Summary failed: ${errorText(err)}`))
+      .finally(() => (button.disabled = false));
+  });
+  return el('section', { class: 'summary' }, el('h3', {}, 'Summary ', button), text);
+};
+
+/** The symbol's uses the resolver could not tie to a definition, with why. */
+const unresolvedSection = (unresolved: SymbolDetail['unresolved']) =>
+  unresolved.length === 0
+    ? null
+    : el(
+        'section',
+        { 'data-relation': 'unresolved' },
+        el('h3', {}, `Not resolved (${unresolved.length})`),
+        el(
+          'ul',
+          { class: 'neighbours' },
+          ...unresolved.map((u) => el('li', {}, `${u.text} · line ${u.line} · ${u.reason.replace(/_/g, ' ')}`)),
+        ),
+      );
+
+/** The file's text, highlighted, loaded after the pane is shown (dropped if the pane moved on meanwhile). */
+const fileSection = (
+  api: Api,
+  nodeId: string,
+  syncId: string | undefined,
+  language: string,
+  stillShown: () => boolean,
+  line: number | undefined,
+) => {
+  const box = el('section', { class: 'file' }, el('h3', {}, 'File'), el('p', { class: 'muted' }, 'Loading…'));
+  api
+    .get<FileContent>(nodePath(nodeId, 'file'), { sync_id: syncId })
+    .then((f) => {
+      if (!stillShown()) return;
+      const view = renderFile(f.content, language, f.truncated, line);
+      box.lastElementChild?.replaceWith(view);
+      if (line !== undefined) view.querySelector('.line-mark')?.scrollIntoView({ block: 'center' });
+    })
+    .catch((err: unknown) => box.lastElementChild?.replaceWith(el('p', { class: 'error' }, errorText(err))));
+  return box;
+};
+
 export function createDetailPane(
   root: HTMLElement,
   api: Api,
@@ -52,103 +173,11 @@ export function createDetailPane(
 ): DetailPane {
   let current = 0;
 
-  // Set below: the pane's own methods, used by the links it renders.
+  // The pane's own methods (set below), used by the links it renders.
   let openSymbol: (address: string, syncId: string | undefined) => void = () => undefined;
-
-  const neighbourList = (title: string, items: Neighbour[], cls: string, syncId?: string) => {
-    if (items.length === 0) return null;
-    const list = el('ul', { class: `neighbours ${cls}` });
-    for (const n of [...items].sort((a, b) => (b.weight ?? 0) - (a.weight ?? 0) || a.name.localeCompare(b.name))) {
-      const label = `${n.name}${n.weight ? ` ×${n.weight}` : ''}`;
-      const isSymbol = n.node_id.startsWith('src_') && n.node_id.includes('#');
-      const item = n.node_id.startsWith('src_')
-        ? el('button', { type: 'button', class: isSymbol ? 'link symbol-link' : 'link', title: n.node_id }, label)
-        : el('span', { title: n.node_id }, label);
-      if (item instanceof HTMLButtonElement) {
-        item.addEventListener('click', () => (isSymbol ? openSymbol(n.node_id, syncId) : actions.focus(n.node_id)));
-      }
-      list.append(el('li', {}, item));
-    }
-    return el('section', {}, el('h3', {}, `${title} (${items.length})`), list);
-  };
-
-  const completenessText = (c: Completeness) =>
-    c.status === 'exact'
-      ? 'exact'
-      : `lower bound: ${c.reasons.map((r) => `${r.count} ${r.reason.replace(/_/g, ' ')}`).join(', ')}`;
-
-  const relatedList = (
-    title: string,
-    items: RelatedSymbol[],
-    total: number | undefined,
-    syncId: string,
-    cls: string,
-    completeness?: Completeness,
-  ) => {
-    if (items.length === 0 && completeness === undefined) return null;
-    const list = el('ul', { class: `neighbours symbols ${cls}` });
-    for (const r of items) {
-      const sites = r.lines.length > 0 ? ` · lines ${r.lines.join(', ')}` : '';
-      const button = el(
-        'button',
-        { type: 'button', class: 'link symbol-link', title: `${r.id}\nresolved by ${r.provenance} (${r.confidence})` },
-        `${r.key}`,
-      );
-      button.addEventListener('click', () => openSymbol(r.id, syncId));
-      list.append(
-        el(
-          'li',
-          {},
-          button,
-          el('span', { class: 'muted' }, ` ${r.file_path}:${r.line} · ${r.provenance} ${r.confidence}${sites}`),
-        ),
-      );
-    }
-    const head = el('h3', {}, `${title} (${total ?? items.length})`);
-    const note = completeness
-      ? el('p', { class: 'muted completeness', 'data-status': completeness.status }, completenessText(completeness))
-      : null;
-    return el('section', { 'data-relation': cls }, head, ...(note ? [note] : []), list);
-  };
-
-  const summarySection = (nodeId: string, syncId: string | undefined, description: string | null) => {
-    const text = el('p', { class: 'summary-text' }, description ?? 'No summary yet.');
-    const button = el('button', { type: 'button', id: 'generate-summary' }, description ? 'Regenerate' : 'Generate');
-    button.addEventListener('click', () => {
-      button.disabled = true;
-      text.textContent = 'Generating…';
-      api
-        .get<Summary>(nodePath(nodeId, 'summary'), { sync_id: syncId, force: 'true' })
-        .then((s) => {
-          text.textContent =
-            s.summary ??
-            (s.source === 'no_content' ? 'The file has no content to summarise.' : 'The model gave no summary.');
-          text.dataset.source = s.source;
-        })
-        .catch((err: unknown) => (text.textContent = `Summary failed: ${errorText(err)}`))
-        .finally(() => (button.disabled = false));
-    });
-    return el('section', { class: 'summary' }, el('h3', {}, 'Summary ', button), text);
-  };
-
-  const fileSection = (
-    nodeId: string,
-    syncId: string | undefined,
-    language: string,
-    token: number,
-    line: number | undefined,
-  ) => {
-    const box = el('section', { class: 'file' }, el('h3', {}, 'File'), el('p', { class: 'muted' }, 'Loading…'));
-    api
-      .get<FileContent>(nodePath(nodeId, 'file'), { sync_id: syncId })
-      .then((f) => {
-        if (token !== current) return;
-        const view = renderFile(f.content, language, f.truncated, line);
-        box.lastElementChild?.replaceWith(view);
-        if (line !== undefined) view.querySelector('.line-mark')?.scrollIntoView({ block: 'center' });
-      })
-      .catch((err: unknown) => box.lastElementChild?.replaceWith(el('p', { class: 'error' }, errorText(err))));
-    return box;
+  const links: Links = {
+    focus: (nodeId) => void actions.focus(nodeId),
+    symbol: (address, syncId) => openSymbol(address, syncId),
   };
 
   const pane: DetailPane = {
@@ -170,19 +199,21 @@ export function createDetailPane(
         el('header', { class: 'node-head' }, swatch(colourOf(n.type)), el('h2', { id: 'detail-name' }, n.name)),
         el('p', { class: 'path', title: n.id }, n.id.slice(n.id.indexOf(':') + 1)),
         facts(n, inGraph),
-        summarySection(nodeId, syncId, n.description),
+        summarySection(api, nodeId, syncId, n.description),
         neighbourList(
+          links,
           'Depends on',
           deps.filter((x) => x.direction === 'out'),
           'out',
         ),
         neighbourList(
+          links,
           'Used by',
           deps.filter((x) => x.direction === 'in'),
           'in',
         ),
-        neighbourList('Defines', others, 'other', n.sync_id),
-        fileSection(nodeId, syncId, n.language, token, line),
+        neighbourList(links, 'Defines', others, 'other', n.sync_id),
+        fileSection(api, nodeId, syncId, n.language, () => token === current, line),
       ];
       root.replaceChildren(...parts.filter((p) => p !== null));
     },
@@ -216,26 +247,15 @@ export function createDetailPane(
         el('p', { class: 'path' }, where),
         s.signature ? el('pre', { class: 'signature' }, s.signature) : null,
         s.doc ? el('p', { class: 'doc' }, s.doc) : null,
-        relatedList('Callers', d.callers, c.callers, sync, 'callers', d.completeness.callers),
-        relatedList('Callees', d.callees, c.callees, sync, 'callees', d.completeness.callees),
-        relatedList('Supertypes', d.supertypes, c.supertypes, sync, 'supertypes'),
-        relatedList('Subtypes', d.subtypes, c.subtypes, sync, 'subtypes'),
-        relatedList('Overrides', d.overrides, c.overrides, sync, 'overrides'),
-        relatedList('Overridden by', d.overridden_by, c.overridden_by, sync, 'overridden-by'),
-        relatedList('References', d.references, c.references, sync, 'references'),
-        relatedList('Referenced by', d.referenced_by, c.referenced_by, sync, 'referenced-by'),
-        d.unresolved.length > 0
-          ? el(
-              'section',
-              { 'data-relation': 'unresolved' },
-              el('h3', {}, `Not resolved (${d.unresolved.length})`),
-              el(
-                'ul',
-                { class: 'neighbours' },
-                ...d.unresolved.map((u) => el('li', {}, `${u.text} · line ${u.line} · ${u.reason.replace(/_/g, ' ')}`)),
-              ),
-            )
-          : null,
+        relatedList(links, 'Callers', d.callers, c.callers, sync, 'callers', d.completeness.callers),
+        relatedList(links, 'Callees', d.callees, c.callees, sync, 'callees', d.completeness.callees),
+        relatedList(links, 'Supertypes', d.supertypes, c.supertypes, sync, 'supertypes'),
+        relatedList(links, 'Subtypes', d.subtypes, c.subtypes, sync, 'subtypes'),
+        relatedList(links, 'Overrides', d.overrides, c.overrides, sync, 'overrides'),
+        relatedList(links, 'Overridden by', d.overridden_by, c.overridden_by, sync, 'overridden-by'),
+        relatedList(links, 'References', d.references, c.references, sync, 'references'),
+        relatedList(links, 'Referenced by', d.referenced_by, c.referenced_by, sync, 'referenced-by'),
+        unresolvedSection(d.unresolved),
       ];
       root.replaceChildren(...parts.filter((p) => p !== null));
     },
