@@ -5,8 +5,10 @@
  * = source id and parent-close policy ABANDON: the sync outlives this trigger, which ends at once.
  */
 import {
+  ApplicationFailure,
   ParentClosePolicy,
   WorkflowIdReusePolicy,
+  patched,
   proxyActivities,
   startChild,
   uuid4,
@@ -14,8 +16,13 @@ import {
 } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../activities/schedule/index.ts';
 import type { ScheduledSyncInput, ScheduledSyncResult } from '../activities/schedule/types.ts';
-import { SYNC_WORKFLOW_TYPE, syncWorkflowOptions } from './sync-contract.ts';
+import { SYNC_NOT_STARTED, SYNC_WORKFLOW_TYPE, syncWorkflowOptions } from './sync-contract.ts';
 
+/**
+ * A tick whose sync could not be started fails this workflow (its run is failed), so Temporal's own Failed filter
+ * finds that failed sync too (issue 31); workflows started before completed with outcome `failed`.
+ */
+const TRIGGER_FAILS_PATCH = 'trigger-fails-when-sync-does-not-start';
 const { prepareScheduledSync, failScheduledSync } = proxyActivities<ScheduleActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 10 },
@@ -44,7 +51,16 @@ export async function scheduledSyncWorkflow(input: ScheduledSyncInput): Promise<
   } catch (err) {
     const error = `could not start the sync workflow: ${err instanceof Error ? err.message : String(err)}`;
     await failScheduledSync({ syncId: prepared.syncId, error });
-    return { outcome: 'failed', syncId: prepared.syncId, reason: error };
+    const result: ScheduledSyncResult = { outcome: 'failed', syncId: prepared.syncId, reason: error };
+    if (patched(TRIGGER_FAILS_PATCH)) {
+      throw ApplicationFailure.create({
+        type: SYNC_NOT_STARTED,
+        message: error,
+        nonRetryable: true,
+        details: [result],
+      });
+    }
+    return result;
   }
   return { outcome: 'started', syncId: prepared.syncId };
 }

@@ -33,6 +33,11 @@ export const SCHEDULED_SYNC_WORKFLOW_TYPE = 'scheduledSyncWorkflow';
  * SyncWorkflowResult).
  */
 export const SYNC_FAILED = 'SyncFailed';
+/**
+ * The failure type of a schedules' trigger workflow whose sync could not be started (its run is failed; details: the
+ * trigger's result), so Temporal's own Failed filter finds that failed sync too.
+ */
+export const SYNC_NOT_STARTED = 'SyncNotStarted';
 
 export const cancelSignal = defineSignal<[{ reason?: string }]>('cancel');
 export const retrySignal = defineSignal<[{ syncId: string }]>('retry');

@@ -17,7 +17,13 @@ import {
   scheduleSpec,
 } from '../../temporal/ingestion/schedules/temporal.ts';
 import { getSchedule } from '../../lib/schedules.ts';
-import { retrySignal } from '../../workflows/sync-contract.ts';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import {
+  retrySignal,
+  SCHEDULED_SYNC_WORKFLOW_TYPE,
+  SYNC_NOT_STARTED,
+  SYNC_WORKFLOW_TYPE,
+} from '../../workflows/sync-contract.ts';
 import { insertSource, temporalIdOfSchedule } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import {
@@ -210,6 +216,47 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
       return r.body.items[0];
     });
     await waitForEnd(h, run.id, 'completed');
+  });
+
+  it("a scheduled tick whose sync cannot start fails its workflow: Temporal's Failed filter finds the failed run", async () => {
+    const sourceId = await source('small');
+    // As a race would leave it: a workflow with the source's id runs (on a queue no worker polls) while the database
+    // has no active run, so the trigger's child start conflicts.
+    const squatter = await h.client.workflow.start(SYNC_WORKFLOW_TYPE, {
+      workflowId: sourceId,
+      taskQueue: `nobody-${randomUUID()}`,
+      args: [{ syncId: randomUUID(), sourceId }],
+    });
+    try {
+      const row = await h.db.pool.query<{ id: string }>(
+        `INSERT INTO schedules (source_id, interval_minutes) VALUES ($1, 60) RETURNING id`,
+        [sourceId],
+      );
+      const trigger = await h.client.workflow.start(SCHEDULED_SYNC_WORKFLOW_TYPE, {
+        workflowId: `trigger-${randomUUID()}`,
+        taskQueue: h.taskQueue,
+        args: [{ scheduleId: Number(row.rows[0]!.id), sourceId }],
+      });
+      await assert.rejects(
+        trigger.result(),
+        (err: unknown) =>
+          err instanceof WorkflowFailedError &&
+          err.cause instanceof ApplicationFailure &&
+          err.cause.type === SYNC_NOT_STARTED,
+      );
+      const failed = await agree('the failed run to show', async () => {
+        const r = await graph.get<{ items: Sync[] }>(`/api/syncs?source_id=${sourceId}`);
+        return r.body.items.find((s) => s.status === 'failed');
+      });
+      assert.match(failed.error ?? '', /could not start the sync workflow/);
+      const listed = await agree('the Failed filter to list it', async () => {
+        const n = await h.client.workflow.count(`WorkflowId = '${trigger.workflowId}' AND ExecutionStatus = 'Failed'`);
+        return n.count === 1;
+      });
+      assert.ok(listed);
+    } finally {
+      await squatter.terminate('test done');
+    }
   });
 
   it('upgrade: a schedule made before its id named the repository (`<prefix><id>`) is renamed by the watcher, paused state and note kept', async () => {
