@@ -11,6 +11,7 @@ import { heartbeating } from './heartbeat.ts';
 import { changeStatus, loadRun } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
 import { incrementalStats } from './incremental.ts';
+import { writeSearchStats } from './search-stats.ts';
 import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
@@ -38,6 +39,8 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
       const issues = counts.rows[0] ?? { issues_recorded: 0, issues_dropped: 0 };
       const finalizing = Date.now() - t0;
       const incremental = await incrementalStats(tx, syncId);
+      // Lexical search ranks with the sync's term statistics: written before the sync is completed (searchable).
+      await writeSearchStats(tx, syncId, incremental);
       const stats = {
         ...input.stats,
         ...(incremental ? { incremental } : {}),

@@ -81,60 +81,113 @@ function filterSql(p: ChunkSearchParams, first: number): { sql: string; params: 
   return { sql: conds.map((c) => ` AND ${c}`).join(''), params };
 }
 
-/** A lexeme in at least this fraction of chunks does not select candidates (it still counts in the ranking). */
+/**
+ * A lexeme in at least this fraction of chunks, and in at least COMMON_TERM_CHUNKS of them, does not select candidates
+ * (it still counts in the ranking): reading its chunks would cost more than they tell. In a small sync every term
+ * selects.
+ */
 export const COMMON_TERM = 0.05;
-/** At most this many candidates are ranked by ts_rank (a query of only common words selects more). */
+export const COMMON_TERM_CHUNKS = 200;
+/** At most this many candidates are ranked (a query of only common words selects more). */
 export const MAX_CANDIDATES = 1000;
+/** BM25's term-frequency saturation and length normalisation (the usual values). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/**
+ * ts_rank of one lexeme occurring once in the body (weight D, 0.1: ts_rank divides by the sum of 1/i², π²/6): a
+ * term's weighted frequency is its ts_rank over this, so a body occurrence counts 1, one in the breadcrumb 4, one in
+ * the chunk's symbols 10, and repeats add less and less (BM25F's field weights, applied before saturation).
+ */
+const TF_UNIT = 0.1 / (Math.PI ** 2 / 6);
+
+export interface LexicalQueries {
+  /** Candidates: any rare term (or every term when all are common). */
+  match: string;
+  /** Candidates first: every rare term (two or more). */
+  strict: string | null;
+  /** The ranked terms, one tsquery each, with their estimated chunk counts (null: rare, counted among candidates). */
+  terms: string[];
+  dfs: Array<number | null>;
+  /** Chunks per searched sync and their mean length (0 when the syncs have no statistics). */
+  chunks: number;
+  avgTokens: number;
+}
 
 /**
  * Candidates come from the query's rare terms (any of them), or, when every term is common, from chunks holding all
- * of them; at most MAX_CANDIDATES are then ranked by ts_rank over every term (weights: symbols, breadcrumb, body).
+ * of them; chunks holding every rare term are read first. At most MAX_CANDIDATES are then ranked by BM25 over every
+ * term (lib/search-terms.ts: identifier sub-words, joined words, the last word as a prefix), the term frequency
+ * weighted by where the term occurs (symbols, breadcrumb, body).
  */
-export function lexicalQueries(
-  terms: QueryTerms,
-  stats: TermStats,
-): { match: string; rank: string; strict: string | null } | null {
-  const rank = toTsQuery(terms);
-  if (rank === null) return null;
-  const rare = terms.lexemes.filter((l) => (stats.frequency(l) ?? 0) < COMMON_TERM);
+export function lexicalQueries(terms: QueryTerms, stats: TermStats): LexicalQueries | null {
+  const any = toTsQuery(terms);
+  if (any === null) return null;
+  const rare = terms.lexemes.filter(
+    (l) => (stats.frequency(l) ?? 0) < COMMON_TERM || (stats.df(l) ?? 0) < COMMON_TERM_CHUNKS,
+  );
   const selective = toTsQuery({ lexemes: rare, prefixes: terms.prefixes.filter((p) => p.length >= 4) });
   const all = [...terms.lexemes.map((l) => `'${l}'`), ...terms.prefixes.map((p) => `'${p}':*`)].join(' & ');
   // Chunks holding every rare word come first; the others only fill up when those are too few.
   const strict = rare.length >= 2 ? rare.map((l) => `'${l}'`).join(' & ') : null;
-  return { match: selective ?? all, rank, strict };
+  // The unfinished last word ranks as a prefix, in place of the same whole word (counted once); its frequency is at
+  // least the whole word's.
+  const words = terms.lexemes.filter((l) => !terms.prefixes.includes(l));
+  return {
+    match: selective ?? all,
+    strict,
+    terms: [...words.map((l) => `'${l}'`), ...terms.prefixes.map((p) => `'${p}':*`)],
+    dfs: [...words.map((l) => stats.df(l) ?? null), ...terms.prefixes.map((p) => stats.df(p) ?? null)],
+    chunks: stats.chunks,
+    avgTokens: stats.avgTokens,
+  };
 }
 
 async function lexicalRanking(
   tx: ReadTx,
   syncIds: string[],
-  queries: { match: string; rank: string; strict: string | null },
+  q: LexicalQueries,
   p: ChunkSearchParams,
 ): Promise<Ranked<unknown>[]> {
-  const f = filterSql(p, 5);
+  const f = filterSql(p, 8);
   // With the candidate LIMIT the planner expects a sequential scan to find enough rows soon, and reads (and
   // decompresses) every chunk's terms until it does: 1.3 s on the Go standard library, against milliseconds through
   // the GIN index.
   await tx.query(`SELECT set_config('enable_seqscan', 'off', true)`);
+  // BM25: idf = ln(1 + (N - df + 0.5) / (df + 0.5)) with df the sync's estimate, or for a rare term the candidates
+  // holding it (all the chunks holding it, unless the candidates were cut at MAX_CANDIDATES); N at least the
+  // candidates. tf = ts_rank of the term alone / TF_UNIT; length = the chunk's token count.
   const res = await tx.query<{ id: string; score: number }>(
     `WITH strict AS MATERIALIZED (
        SELECT c.id FROM content_chunks c
-        WHERE $4::tsquery IS NOT NULL AND c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $4::tsquery${f.sql}
+        WHERE $3::tsquery IS NOT NULL AND c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $3::tsquery${f.sql}
         LIMIT ${MAX_CANDIDATES}
      ), loose AS (
        SELECT c.id FROM content_chunks c
         WHERE (SELECT count(*) FROM strict) < ${DEPTH}
           AND c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $2::tsquery${f.sql}
         LIMIT ${MAX_CANDIDATES}
-     ), cand AS (SELECT id, true AS strict FROM strict UNION ALL SELECT id, false FROM loose)
-     SELECT c.id, max(ts_rank('${RANK_WEIGHTS}', c.search_terms, $3::tsquery, 1) + CASE WHEN k.strict THEN 1 ELSE 0 END)
-              AS score
+     ), cand AS MATERIALIZED (
+       SELECT id FROM strict UNION SELECT id FROM loose
+     ), tf AS MATERIALIZED (
        -- The shared chunk row itself (one per id), not the content_chunks view: the view has one row per sync holding
        -- the chunk, so with 50 kept syncs every candidate was ranked (and sorted) 50 times (issue 30).
-       FROM cand k JOIN file_content_chunks c ON c.id = k.id
-      GROUP BY c.id
-      ORDER BY score DESC, c.id
+       SELECT c.id, c.token_count AS len, t.i, ts_rank('${RANK_WEIGHTS}', c.search_terms, t.q::tsquery, 0) / ${TF_UNIT} AS tf
+         FROM cand k JOIN file_content_chunks c ON c.id = k.id
+        CROSS JOIN unnest($4::text[]) WITH ORDINALITY AS t(q, i)
+     ), idf AS (
+       SELECT t.i, ln(1 + (n.n - d.df + 0.5) / (d.df + 0.5)) AS w
+         FROM (SELECT i, count(*) FILTER (WHERE tf > 0) AS held FROM tf GROUP BY i) t
+        CROSS JOIN (SELECT greatest($6::float8, (SELECT count(*) FROM cand)) AS n) n
+        CROSS JOIN LATERAL (SELECT least(n.n, coalesce(($5::float8[])[t.i], t.held::float8)) AS df) d
+     )
+     SELECT tf.id, sum(w.w * tf.tf * ${BM25_K1 + 1}
+                       / (tf.tf + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * tf.len / greatest($7::float8, 1)))) AS score
+       FROM tf JOIN idf w ON w.i = tf.i
+      WHERE tf.tf > 0
+      GROUP BY tf.id
+      ORDER BY score DESC, tf.id
       LIMIT ${DEPTH}`,
-    [syncIds, queries.match, queries.rank, queries.strict, ...f.params],
+    [syncIds, q.match, q.strict, q.terms, q.dfs, q.chunks, q.avgTokens || 1, ...f.params],
   );
   return res.rows.map((r) => ({ id: r.id, value: r.score }));
 }
@@ -228,7 +281,7 @@ export async function searchChunks(
   const syncIds = await resolveSyncIds(tx, p);
   const h = fingerprint(p, syncIds);
   const meta = { mode: p.mode, sync_ids: syncIds, terms: terms.lexemes, prefixes: terms.prefixes };
-  const queries = p.mode === 'semantic' ? null : lexicalQueries(terms, await termStats(tx));
+  const queries = p.mode === 'semantic' ? null : lexicalQueries(terms, await termStats(tx, syncIds));
   let lexical: Ranked<unknown>[] = [];
   let semantic: Ranked<unknown>[] = [];
   if (syncIds.length > 0) {

@@ -21,6 +21,11 @@ export interface NameQuery {
   text: string;
   /** Identifier: the qualifier before the name (`bufio` of `bufio.NewReader`), lower case. */
   qualifier: string | undefined;
+  /**
+   * Identifier: every part of the qualifier, lower case (`bufio`, `reader` of `bufio.Reader.Read`): each names the
+   * definition's folder, its file's base name or its container (the symbol key's `Reader.` of `Reader.Read`).
+   */
+  qualifiers?: string[];
   /** Path-like but also an identifier (`json.loads`, `routing.py`): definitions are looked up when no file is. */
   identifier?: NameQuery;
 }
@@ -42,6 +47,7 @@ export function nameQuery(q: string): NameQuery | null {
           ?.split(/\.|::|#/)
           .at(-1)
           ?.toLowerCase(),
+        qualifiers: id[1]?.toLowerCase().split(/\.|::|#/) ?? [],
       }
     : undefined;
   // `bufio.Reader` is an identifier; `src/app.ts` and `net/http` are paths; `routing.py` and `json.loads` may be
@@ -156,9 +162,12 @@ export async function definitionsByName(
   if (syncIds.length === 0) return [];
   const run = async (prefix: boolean) => {
     const params: unknown[] = [syncIds, q.text, prefix ? escapeLike(q.text.toLowerCase()) + '%' : q.text.toLowerCase()];
-    params.push(q.qualifier ?? null);
+    params.push(q.qualifiers ?? (q.qualifier !== undefined ? [q.qualifier] : []));
     const extra = filterSql(filter, params, 'f', 'c');
     params.push(limit);
+    // How many parts of the qualifier the definition answers to: a folder of its path, its file's base name (without
+    // extension), or a container in its key (`Reader.Read:method` for `Reader.Read`; `bufio.Reader.Read` answers
+    // with its folder and its type).
     const res = await tx.query<{
       sync_id: string;
       source_id: string;
@@ -173,9 +182,10 @@ export async function definitionsByName(
          JOIN file_contents c ON c.id = k.content_id
         WHERE lower(k.name) ${prefix ? 'LIKE' : '='} $3 AND f.sync_id = ANY($1::uuid[])${extra}
         ORDER BY (k.name = $2) DESC, starts_with(k.name, $2) DESC,
-                 ($4::text IS NOT NULL AND (strpos(lower(f.file_path), '/' || $4 || '/') > 0
-                   OR starts_with(lower(f.file_path), $4 || '/')
-                   OR lower(substring(f.file_path from '[^/]*$')) LIKE $4 || '.%')) DESC,
+                 (SELECT count(*) FROM unnest($4::text[]) AS qp(q)
+                   WHERE strpos('/' || lower(f.file_path), '/' || qp.q || '/') > 0
+                      OR lower(substring(f.file_path from '[^/]*$')) LIKE qp.q || '.%'
+                      OR strpos('.' || lower(split_part(coalesce(k.key, ''), ':', 1)), '.' || qp.q || '.') > 0) DESC,
                  (c.type = 'source') DESC, length(k.name), length(f.file_path), f.file_path, k.line, f.sync_id
         LIMIT $${params.length}`,
       params,

@@ -1,35 +1,84 @@
 /**
- * How common each search term is, from PostgreSQL's own statistics of content_chunks.search_terms (ANALYZE keeps
- * the ~1,000 most common lexemes with their fraction of rows; any other lexeme is rarer than the least of them).
- * Lexical search uses it to find candidates through the rare terms of a query only: a term in a third of all chunks
- * ("file", "err", "return") would make every query rank tens of thousands of rows. Cached per process for
- * TERM_STATS_TTL_MS; autovacuum refreshes the statistics after large syncs.
+ * The searched syncs' term statistics (schema V32, sync_search_stats, written when each sync completes:
+ * activities/sync/search-stats.ts): how many chunks a sync has, their mean length, and in how many chunks each of its
+ * common terms occurs. Lexical search selects candidates through the query's rare terms only (a term in a third of all
+ * chunks, "file", "err", "return", would make every query rank tens of thousands of rows) and ranks them by BM25 with
+ * these figures. A term a sync does not list is rare there: the search counts its chunks among the candidates.
+ *
+ * A completed sync's row does not change, so rows are cached per process (at most CACHED_SYNCS syncs, oldest out).
+ * With several syncs searched at once, the figures are their means (the syncs of one source share most chunks).
  */
 import type { ReadTx } from '../db/read.ts';
 
-export const TERM_STATS_TTL_MS = 10 * 60_000;
+export const CACHED_SYNCS = 64;
+
+interface SyncStats {
+  chunks: number;
+  avgTokens: number;
+  df: Map<string, number>;
+}
 
 export interface TermStats {
-  /** Fraction of chunks containing the lexeme; undefined when it is not among the most common. */
+  /** Chunks per searched sync (mean over the syncs with statistics); 0 when none has them. */
+  chunks: number;
+  /** Mean chunk length in tokens (content_chunks.token_count). */
+  avgTokens: number;
+  /** Estimated number of chunks holding the lexeme; undefined when it is rare (listed by no searched sync). */
+  df(lexeme: string): number | undefined;
+  /** df as a fraction of the chunks. */
   frequency(lexeme: string): number | undefined;
 }
 
-let cached: { at: number; stats: TermStats } | undefined;
+const cache = new Map<string, SyncStats>();
 
-export async function termStats(tx: ReadTx, now = Date.now()): Promise<TermStats> {
-  if (cached && now - cached.at < TERM_STATS_TTL_MS) return cached.stats;
-  const res = await tx.query<{ elems: string[] | null; freqs: number[] | null }>(
-    `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-       FROM pg_stats WHERE schemaname = 'public' AND tablename = 'content_chunks' AND attname = 'search_terms'`,
-  );
-  const map = new Map<string, number>();
-  for (const row of res.rows) {
-    (row.elems ?? []).forEach((e, i) => {
-      const f = row.freqs?.[i];
-      if (f !== undefined) map.set(e, Math.max(f, map.get(e) ?? 0));
-    });
+async function load(tx: ReadTx, syncIds: string[]): Promise<Map<string, SyncStats>> {
+  const out = new Map<string, SyncStats>();
+  const missing: string[] = [];
+  for (const id of syncIds) {
+    const s = cache.get(id);
+    if (s) out.set(id, s);
+    else missing.push(id);
   }
-  const stats: TermStats = { frequency: (l) => map.get(l) };
-  cached = { at: now, stats };
-  return stats;
+  if (missing.length === 0) return out;
+  const res = await tx.query<{ sync_id: string; chunks: number; avg_tokens: number; terms: string[]; dfs: number[] }>(
+    `SELECT sync_id, chunks, avg_tokens, terms, dfs FROM sync_search_stats WHERE sync_id = ANY($1::uuid[])`,
+    [missing],
+  );
+  for (const r of res.rows) {
+    const df = new Map<string, number>();
+    r.terms.forEach((t, i) => df.set(t, r.dfs[i]!));
+    const s = { chunks: r.chunks, avgTokens: r.avg_tokens, df };
+    if (cache.size >= CACHED_SYNCS) cache.delete(cache.keys().next().value!);
+    cache.set(r.sync_id, s);
+    out.set(r.sync_id, s);
+  }
+  return out;
+}
+
+export async function termStats(tx: ReadTx, syncIds: string[]): Promise<TermStats> {
+  const all = [...(await load(tx, syncIds)).values()];
+  const n = all.length;
+  const chunks = n === 0 ? 0 : all.reduce((a, s) => a + s.chunks, 0) / n;
+  const avgTokens = n === 0 ? 0 : all.reduce((a, s) => a + s.avgTokens, 0) / n;
+  const df = (lexeme: string): number | undefined => {
+    let sum = 0;
+    let listed = false;
+    for (const s of all) {
+      const d = s.df.get(lexeme);
+      if (d !== undefined) {
+        sum += d;
+        listed = true;
+      }
+    }
+    return listed ? sum / n : undefined;
+  };
+  return {
+    chunks,
+    avgTokens,
+    df,
+    frequency: (lexeme) => {
+      const d = df(lexeme);
+      return d === undefined || chunks === 0 ? undefined : d / chunks;
+    },
+  };
 }

@@ -17,6 +17,7 @@ import {
   writeUnresolved,
 } from '../../activities/store/index.ts';
 import type { SymbolEdge, UnresolvedUse } from '../../engine/symbols/index.ts';
+import { writeSearchStats } from '../../activities/sync/search-stats.ts';
 
 export interface FileSpec {
   path: string;
@@ -113,6 +114,8 @@ export async function writeSyncFiles(
     })),
   );
   if (graph.issues.length > 0) throw new Error(`graph rows rejected: ${JSON.stringify(graph.issues)}`);
+  // A completed sync has its search statistics, as finalizeSync writes them (lexical search ranks with them).
+  if ((opts.status ?? 'completed') === 'completed') await writeSearchStats(db, syncId, undefined);
   const vectors = files.filter((f) => f.embedding).map((f) => ({ id: ids.get(f.path)!, embedding: f.embedding! }));
   if (vectors.length > 0) await setFileEmbeddings(db, vectors);
   return { syncId, ids };
