@@ -25,8 +25,7 @@ export async function writeSearchStats(
 ): Promise<'computed' | 'carried'> {
   const prev = incremental?.previous_sync_id ?? null;
   if (incremental && prev !== null) {
-    const changed =
-      incremental.changed + incremental.added + incremental.removed + incremental.unchanged_reanalysed;
+    const changed = incremental.changed + incremental.added + incremental.removed + incremental.unchanged_reanalysed;
     const files = incremental.reused + incremental.unchanged_reanalysed + incremental.changed + incremental.added;
     // Carried over when few files changed since the previous row was computed: the chunk count is the sync's own.
     const carried = await db.query(

@@ -11,6 +11,7 @@
  * share found at rank 1 by file search, chunk search (hybrid) and symbol search.
  *
  *   source the stack's ports; node --import tsx bench/search/eval.ts [--resync] [--rounds N] [--small --tag minilm]
+ *     [--fusion-grid]   (hybrid's weights re-computed offline over a grid: bench/search/fusion-grid.ts)
  *
  * `--small --tag T` evaluates the small corpora (corpora.ts corporaFor) under source names ending in `-T`: run it
  * with the stack's model host serving a real model (MODEL_HOST_EMBEDDING_MODEL=minilm), so those sources' chunks
@@ -27,6 +28,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { corporaFor, gitRepoOf, type Corpus } from './corpora.ts';
 import { GRAPH_URL, call, ensureSynced } from './stack.ts';
+import { printGrid, type RankLists } from './fusion-grid.ts';
+import { queryShape } from '../../graph-api/search/fusion.ts';
 
 type Kind = 'nl' | 'ident' | 'error';
 interface Query {
@@ -185,16 +188,16 @@ function generated(c: Corpus): { errors: Query[]; names: NameQuery[] } {
     names.push({ corpus: c.name, kind: 'file', q, file: f, symbol: '', line: 1 });
   }
   // Definitions: a top-level function or class, named as a developer writes it (qualified when not unique).
-  const defs: Array<{ file: string; name: string; line: number }> = [];
+  const defs: Array<{ file: string; name: string; line: number; receiver: string | undefined }> = [];
   const DEF =
-    /^(?:func (?:\([^)]*\)\s*)?([A-Z]\w+)\(|def ([a-z]\w{3,})\(|class ([A-Z]\w+)|export (?:async )?(?:function|class) (\w+))/;
+    /^(?:func (?:\(\w+ \*?(\w+)(?:\[[^\]]*\])?\)\s*)?([A-Z]\w+)\(|def ([a-z]\w{3,})\(|class ([A-Z]\w+)|export (?:async )?(?:function|class) (\w+))/;
   for (const f of sample(source, (x) => 'def:' + x, 200)) {
     text(f)
       .split('\n')
       .forEach((line, i) => {
         const m = DEF.exec(line);
-        const name = m?.[1] ?? m?.[2] ?? m?.[3] ?? m?.[4];
-        if (name) defs.push({ file: f, name, line: i + 1 });
+        const name = m?.[2] ?? m?.[3] ?? m?.[4] ?? m?.[5];
+        if (name) defs.push({ file: f, name, line: i + 1, receiver: m?.[1] });
       });
   }
   const byName = new Map<string, number>();
@@ -206,7 +209,11 @@ function generated(c: Corpus): { errors: Query[]; names: NameQuery[] } {
           .split('/')
           .at(-1)!
           .replace(/\.\w+$/, '');
-    const q = byName.get(d.name) === 1 || qualifier === undefined ? d.name : `${qualifier}.${d.name}`;
+    // A Go method is named with its package and type (`bufio.Reader.Read`, as pkg.go.dev names it).
+    const q =
+      byName.get(d.name) === 1 || qualifier === undefined
+        ? d.name
+        : `${qualifier}.${d.receiver ? d.receiver + '.' : ''}${d.name}`;
     names.push({ corpus: c.name, kind: 'definition', q, file: d.file, symbol: d.name, line: d.line });
   }
   return { errors, names };
@@ -249,6 +256,32 @@ async function rankOf(mode: Mode, q: Query, sourceId: string, ms: Record<string,
         (h.symbols.includes(q.symbol) || q.defLines.some((l) => l >= h.start_line && l <= h.end_line)),
     ) + 1
   );
+}
+
+interface GridHit extends ChunkHit {
+  chunk_id: string;
+  scores: { lexical: { rank: number } | null; semantic: { rank: number } | null; name: unknown };
+}
+
+/** The lexical and semantic rankings of one query to depth 50, for the fusion grid (fusion-grid.ts). */
+async function rankLists(q: Query, sourceId: string): Promise<RankLists> {
+  const get = (mode: string) =>
+    call<{ items: GridHit[] }>(
+      GRAPH_URL,
+      `/api/graph/search/chunks?${qs({ q: q.q, mode, source_id: sourceId, limit: 100 })}`,
+    );
+  const [lex, sem] = [await get('lexical'), await get('semantic')];
+  const relevant = new Set<string>();
+  const isRelevant = (h: ChunkHit) =>
+    h.file_path === q.file &&
+    (h.symbols.includes(q.symbol) || q.defLines.some((l) => l >= h.start_line && l <= h.end_line));
+  for (const h of [...lex.items, ...sem.items]) if (isRelevant(h)) relevant.add(h.chunk_id);
+  const lexical = new Map<string, number>();
+  for (const h of lex.items) if (h.scores.lexical) lexical.set(h.chunk_id, h.scores.lexical.rank);
+  const semantic = new Map<string, number>();
+  for (const h of sem.items) if (h.scores.semantic) semantic.set(h.chunk_id, h.scores.semantic.rank);
+  const names = lex.items.filter((h) => h.scores.name !== null).map((h) => h.chunk_id);
+  return { kind: q.kind, shape: queryShape(q.q), lexical, semantic, names, relevant };
 }
 
 async function symbolRank(q: Query, sourceId: string, ms: number[]): Promise<number> {
@@ -323,6 +356,11 @@ async function main() {
       for (const mode of MODES) ranks[mode].set(q, await rankOf(mode, q, src, ms));
       if (q.kind === 'ident') ranks.symbol.set(q, await symbolRank(q, src, symbolMs));
     }
+  }
+  if (args.includes('--fusion-grid')) {
+    const lists: RankLists[] = [];
+    for (const q of queries) lists.push(await rankLists(q, sources.get(q.corpus)!));
+    printGrid(lists, (x) => console.log(x));
   }
   const metric = (m: Map<Query, number>, pick: (q: Query) => boolean) => {
     const rs = [...m].filter(([q]) => pick(q)).map(([, r]) => r);

@@ -12,7 +12,7 @@ import { decodeCursorJson, toPage } from '../../lib/http.ts';
 import { encodeNodeId } from '../../lib/node-id.ts';
 import { queryTerms, toTsQuery, type QueryTerms } from '../../lib/search-terms.ts';
 import type { ReadTx } from '../db/read.ts';
-import { compareFused, fuse, type FusedHit, type Ranked } from './fusion.ts';
+import { compareFused, FUSION, fuse, queryShape, RRF, type FusedHit, type Ranked } from './fusion.ts';
 import type { ChunkSearchParams } from './params.ts';
 import { resolveSyncIds } from './scope.ts';
 import { termStats, type TermStats } from './term-stats.ts';
@@ -307,7 +307,8 @@ export async function searchChunks(
       name: { rank, match: n.file.match },
     });
   }
-  const ranked: NameHit[] = fuse(lexical, semantic).map((x) => ({ ...x, name: null }));
+  const weights = p.mode === 'hybrid' ? FUSION[queryShape(p.q)] : RRF;
+  const ranked: NameHit[] = fuse(lexical, semantic, weights).map((x) => ({ ...x, name: null }));
   for (const x of ranked) {
     const n = nameHits.find((y) => y.id === x.id);
     if (n) {

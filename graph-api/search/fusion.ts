@@ -20,7 +20,39 @@ export interface FusedHit {
   semantic: { rank: number; distance: number } | null;
 }
 
-export function fuse(lexical: readonly Ranked<unknown>[], semantic: readonly Ranked<unknown>[]): FusedHit[] {
+/**
+ * The shape of a query, as fusion weighs it: `short` (one to three words: a name, part of one, two or three words of
+ * one) or `long` (four words or more: a description, a message).
+ */
+export type QueryShape = 'short' | 'long';
+const WORD = /[A-Za-z0-9_$\u0080-\uffff]+/g;
+export function queryShape(q: string): QueryShape {
+  return (q.match(WORD)?.length ?? 0) <= 3 ? 'short' : 'long';
+}
+
+/**
+ * Weighted reciprocal rank fusion: score = 2w / (k + lexical rank) + 2(1 − w) / (k + semantic rank). w = 0.5 and
+ * k = RRF_K is the paper's RRF.
+ */
+export interface FusionWeights {
+  lexical: number;
+  k: number;
+}
+export const RRF: FusionWeights = { lexical: 0.5, k: RRF_K };
+
+/** Hybrid search's weights per query shape, chosen by bench/search/eval.ts --fusion-grid (docs/benchmarks.md). */
+export const FUSION: Record<QueryShape, FusionWeights> = {
+  short: RRF,
+  long: RRF,
+};
+
+export function fuse(
+  lexical: readonly Ranked<unknown>[],
+  semantic: readonly Ranked<unknown>[],
+  weights: FusionWeights = RRF,
+): FusedHit[] {
+  const wl = 2 * weights.lexical;
+  const ws = 2 * (1 - weights.lexical);
   const hits = new Map<string, FusedHit>();
   const hit = (id: string) => {
     let h = hits.get(id);
@@ -30,12 +62,12 @@ export function fuse(lexical: readonly Ranked<unknown>[], semantic: readonly Ran
   lexical.forEach((r, i) => {
     const h = hit(r.id);
     h.lexical = { rank: i + 1, score: r.value };
-    h.score += 1 / (RRF_K + i + 1);
+    h.score += wl / (weights.k + i + 1);
   });
   semantic.forEach((r, i) => {
     const h = hit(r.id);
     h.semantic = { rank: i + 1, distance: r.value };
-    h.score += 1 / (RRF_K + i + 1);
+    h.score += ws / (weights.k + i + 1);
   });
   return [...hits.values()].sort(compareFused);
 }

@@ -97,7 +97,11 @@ describe('graph component: ranking with rarity, qualified names', () => {
     ] as const) {
       const res = await chunks(`mode=hybrid&source_id=${plain}&q=${encodeURIComponent(q)}`);
       const top = res.body.items[0]!;
-      assert.deepEqual([top.file_path, top.start_line, top.scores.name?.match], ['bufio/bufio.go', line, 'definition'], q);
+      assert.deepEqual(
+        [top.file_path, top.start_line, top.scores.name?.match],
+        ['bufio/bufio.go', line, 'definition'],
+        q,
+      );
     }
   });
 
@@ -110,7 +114,9 @@ describe('graph component: ranking with rarity, qualified names', () => {
     const reader = row.rows[0]!.terms.indexOf('reader');
     assert.equal(row.rows[0]!.dfs[reader], 4);
     assert.equal(row.rows[0]!.terms.includes('buffered'), false, 'a term of one chunk is rare: not listed');
-    const registered = await app.db.pool.query(`SELECT 1 FROM sync_graph_tables WHERE relation = 'sync_search_stats'::regclass`);
+    const registered = await app.db.pool.query(
+      `SELECT 1 FROM sync_graph_tables WHERE relation = 'sync_search_stats'::regclass`,
+    );
     assert.equal(registered.rowCount, 1);
     const victim = await writeSyncFiles(app.db.pool, plain, [{ path: 'gone.go', text: 'gone()\n' }]);
     await app.db.pool.query(`SELECT delete_sync_graph($1)`, [victim.syncId]);
