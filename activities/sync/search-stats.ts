@@ -10,11 +10,8 @@
  */
 import type { Queryable } from '../../lib/db.ts';
 import type { IncrementalStats } from '../../workflows/sync-types.ts';
+import { MIN_SAMPLE_DF, SAMPLE_CHUNKS } from '../../lib/search-stats.ts';
 
-/** Chunks read for the frequencies of one sync. */
-export const SAMPLE_CHUNKS = 5_000;
-/** A term is listed when at least this many sampled chunks hold it (rarer terms are counted at search time). */
-export const MIN_SAMPLE_DF = 3;
 /** Files changed since the row was computed, as a fraction of the sync's files, up to which a re-sync reuses it. */
 export const REUSE_CHANGED_FRACTION = 0.01;
 

@@ -12,6 +12,7 @@
  *
  *   source the stack's ports; node --import tsx bench/search/eval.ts [--resync] [--rounds N] [--small --tag minilm]
  *     [--fusion-grid]   (hybrid's weights re-computed offline over a grid: bench/search/fusion-grid.ts)
+ *     [--only go-std,cpython-lib,temporal-ts]   (some corpora only)   [--names-only]   (the name queries only)
  *
  * `--small --tag T` evaluates the small corpora (corpora.ts corporaFor) under source names ending in `-T`: run it
  * with the stack's model host serving a real model (MODEL_HOST_EMBEDDING_MODEL=minilm), so those sources' chunks
@@ -58,7 +59,9 @@ const args = process.argv.slice(2);
 const rounds = Number(args[args.indexOf('--rounds') + 1] ?? 0) || 1;
 const small = args.includes('--small');
 const tag = args.includes('--tag') ? args[args.indexOf('--tag') + 1]! : 'standin';
-const CORPORA = corporaFor({ small, tag });
+/** `--only a,b`: these corpora only (by their name without the tag). */
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : null;
+const CORPORA = corporaFor({ small, tag }).filter((c) => only === null || only.includes(c.name.replace(`-${tag}`, '')));
 /** Generated queries per corpus and kind. */
 const PER_CORPUS = { error: 30, file: 20, definition: 20 };
 const log = (s: string) => console.error(s);
@@ -200,8 +203,15 @@ function generated(c: Corpus): { errors: Query[]; names: NameQuery[] } {
         if (name) defs.push({ file: f, name, line: i + 1, receiver: m?.[1] });
       });
   }
+  // A name is written bare only when the whole corpus defines it once (any file, tests included).
   const byName = new Map<string, number>();
-  for (const d of defs) byName.set(d.name, (byName.get(d.name) ?? 0) + 1);
+  for (const f of files) {
+    for (const line of text(f).split('\n')) {
+      const m = DEF.exec(line);
+      const name = m?.[2] ?? m?.[3] ?? m?.[4] ?? m?.[5];
+      if (name) byName.set(name, (byName.get(name) ?? 0) + 1);
+    }
+  }
   for (const d of sample(defs, (x) => `${x.file}:${x.name}`, PER_CORPUS.definition)) {
     const qualifier = d.file.endsWith('.go')
       ? d.file.split('/').at(-2)
@@ -300,7 +310,10 @@ const pct = (xs: number[], p: number) => {
 const f3 = (x: number) => x.toFixed(3);
 
 /** Name queries: whether file search, chunk search (hybrid) and symbol search put the target at rank 1. */
-async function nameRanks(q: NameQuery, sourceId: string): Promise<{ file: boolean; chunk: boolean; symbol: boolean }> {
+async function nameRanks(
+  q: NameQuery,
+  sourceId: string,
+): Promise<{ file: boolean; chunk: boolean; symbol: boolean; chunkInPackage: boolean }> {
   const files = await call<{ results: Array<{ file_path: string }> }>(
     GRAPH_URL,
     `/api/graph/search/files?${qs({ q: q.q, source_id: sourceId, limit: 5 })}`,
@@ -314,6 +327,13 @@ async function nameRanks(q: NameQuery, sourceId: string): Promise<{ file: boolea
     top !== undefined &&
     top.file_path === q.file &&
     (q.kind === 'file' || (top.start_line <= q.line && top.end_line >= q.line));
+  // A Go package is its folder: `syscall.Chmod` is defined once per platform file, and any of them is its definition.
+  const inPackage =
+    q.kind === 'definition' &&
+    top !== undefined &&
+    q.file.endsWith('.go') &&
+    top.symbols.includes(q.symbol) &&
+    top.file_path.slice(0, top.file_path.lastIndexOf('/')) === q.file.slice(0, q.file.lastIndexOf('/'));
   let symbol = false;
   if (q.kind === 'definition') {
     const syms = await call<{ items: Array<{ name: string; file_path: string }> }>(
@@ -322,7 +342,7 @@ async function nameRanks(q: NameQuery, sourceId: string): Promise<{ file: boolea
     );
     symbol = syms.items.some((h, i) => i === 0 && h.name === q.symbol && h.file_path === q.file);
   }
-  return { file: files.results[0]?.file_path === q.file, chunk, symbol };
+  return { file: files.results[0]?.file_path === q.file, chunk, symbol, chunkInPackage: chunk || inPackage };
 }
 
 async function main() {
@@ -350,7 +370,8 @@ async function main() {
   };
   const ms: Record<string, number[]> = {};
   const symbolMs: number[] = [];
-  for (let round = 0; round < rounds; round++) {
+  const namesOnly = args.includes('--names-only');
+  for (let round = 0; round < (namesOnly ? 0 : rounds); round++) {
     for (const q of queries) {
       const src = sources.get(q.corpus)!;
       for (const mode of MODES) ranks[mode].set(q, await rankOf(mode, q, src, ms));
@@ -375,29 +396,35 @@ async function main() {
     ['error messages', (q) => q.kind === 'error'],
     ...[...sources.keys()].map((c): [string, (q: Query) => boolean] => [c, (q) => q.corpus === c]),
   ];
-  console.log(`| queries | n | ${MODES.map((m) => `${m} MRR@10 / R@10`).join(' | ')} |`);
-  console.log(`|---|---|${MODES.map(() => '---').join('|')}|`);
-  for (const [name, pick] of groups) {
-    const cells = MODES.map((m) => {
-      const r = metric(ranks[m], pick);
-      return `${f3(r.mrr)} / ${f3(r.recall)}`;
-    });
-    console.log(`| ${name} | ${metric(ranks.file, pick).n} | ${cells.join(' | ')} |`);
+  if (!namesOnly) printTable();
+  function printTable() {
+    console.log(`| queries | n | ${MODES.map((m) => `${m} MRR@10 / R@10`).join(' | ')} |`);
+    console.log(`|---|---|${MODES.map(() => '---').join('|')}|`);
+    for (const [name, pick] of groups) {
+      const cells = MODES.map((m) => {
+        const r = metric(ranks[m], pick);
+        return `${f3(r.mrr)} / ${f3(r.recall)}`;
+      });
+      console.log(`| ${name} | ${metric(ranks.file, pick).n} | ${cells.join(' | ')} |`);
+    }
+    const sym = metric(ranks.symbol, () => true);
+    console.log(
+      `\nsymbol search on the partial identifiers (spaces removed): MRR@10 ${f3(sym.mrr)}, R@10 ${f3(sym.recall)}`,
+    );
   }
-  const sym = metric(ranks.symbol, () => true);
-  console.log(
-    `\nsymbol search on the partial identifiers (spaces removed): MRR@10 ${f3(sym.mrr)}, R@10 ${f3(sym.recall)}`,
-  );
   const named = { file: [] as boolean[][], definition: [] as boolean[][] };
   for (const q of nameQueries) {
     const r = await nameRanks(q, sources.get(q.corpus)!);
-    named[q.kind].push([r.file, r.chunk, r.symbol]);
+    named[q.kind].push([r.file, r.chunk, r.symbol, r.chunkInPackage]);
   }
   const share = (xs: boolean[][], i: number) => `${((100 * xs.filter((x) => x[i]).length) / xs.length).toFixed(1)} %`;
   console.log(`\nname queries at rank 1 (file search names-first | chunk search hybrid | symbol search):`);
   console.log(`  file names (n ${named.file.length}): ${share(named.file, 0)} | ${share(named.file, 1)} | -`);
   console.log(
     `  definitions (n ${named.definition.length}): - | ${share(named.definition, 1)} | ${share(named.definition, 2)}`,
+  );
+  console.log(
+    `  definitions, any of a Go package's platform files counting as the definition: chunk search ${share(named.definition, 3)}`,
   );
   if (args.includes('--show-misses')) {
     for (const q of nameQueries) {

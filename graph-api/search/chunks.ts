@@ -105,39 +105,45 @@ export interface LexicalQueries {
   match: string;
   /** Candidates first: every rare term (two or more). */
   strict: string | null;
-  /** The ranked terms, one tsquery each, with their estimated chunk counts (null: rare, counted among candidates). */
+  /** The ranked terms, one tsquery each, with their idf. */
   terms: string[];
-  dfs: Array<number | null>;
-  /** Chunks per searched sync and their mean length (0 when the syncs have no statistics). */
-  chunks: number;
+  idf: number[];
+  /** Mean chunk length of the searched syncs (0 when they have no statistics). */
   avgTokens: number;
+}
+
+/** BM25's idf (the non-negative form): ln(1 + (N − df + 0.5) / (df + 0.5)). */
+export function idf(chunks: number, df: number): number {
+  const n = Math.max(chunks, df);
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
 /**
  * Candidates come from the query's rare terms (any of them), or, when every term is common, from chunks holding all
  * of them; chunks holding every rare term are read first. At most MAX_CANDIDATES are then ranked by BM25 over every
  * term (lib/search-terms.ts: identifier sub-words, joined words, the last word as a prefix), the term frequency
- * weighted by where the term occurs (symbols, breadcrumb, body).
+ * weighted by where the term occurs (symbols, breadcrumb, body), the idf from the searched syncs' statistics.
  */
 export function lexicalQueries(terms: QueryTerms, stats: TermStats): LexicalQueries | null {
   const any = toTsQuery(terms);
   if (any === null) return null;
-  const rare = terms.lexemes.filter(
-    (l) => (stats.frequency(l) ?? 0) < COMMON_TERM || (stats.df(l) ?? 0) < COMMON_TERM_CHUNKS,
-  );
-  const selective = toTsQuery({ lexemes: rare, prefixes: terms.prefixes.filter((p) => p.length >= 4) });
+  const isRare = (l: string) => (stats.frequency(l) ?? 0) < COMMON_TERM || (stats.df(l) ?? 0) < COMMON_TERM_CHUNKS;
+  const rare = terms.lexemes.filter(isRare);
+  // A prefix selects when it is long enough and its whole word is not common (`string` would read ~20,000 Go chunks).
+  const selective = toTsQuery({ lexemes: rare, prefixes: terms.prefixes.filter((p) => p.length >= 4 && isRare(p)) });
   const all = [...terms.lexemes.map((l) => `'${l}'`), ...terms.prefixes.map((p) => `'${p}':*`)].join(' & ');
   // Chunks holding every rare word come first; the others only fill up when those are too few.
   const strict = rare.length >= 2 ? rare.map((l) => `'${l}'`).join(' & ') : null;
   // The unfinished last word ranks as a prefix, in place of the same whole word (counted once); its frequency is at
   // least the whole word's.
   const words = terms.lexemes.filter((l) => !terms.prefixes.includes(l));
+  const chunks = stats.chunks > 0 ? stats.chunks : 1_000_000;
+  const dfOf = (l: string) => stats.df(l) ?? stats.rareDf;
   return {
     match: selective ?? all,
     strict,
     terms: [...words.map((l) => `'${l}'`), ...terms.prefixes.map((p) => `'${p}':*`)],
-    dfs: [...words.map((l) => stats.df(l) ?? null), ...terms.prefixes.map((p) => stats.df(p) ?? null)],
-    chunks: stats.chunks,
+    idf: [...words.map((l) => idf(chunks, dfOf(l))), ...terms.prefixes.map((p) => idf(chunks, dfOf(p)))],
     avgTokens: stats.avgTokens,
   };
 }
@@ -148,14 +154,20 @@ async function lexicalRanking(
   q: LexicalQueries,
   p: ChunkSearchParams,
 ): Promise<Ranked<unknown>[]> {
-  const f = filterSql(p, 8);
+  const first = 5 + 2 * q.terms.length;
+  const f = filterSql(p, first);
   // With the candidate LIMIT the planner expects a sequential scan to find enough rows soon, and reads (and
   // decompresses) every chunk's terms until it does: 1.3 s on the Go standard library, against milliseconds through
   // the GIN index.
   await tx.query(`SELECT set_config('enable_seqscan', 'off', true)`);
-  // BM25: idf = ln(1 + (N - df + 0.5) / (df + 0.5)) with df the sync's estimate, or for a rare term the candidates
-  // holding it (all the chunks holding it, unless the candidates were cut at MAX_CANDIDATES); N at least the
-  // candidates. tf = ts_rank of the term alone / TF_UNIT; length = the chunk's token count.
+  // BM25, one row per candidate: per term, tf = ts_rank of the term alone / TF_UNIT (from $5 on: the term, its idf),
+  // saturated with the chunk's length (token_count) against the mean ($4).
+  const tf = q.terms.map(
+    (_, i) => `ts_rank('${RANK_WEIGHTS}', c.search_terms, $${5 + 2 * i}::tsquery, 0) / ${TF_UNIT} AS tf${i}`,
+  );
+  const score = q.terms
+    .map((_, i) => `$${6 + 2 * i}::float8 * x.tf${i} * ${BM25_K1 + 1} / (x.tf${i} + ${BM25_K1} * x.norm)`)
+    .join(' + ');
   const res = await tx.query<{ id: string; score: number }>(
     `WITH strict AS MATERIALIZED (
        SELECT c.id FROM content_chunks c
@@ -166,28 +178,19 @@ async function lexicalRanking(
         WHERE (SELECT count(*) FROM strict) < ${DEPTH}
           AND c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $2::tsquery${f.sql}
         LIMIT ${MAX_CANDIDATES}
-     ), cand AS MATERIALIZED (
+     ), cand AS (
        SELECT id FROM strict UNION SELECT id FROM loose
-     ), tf AS MATERIALIZED (
-       -- The shared chunk row itself (one per id), not the content_chunks view: the view has one row per sync holding
-       -- the chunk, so with 50 kept syncs every candidate was ranked (and sorted) 50 times (issue 30).
-       SELECT c.id, c.token_count AS len, t.i, ts_rank('${RANK_WEIGHTS}', c.search_terms, t.q::tsquery, 0) / ${TF_UNIT} AS tf
-         FROM cand k JOIN file_content_chunks c ON c.id = k.id
-        CROSS JOIN unnest($4::text[]) WITH ORDINALITY AS t(q, i)
-     ), idf AS (
-       SELECT t.i, ln(1 + (n.n - d.df + 0.5) / (d.df + 0.5)) AS w
-         FROM (SELECT i, count(*) FILTER (WHERE tf > 0) AS held FROM tf GROUP BY i) t
-        CROSS JOIN (SELECT greatest($6::float8, (SELECT count(*) FROM cand)) AS n) n
-        CROSS JOIN LATERAL (SELECT least(n.n, coalesce(($5::float8[])[t.i], t.held::float8)) AS df) d
      )
-     SELECT tf.id, sum(w.w * tf.tf * ${BM25_K1 + 1}
-                       / (tf.tf + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * tf.len / greatest($7::float8, 1)))) AS score
-       FROM tf JOIN idf w ON w.i = tf.i
-      WHERE tf.tf > 0
-      GROUP BY tf.id
-      ORDER BY score DESC, tf.id
+     -- The shared chunk row itself (one per id), not the content_chunks view: the view has one row per sync holding
+     -- the chunk, so with 50 kept syncs every candidate was ranked (and sorted) 50 times (issue 30).
+     SELECT x.id, ${score} AS score
+       FROM (SELECT c.id, ${tf.join(', ')},
+                    1 - ${BM25_B} + ${BM25_B} * c.token_count / greatest($4::float8, 1) AS norm
+               FROM cand k JOIN file_content_chunks c ON c.id = k.id
+             OFFSET 0) x
+      ORDER BY score DESC, x.id
       LIMIT ${DEPTH}`,
-    [syncIds, q.match, q.strict, q.terms, q.dfs, q.chunks, q.avgTokens || 1, ...f.params],
+    [syncIds, q.match, q.strict, q.avgTokens || 1, ...q.terms.flatMap((t, i) => [t, q.idf[i]]), ...f.params],
   );
   return res.rows.map((r) => ({ id: r.id, value: r.score }));
 }

@@ -7,8 +7,9 @@
  *   ends with `/<query>`, or (case-insensitively) has it as its base name or the end of its path; then base names
  *   starting with it. One sync's files are read through its (sync_id, file_path) key.
  * - Identifier queries (one token, optionally qualified: `bufio.NewReader`, `Foo::bar`, `Foo#bar`): the symbols of
- *   that name (file_content_symbols, lower(name) btree), same case first, a qualifier that names the file's folder or
- *   base name first, source files before tests, shorter paths first; when no name matches exactly, names that start
+ *   that name (file_content_symbols, lower(name) btree), same case first, the most qualifier parts naming the file's
+ *   folders, its base name or the symbol's container first, source files before tests, a file named after the
+ *   definition, top-level definitions before members, shorter paths first; when no name matches exactly, names that start
  *   with the query (4+ characters). Each is read as the smallest chunk holding the definition's line.
  */
 import type { ReadTx } from '../db/read.ts';
@@ -186,7 +187,12 @@ export async function definitionsByName(
                    WHERE strpos('/' || lower(f.file_path), '/' || qp.q || '/') > 0
                       OR lower(substring(f.file_path from '[^/]*$')) LIKE qp.q || '.%'
                       OR strpos('.' || lower(split_part(coalesce(k.key, ''), ':', 1)), '.' || qp.q || '.') > 0) DESC,
-                 (c.type = 'source') DESC, length(k.name), length(f.file_path), f.file_path, k.line, f.sync_id
+                 (c.type = 'source') DESC,
+                 -- A file named after the definition (current-random.ts for currentRandom), then a top-level one.
+                 (regexp_replace(regexp_replace(lower(substring(f.file_path from '[^/]*$')), '[.][^.]*$', ''),
+                                 '[^a-z0-9]', '', 'g') = lower($2)) DESC,
+                 (strpos(split_part(coalesce(k.key, ''), ':', 1), '.') = 0) DESC,
+                 length(k.name), length(f.file_path), f.file_path, k.line, f.sync_id
         LIMIT $${params.length}`,
       params,
     );

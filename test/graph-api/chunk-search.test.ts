@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setChunkEmbeddings } from '../../activities/store/index.ts';
 import { embedText, prepareInput } from '../../standins/model-host/embed.ts';
-import { RRF_K } from '../../graph-api/search/fusion.ts';
+import { FUSION, queryShape } from '../../graph-api/search/fusion.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import { writeSyncFiles, type FileSpec } from '../support/graph-data.ts';
@@ -262,24 +262,32 @@ describe('graph component: chunk search', () => {
       );
     });
 
-    it('hybrid (the default) fuses both rankings: score = sum of 1/(60 + rank), ties by chunk id', async () => {
+    it('hybrid (the default) fuses both rankings: weighted RRF with the weights of the query shape, ties by chunk id', async () => {
       const res = await search(`sync_ids=${semanticSync}&q=${encodeURIComponent(query)}`);
       assert.equal(res.body.meta.mode, 'hybrid');
-      const rrf = (h: Hit) =>
-        (h.scores.lexical ? 1 / (RRF_K + h.scores.lexical.rank) : 0) +
-        (h.scores.semantic ? 1 / (RRF_K + h.scores.semantic.rank) : 0);
-      for (const h of res.body.items) assert.ok(Math.abs(h.score - rrf(h)) < 1e-12);
+      const { lexical: w, k } = FUSION[queryShape(query)];
+      const fused = (h: Hit) =>
+        (h.scores.lexical ? (2 * w) / (k + h.scores.lexical.rank) : 0) +
+        (h.scores.semantic ? (2 * (1 - w)) / (k + h.scores.semantic.rank) : 0);
+      for (const h of res.body.items) assert.ok(Math.abs(h.score - fused(h)) < 1e-12);
       // c: lexical 1 + semantic 3; b: lexical 3 + semantic 1; a: lexical 2 + semantic 4; d: semantic 2 only.
+      const ranks = (p: string) => res.body.items.find((h) => h.file_path === p)!;
+      assert.deepEqual(
+        [ranks('c.ts'), ranks('b.ts'), ranks('a.ts'), ranks('d.ts')].map((h) => [
+          h.scores.lexical?.rank,
+          h.scores.semantic?.rank,
+        ]),
+        [
+          [1, 3],
+          [3, 1],
+          [2, 4],
+          [undefined, 2],
+        ],
+      );
+      const expected = [...res.body.items].sort((x, y) => fused(y) - fused(x) || (x.chunk_id < y.chunk_id ? -1 : 1));
       assert.deepEqual(
         res.body.items.map((h) => h.file_path),
-        [
-          ...['b.ts', 'c.ts'].sort((x, y) => {
-            const [hx, hy] = [x, y].map((p) => res.body.items.find((h) => h.file_path === p)!.chunk_id);
-            return hx! < hy! ? -1 : 1;
-          }),
-          'a.ts',
-          'd.ts',
-        ],
+        expected.map((h) => h.file_path),
       );
     });
 
