@@ -40,10 +40,14 @@ export interface FusionWeights {
 }
 export const RRF: FusionWeights = { lexical: 0.5, k: RRF_K };
 
-/** Hybrid search's weights per query shape, chosen by bench/search/eval.ts --fusion-grid (docs/benchmarks.md). */
+/**
+ * Hybrid search's weights per query shape, chosen by bench/search/eval.ts --fusion-grid (docs/benchmarks.md, "Search
+ * quality"): the best MRR@10 of each shape over w 0…1 and k 5, 20, 60, on the 317 queries with the stand-in's
+ * embeddings (the real-model grid was not run to its end this session).
+ */
 export const FUSION: Record<QueryShape, FusionWeights> = {
-  short: RRF,
-  long: RRF,
+  short: { lexical: 0.7, k: 20 },
+  long: { lexical: 0.7, k: 5 },
 };
 
 export function fuse(

@@ -7,8 +7,8 @@
 -- Document frequencies are estimated from a sample of the sync's files (whole files, chosen by their content id, so
 -- unchanged files stay in or out of the sample from one sync to the next) and kept only for terms found in at least
 -- a few sampled chunks: the terms that are common enough for the estimate to matter. A term that is not listed is
--- rare, and the search counts its chunks exactly among its candidates. A re-sync that changed few files takes over
--- its previous sync's row (`changed_files` adds up what changed since the row was computed from chunks).
+-- rare (the search takes it to be in half as many chunks as the least listed one). A re-sync that changed few files
+-- takes over its previous sync's row (`changed_files` adds up what changed since the row was computed from chunks).
 CREATE TABLE sync_search_stats (
   sync_id uuid PRIMARY KEY REFERENCES sync_runs (id) ON DELETE CASCADE,
   -- Chunks of the sync and their mean token count (BM25's document count and average document length).
