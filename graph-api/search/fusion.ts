@@ -42,11 +42,12 @@ export const RRF: FusionWeights = { lexical: 0.5, k: RRF_K };
 
 /**
  * Hybrid search's weights per query shape, chosen by bench/search/eval.ts --fusion-grid (docs/benchmarks.md, "Search
- * quality"): the best MRR@10 of each shape over w 0…1 and k 5, 20, 60, on the 317 queries with the stand-in's
- * embeddings (the real-model grid was not run to its end this session).
+ * quality"): the best MRR@10 of each shape over w 0…1 and k 5, 20, 60, summed over the two evaluations of 2026-11-28
+ * (the stand-in's embeddings on 317 queries, MiniLM on 143). Short queries are names: lexical ranking with meaning as
+ * a tie-breaker; long ones lean on meaning more.
  */
 export const FUSION: Record<QueryShape, FusionWeights> = {
-  short: { lexical: 0.7, k: 20 },
+  short: { lexical: 0.9, k: 5 },
   long: { lexical: 0.7, k: 5 },
 };
 
