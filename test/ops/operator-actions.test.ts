@@ -322,7 +322,28 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
         return s?.enabled === false && s.next_run_at === null;
       });
 
+      // The summary set at start names the repository, the ref and the trigger; UI 2.54 shows it (and the details) in
+      // the workflow page's User Metadata tab (the page's title is the workflow id).
+      const summary = await (await h.client.workflow.getHandle(sourceId).describe()).staticSummary();
+      const name = (await graph.get<{ owner: string; name: string }>(`/api/sources/${sourceId}`)).body;
+      assert.match(summary ?? '', new RegExp(`^sync ${name.owner}/${name.name} @ \\S+ \\(alice\\)$`));
       await page.goto(`${ui}/workflows/${sourceId}`);
+      await page.getByText('User Metadata', { exact: true }).first().click();
+      // The UI renders each metadata field as markdown in a frame of its own.
+      await waitFor(
+        'the summary in the User Metadata tab',
+        async () => {
+          for (const frame of page.frames()) {
+            const text = await frame
+              .locator('body')
+              .innerText()
+              .catch(() => '');
+            if (summary && text.includes(summary)) return true;
+          }
+          return false;
+        },
+        60_000,
+      );
       await page.getByRole('button', { name: 'More Actions' }).click();
       // The page holds a second, hidden copy of the actions menu.
       await page.getByText('Terminate', { exact: true }).filter({ visible: true }).first().click();
