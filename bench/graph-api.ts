@@ -228,7 +228,7 @@ async function main(): Promise<void> {
       data.sourceId,
       data.bigFilePath,
     ]);
-    await plan('summary context: neighbours of a file', q.neighborsSql, [JSON.stringify(fid)]);
+    await plan('summary context: neighbours of a file', q.neighborsSql, [fid]);
     await plan('stats: nodes by type', `SELECT type, count(*) FROM file_records GROUP BY type`, []);
     await plan('stats: edges by label', `SELECT tableoid, count(*) FROM service._ag_label_edge GROUP BY tableoid`, []);
     await c.query('BEGIN');

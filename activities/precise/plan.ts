@@ -21,11 +21,13 @@ interface WorkerRow {
 
 export function createPrecisePlan({ pool }: { pool: Pool }) {
   async function planPrecise({ syncId, sourceId }: SyncIds): Promise<PrecisePlan> {
-    const cfg = await pool.query<{ precise: unknown }>(
-      `SELECT config_snapshot -> 'precise' AS precise FROM sync_runs WHERE id = $1 AND source_id = $2`,
+    const cfg = await pool.query<{ precise: unknown; shared: boolean }>(
+      `SELECT config_snapshot -> 'precise' AS precise, graph_sync_id IS NOT NULL AS shared
+         FROM sync_runs WHERE id = $1 AND source_id = $2`,
       [syncId, sourceId],
     );
-    if (cfg.rows[0]?.precise === false) return { run: [], skipped: [] };
+    // A sync sharing its predecessor's graph (an unchanged re-sync, schema V48) has that sync's precise edges already.
+    if (cfg.rows[0]?.precise === false || cfg.rows[0]?.shared === true) return { run: [], skipped: [] };
     const langs = await pool.query<{ language: string }>(
       `SELECT DISTINCT c.language FROM sync_files s JOIN file_contents c ON c.id = s.content_id WHERE s.sync_id = $1`,
       [syncId],

@@ -16,7 +16,7 @@ import type { Pool } from '../../lib/db.ts';
 import { withTransaction } from '../../lib/db.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { RetentionInput } from '../../lib/retention.ts';
-import { cleanRun, getSync, purgeRun } from '../../lib/sync-runs/index.ts';
+import { cleanRun, getSync, purgeRun, sharedBy } from '../../lib/sync-runs/index.ts';
 
 export interface RetentionDeps {
   pool: Pool;
@@ -83,10 +83,11 @@ export function createRetentionActivities({ pool, log }: RetentionDeps) {
           ORDER BY created_at, id`,
         [input.keepCompleted, input.keepFailed, input.purgeAfterSeconds],
       );
+      // Newest first: a sync sharing an older sync's graph (V48) is purged before the sync holding it.
       const cleaned = await pool.query<{ id: string }>(
         `SELECT id FROM sync_runs
           WHERE status = 'cleaned' AND NOT pinned AND cleaned_at < now() - make_interval(secs => $1)
-          ORDER BY cleaned_at, id`,
+          ORDER BY created_at DESC, id DESC`,
         [input.purgeAfterSeconds],
       );
       const clean = beyond.rows.filter((r) => r.status !== 'cancelled').map((r) => r.id);
@@ -146,6 +147,8 @@ export function createRetentionActivities({ pool, log }: RetentionDeps) {
           const over = current.status === 'cleaned' ? current.cleaned_at : current.completed_at;
           const due = over !== null && over.getTime() < Date.now() - purgeAfterSeconds * 1000;
           if (!due || (current.status !== 'cleaned' && current.status !== 'cancelled')) return undefined;
+          // Its graph rows are still another sync's graph (V48): purged after that sync, in a later run.
+          if ((await sharedBy(tx, syncId)).length > 0) return undefined;
           await purgeRun(tx, current);
           return current;
         });

@@ -213,6 +213,9 @@ export async function copySymbolGraph(
   previousSyncId: string,
   labels: GraphLabels,
 ): Promise<{ edges: Record<SymbolEdgeLabelName, number>; unresolvedFiles: number }> {
+  // The previous sync's graph rows: its own, or those of the sync whose graph it shares (V48).
+  const owner = await db.query<{ g: string | null }>(`SELECT graph_sync_of($1)::text AS g`, [previousSyncId]);
+  const from = owner.rows[0]?.g ?? previousSyncId;
   const inserts = SYMBOL_EDGE_LABELS.map(
     (label, i) => `e${i} AS (
        INSERT INTO ${GRAPH_NAME}."${label}" (id, start_id, end_id, properties)
@@ -233,7 +236,7 @@ export async function copySymbolGraph(
      m AS MATERIALIZED (SELECT o.id AS old, n.id AS new FROM o JOIN n USING (path, key) WHERE o.key IS NOT NULL),
      ${inserts.join(',\n     ')}
      SELECT ${SYMBOL_EDGE_LABELS.map((l, i) => `(SELECT count(*) FROM e${i}) AS "${l}"`).join(', ')}`,
-    [ctx.syncId, previousSyncId, ...SYMBOL_EDGE_LABELS.flatMap((l) => [labels[l].id, labels[l].seq])],
+    [ctx.syncId, from, ...SYMBOL_EDGE_LABELS.flatMap((l) => [labels[l].id, labels[l].seq])],
   );
   const row = res.rows[0]!;
   const edges = Object.fromEntries(SYMBOL_EDGE_LABELS.map((l) => [l, Number(row[l])])) as Record<
@@ -244,7 +247,7 @@ export async function copySymbolGraph(
     `INSERT INTO sync_symbol_unresolved (sync_id, file_path, set_hash, uses)
      SELECT $1, file_path, set_hash, uses FROM sync_symbol_unresolved WHERE sync_id = $2
      ON CONFLICT (sync_id, file_path) DO UPDATE SET set_hash = EXCLUDED.set_hash, uses = EXCLUDED.uses`,
-    [ctx.syncId, previousSyncId],
+    [ctx.syncId, from],
   );
   return { edges, unresolvedFiles: un.rowCount ?? 0 };
 }

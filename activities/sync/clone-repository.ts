@@ -29,6 +29,7 @@ import { loadAccessToken } from './access-token.ts';
 import { batchPlan } from './workspace.ts';
 import { prepareReuse, recordReuse, type PendingReuse } from './incremental.ts';
 import { updateCachedCheckout } from './git-cache.ts';
+import { graphAlias, shareGraph, sharesGraph } from './graph-alias.ts';
 
 function includePaths(config: Record<string, unknown>): string[] | undefined {
   const v = config.include_paths;
@@ -167,14 +168,23 @@ async function planBatches(
   c: Checkout,
   tree: Tree,
   pending: PendingReuse,
-): Promise<{ bounds: number[]; writeConcurrency: number }> {
+  precise: boolean,
+): Promise<{ bounds: number[]; writeConcurrency: number; graphOf: string | null }> {
   const reuse = await pending.context;
   const reusable = reuse.plan.reusable;
   const plan = batchPlan(tree.files, (p) => (c.unchanged?.has(p) === true ? reusable.get(p) : undefined));
+  const firstRecord = !reuse.recorded;
   const bounds = await recordReuse(deps.pool, syncId, reuse, plan.bounds);
   if (bounds[bounds.length - 1] !== tree.files.length) {
     throw new Error(`the run's batches cover ${bounds.at(-1)} files, the clone has ${tree.files.length}`);
   }
+  // An unchanged re-sync shares its predecessor's graph (graph-alias.ts), decided once, at the run's first clone.
+  const paths = tree.files.map((f) => f.path);
+  const graphOf = !firstRecord
+    ? await graphAlias(deps.pool, syncId)
+    : sharesGraph(reuse.plan, c.head.commitSha, paths)
+      ? await shareGraph(deps.pool, syncId, reuse.plan.previousSyncId!, { precise })
+      : null;
   deps.workspaces.put({
     reuse,
     reused: new Map(),
@@ -185,11 +195,12 @@ async function planBatches(
     tree,
     parsed: new Map(),
     ...(c.unchanged ? { unchanged: c.unchanged } : {}),
+    ...(graphOf ? { graphOf } : {}),
     bounds,
     lastUsed: Date.now(),
   });
   // A resumed clone keeps the run's recorded bounds; their writes run two at a time only if they are the plan's.
-  return { bounds, writeConcurrency: sameBounds(bounds, plan.bounds) ? plan.writeConcurrency : 1 };
+  return { bounds, writeConcurrency: sameBounds(bounds, plan.bounds) ? plan.writeConcurrency : 1, graphOf };
 }
 
 export function createCloneRepository(deps: ActivityDeps) {
@@ -223,7 +234,14 @@ export function createCloneRepository(deps: ActivityDeps) {
       hb.check();
       await recordSkipped(deps, syncId, c.head.skipped);
       const { tree, walked } = walkTree(deps, sourceId, run, c);
-      const { bounds, writeConcurrency } = await planBatches(deps, syncId, c, tree, pending);
+      const { bounds, writeConcurrency, graphOf } = await planBatches(
+        deps,
+        syncId,
+        c,
+        tree,
+        pending,
+        settings.precise !== false && run.config_snapshot.precise !== false,
+      );
       progress.report('cloning', 1, 1);
       await progress.flush();
       log.info('sync_cloned', {
@@ -236,6 +254,7 @@ export function createCloneRepository(deps: ActivityDeps) {
         kept_clone: c.cached,
         walked,
         known_unchanged: c.unchanged?.size ?? null,
+        graph_of: graphOf,
         ms: Date.now() - t,
       });
       return {

@@ -12,6 +12,7 @@ import { changeStatus, loadRun } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
 import { incrementalStats } from './incremental.ts';
 import { writeSearchStats } from './search-stats.ts';
+import { sharedPreciseStats } from './graph-alias.ts';
 import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
@@ -41,8 +42,11 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
       const incremental = await incrementalStats(tx, syncId);
       // Lexical search ranks with the sync's term statistics: written before the sync is completed (searchable).
       await writeSearchStats(tx, syncId, incremental);
+      // A sync sharing its predecessor's graph ran no precise step: the shared graph's precise edges are reused.
+      const precise = input.stats.precise ? null : await sharedPreciseStats(tx, syncId);
       const stats = {
         ...input.stats,
+        ...(precise ? { precise } : {}),
         ...(incremental ? { incremental } : {}),
         issues: { recorded: issues.issues_recorded, dropped: issues.issues_dropped },
         durations_ms: {

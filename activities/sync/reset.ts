@@ -4,14 +4,16 @@
  */
 import { withTransaction, type Pool } from '../../lib/db.ts';
 
-/** Removes the run's graph, file records (chunks cascade), issues and step ledger, and resets its issue counters. */
+/** Removes the run's graph (or its sharing of another sync's), file records (chunks cascade), issues and step ledger, and resets its issue counters. */
 export async function resetSyncData(pool: Pool, syncId: string): Promise<void> {
   await withTransaction(pool, async (tx) => {
     await tx.query(`SELECT delete_sync_graph($1)`, [syncId]);
     await tx.query(`DELETE FROM file_records WHERE sync_id = $1`, [syncId]);
     await tx.query(`DELETE FROM sync_issues WHERE sync_id = $1`, [syncId]);
     await tx.query(`DELETE FROM sync_steps WHERE sync_id = $1`, [syncId]);
-    await tx.query(`UPDATE sync_runs SET issues_recorded = 0, issues_dropped = 0 WHERE id = $1`, [syncId]);
+    await tx.query(`UPDATE sync_runs SET issues_recorded = 0, issues_dropped = 0, graph_sync_id = NULL WHERE id = $1`, [
+      syncId,
+    ]);
   });
 }
 

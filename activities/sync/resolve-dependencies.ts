@@ -13,6 +13,7 @@ import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
 import { RESOLVE_STEP, recordStep, recordedResult, withSavepoints } from './steps.ts';
 import { carrySummaries } from './incremental.ts';
+import { graphAlias, sharedDependsOn } from './graph-alias.ts';
 
 interface WriteHandoff {
   files: Array<[string, string]>;
@@ -43,8 +44,12 @@ export function createResolveDependencies({ pool, settings, log }: ActivityDeps)
       await progress.phase('graphing', vertexByPath.size);
       const labels = await loadGraphLabels(pool);
       hb.check();
+      // A sync sharing its predecessor's graph writes no edge: they are there (graph-alias.ts).
+      const graphOf = await graphAlias(pool, syncId);
       const result = await withTransaction(pool, async (client) => {
-        const d = await writeDependsOn(withSavepoints(client), input, depending, vertexByPath, labels);
+        const d = graphOf
+          ? { dependsOnEdges: await sharedDependsOn(client, graphOf), issues: [] }
+          : await writeDependsOn(withSavepoints(client), input, depending, vertexByPath, labels);
         await recordIssues(client, syncId, d.issues);
         // Summaries carried by reused files stay only where the neighbourhood is unchanged (issue 12).
         const summariesDropped = await carrySummaries(client, syncId, depending);

@@ -27,6 +27,7 @@ import {
   writeUnresolved,
 } from '../store/index.ts';
 import type { ActivityDeps } from './deps.ts';
+import { graphAlias } from './graph-alias.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { claimRun } from './run-claim.ts';
 import { SYMBOLS_STEP, recordStep, recordedResult, withSavepoints } from './steps.ts';
@@ -67,6 +68,15 @@ export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
     if (!previous || previous.result.dangling !== 0) return null;
     // Copied once, the result names the sync it came from; what is recorded is what that sync resolved.
     delete previous.result.copiedFrom;
+    if (await graphAlias(pool, syncId)) {
+      // The sync shares its predecessor's graph (graph-alias.ts): the symbol graph is there, nothing to write.
+      const result: SymbolsResult = { ...previous.result, copiedFrom: previous.id };
+      await withTransaction(pool, async (client) => {
+        await recordStep(client, syncId, SYMBOLS_STEP, result, previous.handoff ?? null);
+        await dropImports(client, syncId);
+      });
+      return { from: previous.id, result };
+    }
     if (!(await sameFiles(pool, syncId, previous.id))) return null;
     const labels = await loadGraphLabels(pool);
     return withTransaction(pool, async (client) => {

@@ -222,17 +222,18 @@ export function edgeMap(
   return out;
 }
 
-/** The previous sync's depends_on edges, by path. */
+/** The previous sync's depends_on edges, by path (read from the graph it shares, when it shares one: V48). */
 export async function loadEdges(db: Queryable, syncId: string): Promise<EdgeMap> {
   const res = await db.query<{ s: string; t: string; w: number | null }>(
     `WITH v AS (
        SELECT id, properties ->> '"file_path"'::ag_catalog.agtype AS p
          FROM service."File"
-        WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype
+        WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype)
+              = ('"' || graph_sync_of($1::uuid)::text || '"')::ag_catalog.agtype
      )
      SELECT a.p AS s, b.p AS t, (e.properties ->> '"weight"'::ag_catalog.agtype)::float8 AS w
        FROM v a JOIN service.depends_on e ON e.start_id = a.id JOIN v b ON b.id = e.end_id`,
-    [JSON.stringify(syncId)],
+    [syncId],
   );
   const out: EdgeMap = new Map();
   for (const r of res.rows) {

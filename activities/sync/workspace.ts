@@ -57,6 +57,8 @@ export interface Workspace {
    * (git-cache.ts); absent when unknown.
    */
   unchanged?: ReadonlySet<string>;
+  /** The sync whose graph this one shares (an unchanged re-sync, graph-alias.ts): its batches write no graph rows. */
+  graphOf?: string;
   /** Where each batch starts in `tree.files`, and the end (batchBounds); absent: every BATCH_FILES files. */
   bounds?: readonly number[];
   lastUsed: number;

@@ -21,6 +21,7 @@ import {
   writeSymbolFacts,
   type FactsRow,
   type FileChunks,
+  type FileGraphResult,
   type FileWriteResult,
   type GraphFile,
   type GraphLabels,
@@ -143,9 +144,20 @@ async function writeReused(
     if (!b.symbolGraph || !p || !carried.ids.has(f.file_path) || p.imports.length === 0) continue;
     rows.symbolImports.push([f.file_path, resolveImportTargets(p.language, f.file_path, p.imports, b.ws.tree)]);
   }
-  if (carried.ids.size > 0)
+  // Their File and Symbol vertices and defines edges, from the stored rows (none when the sync shares its
+  // predecessor's graph: it is the same, graph-alias.ts).
+  if (carried.ids.size > 0 && !b.ws.graphOf)
     part.copied = await writeReusedGraph(tx, { syncId: b.syncId, sourceId: b.sourceId }, carried.ids, b.labels);
   return part;
+}
+
+/**
+ * The graph of a batch of a sync that shares its predecessor's graph (graph-alias.ts): no rows are written, and the
+ * counts are those a write of the same files gives (a File vertex per file, a Symbol vertex and a defines edge per
+ * symbol), so the sync's stats equal its predecessor's.
+ */
+function sharedGraph(files: number, symbols: number): FileGraphResult & { sharedFiles: number } {
+  return { vertexByPath: new Map(), symbolVertices: symbols, definesEdges: symbols, issues: [], sharedFiles: files };
 }
 
 /** The batch in one transaction: file records, facts, the reused files, chunks, graph, then issues and the ledger. */
@@ -170,7 +182,9 @@ async function writeInTransaction(client: PoolClient, b: BatchWrite): Promise<Wr
   hb.check();
   const c = await writeChunks(tx, syncId, rows.items);
   hb.check();
-  const g = await writeFileGraph(tx, { syncId, sourceId }, rows.graphFiles, b.labels);
+  const g: FileGraphResult & { sharedFiles?: number } = ws.graphOf
+    ? sharedGraph(rows.graphFiles.length + carried.ids.size, rows.symbols)
+    : await writeFileGraph(tx, { syncId, sourceId }, rows.graphFiles, b.labels);
   rows.issues.push(...c.issues, ...g.issues);
   const { copied } = reusedPart;
   const result: WriteBatchResult = {
@@ -178,7 +192,7 @@ async function writeInTransaction(client: PoolClient, b: BatchWrite): Promise<Wr
     binaryFiles: rows.binaryFiles,
     chunks: c.written + reusedPart.chunks,
     symbols: rows.symbols,
-    fileVertices: g.vertexByPath.size + copied.vertexByPath.size,
+    fileVertices: g.vertexByPath.size + copied.vertexByPath.size + (g.sharedFiles ?? 0),
     symbolVertices: g.symbolVertices + copied.symbolVertices,
     definesEdges: g.definesEdges + copied.definesEdges,
     issues: rows.issues.length,

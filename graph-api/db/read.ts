@@ -66,3 +66,15 @@ export async function withReadTx<T>(pool: Pool, capMs: number, fn: (tx: ReadTx) 
     throw err;
   }
 }
+
+/**
+ * The sync whose graph rows are `syncId`'s graph (schema V48): its own id, or the sync whose graph it shares (an
+ * unchanged re-sync); null for a cleaned or unknown sync (no graph to read).
+ */
+export async function graphSyncOf(tx: ReadTx, syncId: string): Promise<string | null> {
+  const r = await tx.query<{ g: string | null }>(
+    { name: 'ckg_graph_sync_of', text: `SELECT graph_sync_of($1)::text AS g` },
+    [syncId],
+  );
+  return r.rows[0]?.g ?? null;
+}

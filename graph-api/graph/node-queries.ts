@@ -125,14 +125,25 @@ const NEIGHBOR_CTES = `e AS (
 
 const NEIGHBOR_ORDER = 'n.rel_type, n.direction DESC, n.name, n.file_path, n.line';
 
+/**
+ * The File vertex of the file records in `f` (id, sync_id, file_path): the vertex whose file_id is the record's id, or,
+ * for a sync sharing another sync's graph (an unchanged re-sync, schema V48), the vertex of that sync's record of the
+ * same path. None for a cleaned sync (its graph is gone for readers).
+ */
+const vertexOf = (f: string) => `SELECT v.id FROM ${f} JOIN sync_runs r ON r.id = f.sync_id
+         LEFT JOIN sync_files o ON o.sync_id = r.graph_sync_id AND o.file_path = f.file_path
+         JOIN service."File" v
+           ON ag_catalog.agtype_access_operator(v.properties, '"file_id"'::ag_catalog.agtype)
+              = ('"' || coalesce(o.id, f.id)::text || '"')::text::ag_catalog.agtype
+        WHERE r.status <> 'cleaned'`;
+
 export const neighborsSql = `WITH me AS (
-       SELECT id FROM service."File"
-        WHERE ag_catalog.agtype_access_operator(properties, '"file_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype
+       ${vertexOf('sync_files f')} AND f.id = $1::uuid
      ), ${NEIGHBOR_CTES}
      SELECT * FROM n ORDER BY ${NEIGHBOR_ORDER}`;
 
 export async function neighbors(db: Db, fileId: string): Promise<NeighborRow[]> {
-  const res = await db.query<NeighborRow>(neighborsSql, [JSON.stringify(fileId)]);
+  const res = await db.query<NeighborRow>(neighborsSql, [fileId]);
   return res.rows;
 }
 
@@ -158,9 +169,7 @@ export async function chunksOf(db: Db, fileId: string): Promise<ChunkRow[]> {
 function detailSql(fileSql: string): string {
   return `WITH f AS MATERIALIZED (${fileSql}),
      me AS (
-       SELECT v.id FROM f JOIN service."File" v
-         ON ag_catalog.agtype_access_operator(v.properties, '"file_id"'::ag_catalog.agtype)
-            = ('"' || f.id::text || '"')::text::ag_catalog.agtype
+       ${vertexOf('f')}
      ), ${NEIGHBOR_CTES}
      SELECT f.*, (SELECT coalesce(json_agg(n ORDER BY ${NEIGHBOR_ORDER}), '[]'::json)
                     FROM n) AS neighbors

@@ -4,7 +4,7 @@
  * costs about a microsecond per value, so a 40k-edge sync takes tens of milliseconds to read; completed, failed,
  * cancelled and cleaned syncs never change their graph again, so their snapshots are cached (see cache.ts).
  */
-import type { ReadTx } from '../db/read.ts';
+import { graphSyncOf, type ReadTx } from '../db/read.ts';
 import { SnapshotCache } from '../caches.ts';
 import type { SnapshotSync, SyncSnapshot } from './snapshot-types.ts';
 
@@ -39,9 +39,11 @@ export async function loadSnapshot(
         ).rows;
   const index = new Map<string, number>();
   files.forEach((f, i) => index.set(f.file_path, i));
+  // The graph rows are the sync's own, or those of the sync whose graph it shares (an unchanged re-sync, V48).
+  const graphOf = files.length === 0 ? null : await graphSyncOf(tx, sync.id);
   // An edge belongs to the sync of the File it starts from (V10); ends are read as paths once per vertex.
   const edges =
-    files.length === 0
+    graphOf === null
       ? []
       : (
           await tx.query<EdgeRow>(
@@ -61,7 +63,7 @@ export async function loadSnapshot(
                JOIN service."File" b ON b.id = e.end_id
               WHERE ag_catalog.agtype_access_operator(b.properties, '"sync_id"'::ag_catalog.agtype)
                     = $1::text::ag_catalog.agtype`,
-            [JSON.stringify(sync.id)],
+            [JSON.stringify(graphOf)],
           )
         ).rows;
   const edgeFrom = new Int32Array(edges.length);

@@ -1,6 +1,7 @@
 /**
  * Spec graph rule 7: platform-wide counts. Node counts come from file records (every sync's, as the graph holds a
- * File vertex per file per sync); total_edges counts every edge of the graph, of every label.
+ * File vertex per file per sync); total_edges counts every edge of the graph, of every label, each sync's: a graph
+ * that syncs share (V48) counts once per sync sharing it, as if each held its copy.
  *
  * Counting ~10^5 edges takes tens of milliseconds, so the counts are cached while they cannot change: graph rows and
  * file records are only written by an active (pending/running) sync and only removed by cleaning (a status change)
@@ -25,10 +26,21 @@ async function countAll(tx: ReadTx): Promise<Record<string, unknown>> {
     nodesByType[r.type] = Number(r.n);
     totalNodes += Number(r.n);
   }
+  // A sync sharing another sync's graph (an unchanged re-sync, schema V48) has those edges in its graph too, though
+  // they are stored once: counted by what the sharing sync recorded (its stats equal its graph sync's). A cleaned
+  // sync whose rows are kept for syncs sharing them has no graph of its own: its rows are not counted for it.
+  const shared = await tx.query<{ label: string; n: string }>(
+    `SELECT e.key AS label,
+            sum(CASE WHEN r.status = 'cleaned' THEN -1 ELSE 1 END * e.value::bigint)::text AS n
+       FROM sync_runs r CROSS JOIN LATERAL jsonb_each_text(r.stats -> 'edges') e
+      WHERE jsonb_typeof(r.stats -> 'edges') = 'object'
+        AND ((r.graph_sync_id IS NOT NULL AND r.status <> 'cleaned') OR (r.status = 'cleaned' AND graph_shared(r.id)))
+      GROUP BY e.key`,
+  );
   const edgesByLabel: Record<string, number> = { depends_on: 0, defines: 0 };
   let totalEdges = 0;
-  for (const r of edges.rows) {
-    edgesByLabel[r.label] = Number(r.n);
+  for (const r of [...edges.rows, ...shared.rows]) {
+    edgesByLabel[r.label] = (edgesByLabel[r.label] ?? 0) + Number(r.n);
     totalEdges += Number(r.n);
   }
   return { nodes_by_type: nodesByType, total_nodes: totalNodes, total_edges: totalEdges, edges_by_label: edgesByLabel };

@@ -115,7 +115,7 @@ export function symbolRoutes(router: Router, deps: GraphAppDeps, cache: SymbolGr
         {
           name: 'ckg_symbol_unresolved',
           text: `SELECT s.uses FROM sync_symbol_unresolved u JOIN symbol_unresolved_sets s ON s.hash = u.set_hash
-                  WHERE u.sync_id = $1 AND u.file_path = $2`,
+                  WHERE u.sync_id = graph_sync_of($1) AND u.file_path = $2`,
         },
         [at.g.syncId, path],
       );

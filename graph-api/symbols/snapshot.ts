@@ -5,7 +5,7 @@
  * rule and key as the merged graph's snapshots, caches.ts), so symbol detail and symbol impact walk arrays
  * instead of reading agtype values (about a microsecond each) per request.
  */
-import type { ReadTx } from '../db/read.ts';
+import { graphSyncOf, type ReadTx } from '../db/read.ts';
 import { LRUCache } from 'lru-cache';
 import { entrySize, SnapshotCache } from '../caches.ts';
 import type { SnapshotSync } from '../graph/snapshot.ts';
@@ -88,8 +88,9 @@ export async function loadSymbolGraph(
   tx: ReadTx,
   sync: { id: string; source_id: string; status: string },
 ): Promise<SymbolGraph> {
-  const key = JSON.stringify(sync.id);
-  const files = sync.status === 'cleaned' ? [] : (await tx.query<FileRow>(FILES, [key])).rows;
+  // The graph rows are the sync's own, or those of the sync whose graph it shares (an unchanged re-sync, V48).
+  const graphOf = sync.status === 'cleaned' ? null : await graphSyncOf(tx, sync.id);
+  const files = graphOf === null ? [] : (await tx.query<FileRow>(FILES, [JSON.stringify(graphOf)])).rows;
   const fileIndex = new Map<string, number>();
   const filePaths: string[] = [];
   const fileTypes: string[] = [];
@@ -180,14 +181,14 @@ export async function loadSymbolGraph(
     [sync.id],
   );
   g.withoutGraph = config.rows[0]?.off === true;
-  if (sync.status !== 'cleaned') {
+  if (graphOf !== null) {
     const unresolved = await tx.query<{
       file_path: string;
       uses: Array<{ from: string; text: string; reason: string }>;
     }>(
       `SELECT u.file_path, s.uses FROM sync_symbol_unresolved u JOIN symbol_unresolved_sets s ON s.hash = u.set_hash
         WHERE u.sync_id = $1`,
-      [sync.id],
+      [graphOf],
     );
     for (const r of unresolved.rows) {
       for (const u of r.uses) {

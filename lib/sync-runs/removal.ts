@@ -4,12 +4,14 @@
  *
  * - clean: a completed or failed run becomes `cleaned` (status.ts: cleaned_at = now) and its graph is removed
  *   (`delete_sync_graph`: every label of the graph, and the registered per-sync graph tables); its file records,
- *   chunks, issues and steps stay.
+ *   chunks, issues and steps stay. A graph that a sync not cleaned shares (V48) is removed with the last such sync.
  * - purge: the run's row is deleted; foreign keys cascade to its files, chunks, issues, steps and per-sync tables, a
  *   trigger removes its graph rows. A `sync_lifecycle` event with status `purged` reports it, and `source_changed`
- *   the source's new last_sync_id when the run was its source's last sync.
+ *   the source's new last_sync_id when the run was its source's last sync. A run whose graph rows other syncs share
+ *   (V48) is not purged before them (FailedPreconditionError naming them; retention orders its purges so).
  */
 import type { Queryable } from '../db.ts';
+import { FailedPreconditionError } from '../errors.ts';
 import { writeEvent } from '../events.ts';
 import { writeLifecycleEvent } from './lifecycle.ts';
 import { deleteSync, type SyncRunRow, type SyncStatus } from './row.ts';
@@ -33,8 +35,24 @@ export async function cleanRun(
     unpinnedOnly: opts.unpinnedOnly === true,
   });
   if (!changed) return undefined;
-  const d = await tx.query<{ n: string }>(`SELECT delete_sync_graph($1)::text AS n`, [syncId]);
+  // A graph another kept sync shares (an unchanged re-sync, schema V48) stays until that sync is cleaned too; cleaning
+  // the last sync sharing a cleaned sync's graph removes it. Readers never see it for a cleaned sync (graph_sync_of).
+  const d = await tx.query<{ n: string }>(
+    `SELECT (CASE WHEN graph_shared($1) THEN 0 ELSE delete_sync_graph($1) END
+             + coalesce((SELECT delete_sync_graph(o.id) FROM sync_runs r JOIN sync_runs o ON o.id = r.graph_sync_id
+                          WHERE r.id = $1 AND o.status = 'cleaned' AND NOT graph_shared(o.id)), 0))::text AS n`,
+    [syncId],
+  );
   return { ...changed, removed: Number(d.rows[0]?.n ?? 0) };
+}
+
+/** The syncs whose graph is `syncId`'s graph rows (schema V48), oldest first. */
+export async function sharedBy(tx: Queryable, syncId: string): Promise<string[]> {
+  const r = await tx.query<{ id: string }>(
+    `SELECT id FROM sync_runs WHERE graph_sync_id = $1 ORDER BY created_at, id`,
+    [syncId],
+  );
+  return r.rows.map((x) => x.id);
 }
 
 /**
@@ -42,6 +60,13 @@ export async function cleanRun(
  * trigger remove everything of it.
  */
 export async function purgeRun(tx: Queryable, current: SyncRunRow): Promise<void> {
+  const sharing = await sharedBy(tx, current.id);
+  if (sharing.length > 0) {
+    throw new FailedPreconditionError(
+      `sync ${current.id} holds the graph of syncs that share it (unchanged re-syncs): purge those first`,
+      { shared_by: sharing },
+    );
+  }
   const source = await tx.query<{ last_sync_id: string | null }>(
     `SELECT last_sync_id FROM sources WHERE id = $1 FOR UPDATE`,
     [current.source_id],

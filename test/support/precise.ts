@@ -29,7 +29,7 @@ export interface StoredSymbolEdge {
 const byKey = (x: StoredSymbolEdge, y: StoredSymbolEdge) =>
   `${x.label} ${x.from} ${x.to}` < `${y.label} ${y.from} ${y.to}` ? -1 : 1;
 
-/** A sync's calls/references edges, read back from the graph as `<path>#<key>` pairs, sorted. */
+/** A sync's calls/references edges (of the graph it shares, if it shares one: V48), read back as `<path>#<key>` pairs, sorted. */
 export async function storedSymbolEdges(db: Queryable, syncId: string): Promise<StoredSymbolEdge[]> {
   const out: StoredSymbolEdge[] = [];
   for (const label of ['calls', 'references']) {
@@ -43,8 +43,9 @@ export async function storedSymbolEdges(db: Queryable, syncId: string): Promise<
          JOIN service."File" fa ON fa.id = da.start_id
          JOIN service."Symbol" sb ON sb.id = e.end_id JOIN service.defines db ON db.end_id = sb.id
          JOIN service."File" fb ON fb.id = db.start_id
-        WHERE ag_catalog.agtype_access_operator(fa.properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`,
-      [JSON.stringify(syncId)],
+        WHERE ag_catalog.agtype_access_operator(fa.properties, '"sync_id"'::ag_catalog.agtype)
+              = ('"' || graph_sync_of($1::uuid)::text || '"')::ag_catalog.agtype`,
+      [syncId],
     );
     for (const row of r.rows) {
       const p = JSON.parse(row.p) as { provenance: string; confidence: number; lines?: number[]; count: number };

@@ -47,11 +47,15 @@ export async function syncSnapshot(
       [syncId],
     )
   ).rows.map((r) => without(r, ['id', 'file_id', 'sync_id', 'created_at']));
-  const json = { text: '', key: JSON.stringify(syncId) };
+  // The sync's graph: its own rows, or those of the sync whose graph it shares (an unchanged re-sync, schema V48),
+  // whose ids are that sync's own.
+  const graphId =
+    (await db.query<{ g: string | null }>(`SELECT graph_sync_of($1)::text AS g`, [syncId])).rows[0]?.g ?? syncId;
+  const json = { text: '', key: JSON.stringify(graphId) };
   const records = (
     await db.query<{ id: string; file_path: string; source_id: string }>(
       `SELECT id, file_path, source_id FROM file_records WHERE sync_id = $1`,
-      [syncId],
+      [graphId],
     )
   ).rows;
   const pathOf = new Map(records.map((r) => [r.id, r.file_path]));
@@ -96,7 +100,7 @@ export async function syncSnapshot(
     ).rows
       .map((r) => {
         const p = JSON.parse(r.p) as Record<string, unknown>;
-        const own = p.source_id === sourceId && p.sync_id === syncId ? '' : ' (ids of another sync)';
+        const own = p.source_id === sourceId && p.sync_id === graphId ? '' : ' (ids of another sync)';
         return `${r.s} -> ${r.t} ${without(p, ['sync_id', 'source_id'])}${own}`;
       })
       .sort();
@@ -120,7 +124,7 @@ export async function syncSnapshot(
     );
     for (const r of rows.rows) {
       const p = JSON.parse(r.p) as Record<string, unknown>;
-      const own = p.source_id === sourceId && p.sync_id === syncId ? '' : ' (ids of another sync)';
+      const own = p.source_id === sourceId && p.sync_id === graphId ? '' : ' (ids of another sync)';
       const end = symbolRefs.get(r.t) ?? '(a vertex of another sync)';
       symbolEdges.push(`${label} ${symbolRefs.get(r.s)} -> ${end} ${without(p, ['sync_id', 'source_id'])}${own}`);
     }
@@ -130,7 +134,7 @@ export async function syncSnapshot(
     await db.query<{ file_path: string; uses: unknown }>(
       `SELECT u.file_path, s.uses FROM sync_symbol_unresolved u JOIN symbol_unresolved_sets s ON s.hash = u.set_hash
         WHERE u.sync_id = $1 ORDER BY u.file_path`,
-      [syncId],
+      [graphId],
     )
   ).rows.map((r) => `${r.file_path} ${JSON.stringify(r.uses)}`);
   return {

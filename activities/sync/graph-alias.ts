@@ -1,0 +1,156 @@
+/**
+ * An unchanged re-sync shares its predecessor's graph (issue 30, growth; schema V48; docs/decisions.md "An unchanged
+ * re-sync shares its predecessor's graph").
+ *
+ * A sync of the same commit as its source's previous completed sync, with the same analysis key for every file and
+ * the same paths, would write exactly the graph its predecessor holds: the engine and both resolvers are pure
+ * functions of the tree and the analysis key. Such a sync records `graph_sync_id` (the sync whose graph rows are its
+ * graph: the predecessor, or the sync the predecessor itself shares) at its first clone and writes no vertex, edge or
+ * per-sync graph-table row; its file records (ids, summaries) are its own. Readers map a sync to its graph rows with
+ * `graph_sync_of` (V48); retention keeps shared rows while a sync sharing them is kept (lib/sync-runs/removal.ts).
+ *
+ * Taken only when the predecessor's graph is whole (its File vertices and defines edges are the counts it recorded,
+ * its symbol graph resolved every edge it found), so a damaged graph is written afresh rather than inherited, and when
+ * the precise tier would leave the graph as it left the predecessor's (samePrecise).
+ */
+import { withTransaction, type Pool, type Queryable } from '../../lib/db.ts';
+import type { ReusePlan } from './reuse.ts';
+import type { PreciseLanguageResult } from '../../workflows/sync-types.ts';
+import { INDEXER_LANGUAGES } from '../precise/indexers.ts';
+import { PRECISE_LANGUAGES } from '../precise/settings.ts';
+import { PRECISE_WORKER_TTL_SECONDS } from '../precise/plan.ts';
+
+/** Whether a sync of `paths` at `commit` may share the previous sync's graph, by what the plan knows. */
+export function sharesGraph(plan: ReusePlan, commit: string, paths: readonly string[]): boolean {
+  if (!plan.previousSyncId || !plan.previousCommit || plan.previousCommit !== commit) return false;
+  if (plan.previousHashes.size !== paths.length) return false;
+  // Every path reusable: same content (same commit) and the same analysis key, and a vector when embeddings are on.
+  return paths.every((p) => plan.reusable.has(p));
+}
+
+/**
+ * Whether the precise tier (issue 29) would leave this sync's graph as it left the previous one's (`precise`: the tier
+ * is on for this sync; `live`: the languages a live precise worker indexes now). Per language the previous sync's
+ * files have: indexed or reused then is kept (the shared graph has the commit's precise edges, at least as good as
+ * heuristic ones where no worker is live now); skipped or not run then is the same only if no worker could run it
+ * now; failed then is tried again (no sharing). With the tier off, only a previous sync without precise edges is the
+ * same.
+ */
+function samePrecise(
+  previous: Record<string, { status: string }> | null,
+  languages: readonly string[],
+  precise: boolean,
+  live: ReadonlySet<string>,
+): boolean {
+  const outcome = (l: string) => previous?.[l]?.status;
+  if (!precise) return Object.values(previous ?? {}).every((x) => x.status === 'skipped');
+  for (const l of PRECISE_LANGUAGES) {
+    if (!INDEXER_LANGUAGES[l].some((x) => languages.includes(x))) continue;
+    const st = outcome(l);
+    if (st === 'indexed' || st === 'reused') continue;
+    if ((st === undefined || st === 'skipped') && !live.has(l)) continue;
+    return false;
+  }
+  return true;
+}
+
+/** The sync whose graph `syncId` shares (graph_sync_id), if any. */
+export async function graphAlias(db: Queryable, syncId: string): Promise<string | null> {
+  const r = await db.query<{ g: string | null }>(`SELECT graph_sync_id AS g FROM sync_runs WHERE id = $1`, [syncId]);
+  return r.rows[0]?.g ?? null;
+}
+
+/**
+ * Records that `syncId` shares the graph of `previousSyncId` (or of the sync that one shares), when the previous
+ * sync is still completed (its row is locked against a concurrent clean until this commits) and its graph is whole.
+ * Returns the sync whose graph is shared, or null (the sync writes its own graph).
+ */
+export async function shareGraph(
+  pool: Pool,
+  syncId: string,
+  previousSyncId: string,
+  o: { precise: boolean },
+): Promise<string | null> {
+  return withTransaction(pool, async (tx) => {
+    const prev = await tx.query<{
+      owner: string;
+      files: number;
+      defines: number | null;
+      dangling: number | null;
+      precise: Record<string, { status: string }> | null;
+      languages: string[];
+    }>(
+      `SELECT coalesce(r.graph_sync_id, r.id) AS owner, r.stats -> 'precise' AS precise,
+              (SELECT coalesce(array_agg(DISTINCT c.language), '{}') FROM sync_files f
+                 JOIN file_contents c ON c.id = f.content_id WHERE f.sync_id = r.id) AS languages,
+              (SELECT count(*)::int FROM sync_files f WHERE f.sync_id = r.id) AS files,
+              (r.stats -> 'edges' ->> 'defines')::int AS defines,
+              (SELECT (s.result ->> 'dangling')::int FROM sync_steps s WHERE s.sync_id = r.id AND s.step = 'symbols')
+                AS dangling
+         FROM sync_runs r
+        WHERE r.id = $1 AND r.status = 'completed'
+          -- The precise tier's setting decides edges too: a sync that would run it does not share one that did not.
+          AND (r.config_snapshot -> 'precise') IS NOT DISTINCT FROM
+              (SELECT n.config_snapshot -> 'precise' FROM sync_runs n WHERE n.id = $2)
+        FOR SHARE OF r`,
+      [previousSyncId, syncId],
+    );
+    const p = prev.rows[0];
+    if (!p || p.defines === null || p.dangling !== 0) return null;
+    if (o.precise) {
+      const workers = await tx.query<{ language: string }>(
+        `SELECT DISTINCT jsonb_object_keys(indexers) AS language FROM precise_workers
+          WHERE last_seen > now() - make_interval(secs => $1)`,
+        [PRECISE_WORKER_TTL_SECONDS],
+      );
+      if (!samePrecise(p.precise, p.languages, true, new Set(workers.rows.map((r) => r.language)))) return null;
+    } else if (!samePrecise(p.precise, p.languages, false, new Set())) return null;
+    const whole = await tx.query<{ files: number; defines: number }>(
+      `WITH v AS (
+         SELECT id FROM service."File"
+          WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype)
+                = $1::text::ag_catalog.agtype
+       )
+       SELECT (SELECT count(*)::int FROM v) AS files,
+              (SELECT count(*)::int FROM v JOIN service.defines d ON d.start_id = v.id) AS defines`,
+      [JSON.stringify(p.owner)],
+    );
+    const w = whole.rows[0]!;
+    if (w.files !== p.files || w.defines !== p.defines) return null;
+    await tx.query(`UPDATE sync_runs SET graph_sync_id = $2 WHERE id = $1`, [syncId, p.owner]);
+    return p.owner;
+  });
+}
+
+/** How many depends_on edges the graph of `graphOf` holds (as its sync recorded). */
+export async function sharedDependsOn(db: Queryable, graphOf: string): Promise<number> {
+  const r = await db.query<{ n: number | null }>(
+    `SELECT (stats -> 'edges' ->> 'depends_on')::int AS n FROM sync_runs WHERE id = $1`,
+    [graphOf],
+  );
+  return r.rows[0]?.n ?? 0;
+}
+
+/**
+ * The precise tier's outcome for a sync sharing another's graph, as its stats report it: the shared graph holds the
+ * commit's precise edges, so each language the graph sync indexed or reused is `reused` here (null when the sync
+ * shares no graph or the graph sync ran no precise step).
+ */
+export async function sharedPreciseStats(
+  db: Queryable,
+  syncId: string,
+): Promise<Record<string, PreciseLanguageResult> | null> {
+  const r = await db.query<{ precise: Record<string, PreciseLanguageResult> | null }>(
+    `SELECT o.stats -> 'precise' AS precise
+       FROM sync_runs s JOIN sync_runs o ON o.id = s.graph_sync_id WHERE s.id = $1`,
+    [syncId],
+  );
+  const precise = r.rows[0]?.precise;
+  if (!precise) return null;
+  return Object.fromEntries(
+    Object.entries(precise).map(([language, x]) => [
+      language,
+      x.status === 'indexed' ? { ...x, status: 'reused' as const, ms: 0 } : x,
+    ]),
+  );
+}
