@@ -26,7 +26,7 @@ export function createPrecisePlan({ pool }: { pool: Pool }) {
          FROM sync_runs WHERE id = $1 AND source_id = $2`,
       [syncId, sourceId],
     );
-    // A sync sharing its predecessor's graph (an unchanged re-sync, schema V48) has that sync's precise edges already.
+    // A sync sharing its predecessor's graph (an unchanged re-sync, schema V50) has that sync's precise edges already.
     if (cfg.rows[0]?.precise === false || cfg.rows[0]?.shared === true) return { run: [], skipped: [] };
     const langs = await pool.query<{ language: string }>(
       `SELECT DISTINCT c.language FROM sync_files s JOIN file_contents c ON c.id = s.content_id WHERE s.sync_id = $1`,

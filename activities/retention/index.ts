@@ -83,7 +83,7 @@ export function createRetentionActivities({ pool, log }: RetentionDeps) {
           ORDER BY created_at, id`,
         [input.keepCompleted, input.keepFailed, input.purgeAfterSeconds],
       );
-      // Newest first: a sync sharing an older sync's graph (V48) is purged before the sync holding it.
+      // Newest first: a sync sharing an older sync's graph (V50) is purged before the sync holding it.
       const cleaned = await pool.query<{ id: string }>(
         `SELECT id FROM sync_runs
           WHERE status = 'cleaned' AND NOT pinned AND cleaned_at < now() - make_interval(secs => $1)
@@ -147,7 +147,7 @@ export function createRetentionActivities({ pool, log }: RetentionDeps) {
           const over = current.status === 'cleaned' ? current.cleaned_at : current.completed_at;
           const due = over !== null && over.getTime() < Date.now() - purgeAfterSeconds * 1000;
           if (!due || (current.status !== 'cleaned' && current.status !== 'cancelled')) return undefined;
-          // Its graph rows are still another sync's graph (V48): purged after that sync, in a later run.
+          // Its graph rows are still another sync's graph (V50): purged after that sync, in a later run.
           if ((await sharedBy(tx, syncId)).length > 0) return undefined;
           await purgeRun(tx, current);
           return current;

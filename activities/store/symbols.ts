@@ -213,7 +213,7 @@ export async function copySymbolGraph(
   previousSyncId: string,
   labels: GraphLabels,
 ): Promise<{ edges: Record<SymbolEdgeLabelName, number>; unresolvedFiles: number }> {
-  // The previous sync's graph rows: its own, or those of the sync whose graph it shares (V48).
+  // The previous sync's graph rows: its own, or those of the sync whose graph it shares (V50).
   const owner = await db.query<{ g: string | null }>(`SELECT graph_sync_of($1)::text AS g`, [previousSyncId]);
   const from = owner.rows[0]?.g ?? previousSyncId;
   const inserts = SYMBOL_EDGE_LABELS.map(

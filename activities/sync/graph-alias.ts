@@ -1,5 +1,5 @@
 /**
- * An unchanged re-sync shares its predecessor's graph (issue 30, growth; schema V48; docs/decisions.md "An unchanged
+ * An unchanged re-sync shares its predecessor's graph (issue 30, growth; schema V50; docs/decisions.md "An unchanged
  * re-sync shares its predecessor's graph").
  *
  * A sync of the same commit as its source's previous completed sync, with the same analysis key for every file and
@@ -7,7 +7,7 @@
  * functions of the tree and the analysis key. Such a sync records `graph_sync_id` (the sync whose graph rows are its
  * graph: the predecessor, or the sync the predecessor itself shares) at its first clone and writes no vertex, edge or
  * per-sync graph-table row; its file records (ids, summaries) are its own. Readers map a sync to its graph rows with
- * `graph_sync_of` (V48); retention keeps shared rows while a sync sharing them is kept (lib/sync-runs/removal.ts).
+ * `graph_sync_of` (V50); retention keeps shared rows while a sync sharing them is kept (lib/sync-runs/removal.ts).
  *
  * Taken only when the predecessor's graph is whole (its File vertices and defines edges are the counts it recorded,
  * its symbol graph resolved every edge it found), so a damaged graph is written afresh rather than inherited, and when

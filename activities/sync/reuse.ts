@@ -222,7 +222,7 @@ export function edgeMap(
   return out;
 }
 
-/** The previous sync's depends_on edges, by path (read from the graph it shares, when it shares one: V48). */
+/** The previous sync's depends_on edges, by path (read from the graph it shares, when it shares one: V50). */
 export async function loadEdges(db: Queryable, syncId: string): Promise<EdgeMap> {
   const res = await db.query<{ s: string; t: string; w: number | null }>(
     `WITH v AS (

@@ -68,7 +68,7 @@ export async function withReadTx<T>(pool: Pool, capMs: number, fn: (tx: ReadTx) 
 }
 
 /**
- * The sync whose graph rows are `syncId`'s graph (schema V48): its own id, or the sync whose graph it shares (an
+ * The sync whose graph rows are `syncId`'s graph (schema V50): its own id, or the sync whose graph it shares (an
  * unchanged re-sync); null for a cleaned or unknown sync (no graph to read).
  */
 export async function graphSyncOf(tx: ReadTx, syncId: string): Promise<string | null> {

@@ -127,7 +127,7 @@ const NEIGHBOR_ORDER = 'n.rel_type, n.direction DESC, n.name, n.file_path, n.lin
 
 /**
  * The File vertex of the file records in `f` (id, sync_id, file_path): the vertex whose file_id is the record's id, or,
- * for a sync sharing another sync's graph (an unchanged re-sync, schema V48), the vertex of that sync's record of the
+ * for a sync sharing another sync's graph (an unchanged re-sync, schema V50), the vertex of that sync's record of the
  * same path. None for a cleaned sync (its graph is gone for readers).
  */
 const vertexOf = (f: string) => `SELECT v.id FROM ${f} JOIN sync_runs r ON r.id = f.sync_id

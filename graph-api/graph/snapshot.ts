@@ -39,7 +39,7 @@ export async function loadSnapshot(
         ).rows;
   const index = new Map<string, number>();
   files.forEach((f, i) => index.set(f.file_path, i));
-  // The graph rows are the sync's own, or those of the sync whose graph it shares (an unchanged re-sync, V48).
+  // The graph rows are the sync's own, or those of the sync whose graph it shares (an unchanged re-sync, V50).
   const graphOf = files.length === 0 ? null : await graphSyncOf(tx, sync.id);
   // An edge belongs to the sync of the File it starts from (V10); ends are read as paths once per vertex.
   const edges =

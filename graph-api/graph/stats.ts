@@ -1,7 +1,7 @@
 /**
  * Spec graph rule 7: platform-wide counts. Node counts come from file records (every sync's, as the graph holds a
  * File vertex per file per sync); total_edges counts every edge of the graph, of every label, each sync's: a graph
- * that syncs share (V48) counts once per sync sharing it, as if each held its copy.
+ * that syncs share (V50) counts once per sync sharing it, as if each held its copy.
  *
  * Counting ~10^5 edges takes tens of milliseconds, so the counts are cached while they cannot change: graph rows and
  * file records are only written by an active (pending/running) sync and only removed by cleaning (a status change)
@@ -26,7 +26,7 @@ async function countAll(tx: ReadTx): Promise<Record<string, unknown>> {
     nodesByType[r.type] = Number(r.n);
     totalNodes += Number(r.n);
   }
-  // A sync sharing another sync's graph (an unchanged re-sync, schema V48) has those edges in its graph too, though
+  // A sync sharing another sync's graph (an unchanged re-sync, schema V50) has those edges in its graph too, though
   // they are stored once: counted by what the sharing sync recorded (its stats equal its graph sync's). A cleaned
   // sync whose rows are kept for syncs sharing them has no graph of its own: its rows are not counted for it.
   const shared = await tx.query<{ label: string; n: string }>(

@@ -88,7 +88,7 @@ export async function loadSymbolGraph(
   tx: ReadTx,
   sync: { id: string; source_id: string; status: string },
 ): Promise<SymbolGraph> {
-  // The graph rows are the sync's own, or those of the sync whose graph it shares (an unchanged re-sync, V48).
+  // The graph rows are the sync's own, or those of the sync whose graph it shares (an unchanged re-sync, V50).
   const graphOf = sync.status === 'cleaned' ? null : await graphSyncOf(tx, sync.id);
   const files = graphOf === null ? [] : (await tx.query<FileRow>(FILES, [JSON.stringify(graphOf)])).rows;
   const fileIndex = new Map<string, number>();

@@ -4,11 +4,11 @@
  *
  * - clean: a completed or failed run becomes `cleaned` (status.ts: cleaned_at = now) and its graph is removed
  *   (`delete_sync_graph`: every label of the graph, and the registered per-sync graph tables); its file records,
- *   chunks, issues and steps stay. A graph that a sync not cleaned shares (V48) is removed with the last such sync.
+ *   chunks, issues and steps stay. A graph that a sync not cleaned shares (V50) is removed with the last such sync.
  * - purge: the run's row is deleted; foreign keys cascade to its files, chunks, issues, steps and per-sync tables, a
  *   trigger removes its graph rows. A `sync_lifecycle` event with status `purged` reports it, and `source_changed`
  *   the source's new last_sync_id when the run was its source's last sync. A run whose graph rows other syncs share
- *   (V48) is not purged before them (FailedPreconditionError naming them; retention orders its purges so).
+ *   (V50) is not purged before them (FailedPreconditionError naming them; retention orders its purges so).
  */
 import type { Queryable } from '../db.ts';
 import { FailedPreconditionError } from '../errors.ts';
@@ -35,7 +35,7 @@ export async function cleanRun(
     unpinnedOnly: opts.unpinnedOnly === true,
   });
   if (!changed) return undefined;
-  // A graph another kept sync shares (an unchanged re-sync, schema V48) stays until that sync is cleaned too; cleaning
+  // A graph another kept sync shares (an unchanged re-sync, schema V50) stays until that sync is cleaned too; cleaning
   // the last sync sharing a cleaned sync's graph removes it. Readers never see it for a cleaned sync (graph_sync_of).
   const d = await tx.query<{ n: string }>(
     `SELECT (CASE WHEN graph_shared($1) THEN 0 ELSE delete_sync_graph($1) END
@@ -46,7 +46,7 @@ export async function cleanRun(
   return { ...changed, removed: Number(d.rows[0]?.n ?? 0) };
 }
 
-/** The syncs whose graph is `syncId`'s graph rows (schema V48), oldest first. */
+/** The syncs whose graph is `syncId`'s graph rows (schema V50), oldest first. */
 export async function sharedBy(tx: Queryable, syncId: string): Promise<string[]> {
   const r = await tx.query<{ id: string }>(
     `SELECT id FROM sync_runs WHERE graph_sync_id = $1 ORDER BY created_at, id`,

@@ -1,5 +1,5 @@
 /**
- * An unchanged re-sync shares its predecessor's graph (issue 30, growth; schema V48): a sync of the same commit with
+ * An unchanged re-sync shares its predecessor's graph (issue 30, growth; schema V50): a sync of the same commit with
  * the same analysis key writes its file records but no vertex, edge or per-sync graph-table row, every read of it
  * answers as the predecessor's does (merged graph, node detail, file, impact, diff, symbol detail, symbol impact),
  * and retention keeps the shared rows while a sync sharing them is kept, removing them with the last such sync.

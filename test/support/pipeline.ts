@@ -213,7 +213,7 @@ export interface SyncCounts {
 
 export async function syncCounts(db: Queryable, syncId: string): Promise<SyncCounts> {
   const q = async (sql: string) => Number((await db.query<{ n: string }>(sql, [syncId])).rows[0]!.n);
-  // A sync's graph rows: its own, or those of the sync whose graph it shares (schema V48).
+  // A sync's graph rows: its own, or those of the sync whose graph it shares (schema V50).
   const agKey = `ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = ('"' || graph_sync_of($1::uuid)::text || '"')::ag_catalog.agtype`;
   return {
     files: await q(`SELECT count(*) AS n FROM file_records WHERE sync_id = $1`),

@@ -29,7 +29,7 @@ export interface StoredSymbolEdge {
 const byKey = (x: StoredSymbolEdge, y: StoredSymbolEdge) =>
   `${x.label} ${x.from} ${x.to}` < `${y.label} ${y.from} ${y.to}` ? -1 : 1;
 
-/** A sync's calls/references edges (of the graph it shares, if it shares one: V48), read back as `<path>#<key>` pairs, sorted. */
+/** A sync's calls/references edges (of the graph it shares, if it shares one: V50), read back as `<path>#<key>` pairs, sorted. */
 export async function storedSymbolEdges(db: Queryable, syncId: string): Promise<StoredSymbolEdge[]> {
   const out: StoredSymbolEdge[] = [];
   for (const label of ['calls', 'references']) {

@@ -47,7 +47,7 @@ export async function syncSnapshot(
       [syncId],
     )
   ).rows.map((r) => without(r, ['id', 'file_id', 'sync_id', 'created_at']));
-  // The sync's graph: its own rows, or those of the sync whose graph it shares (an unchanged re-sync, schema V48),
+  // The sync's graph: its own rows, or those of the sync whose graph it shares (an unchanged re-sync, schema V50),
   // whose ids are that sync's own.
   const graphId =
     (await db.query<{ g: string | null }>(`SELECT graph_sync_of($1)::text AS g`, [syncId])).rows[0]?.g ?? syncId;
