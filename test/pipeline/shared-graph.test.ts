@@ -13,7 +13,7 @@ import { syncSnapshot } from '../support/sync-snapshot.ts';
 import { withTransaction, type Queryable } from '../../lib/db.ts';
 import { cleanRun, getSync, purgeRun } from '../../lib/sync-runs/index.ts';
 
-/** Graph rows carrying the sync's own id, in every label, and its rows of the registered per-sync graph tables. */
+/** Graph rows carrying the sync's own id, in every label, and its unresolved symbol uses. */
 async function ownGraphRows(db: Queryable, syncId: string): Promise<number> {
   const labels = await db.query<{ name: string }>(
     `SELECT l.name FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph
@@ -29,12 +29,12 @@ async function ownGraphRows(db: Queryable, syncId: string): Promise<number> {
     );
     n += r.rows[0]!.n;
   }
-  const tables = await db.query<{ relation: string }>(`SELECT relation::text AS relation FROM sync_graph_tables`);
-  for (const { relation } of tables.rows) {
-    const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${relation} WHERE sync_id = $1`, [syncId]);
-    n += r.rows[0]!.n;
-  }
-  return n;
+  // The symbol graph's unresolved uses (per-sync metadata registered beside it, e.g. search statistics, is the
+  // sync's own whatever its graph).
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sync_symbol_unresolved WHERE sync_id = $1`, [
+    syncId,
+  ]);
+  return n + r.rows[0]!.n;
 }
 
 /** A JSON body with the given sync ids replaced by a placeholder and timings removed, for comparing two syncs' reads. */
