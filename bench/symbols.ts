@@ -4,10 +4,15 @@
  * (per relation, and the database as a whole), and the reads: symbol detail and symbol impact (depth 3) p50/p95 over
  * symbols that have callers, straight at the graph component and through the gateway.
  *
- *   node --import tsx bench/symbols.ts [--resyncs N] [--reads N] [--no-full]
+ *   node --import tsx bench/symbols.ts [--resyncs N] [--reads N] [--no-full] [--ab N [--ab-first with|without]]
  *
- * Needs the local stack (scripts/stack.sh up). Embeddings are off for every sync (config_overrides), so the figures
- * are the graph's. The source stays registered (.stack/bench-symbols.json); --no-full re-syncs it without the full
+ * --ab N: before anything else, N rounds of two full syncs (`incremental: false`) of the same tree, one by a second
+ * source whose config says `symbol_graph: false` (docs/pipeline.md) and one by the source with the symbol graph, in
+ * the order --ab-first says (default: without first): wall time, the sync worker's CPU seconds over the sync (its
+ * process, parse threads included, from /proc; .stack/run/worker.pid) and the steps, with the ratios of the round.
+ *
+ * Needs the local stack (scripts/stack.sh up). Embeddings and the precise tier are off for every sync
+ * (config_overrides), so the figures are the graph's. The source stays registered (.stack/bench-symbols.json); --no-full re-syncs it without the full
  * sync first.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +28,8 @@ const { values: args } = parseArgs({
     resyncs: { type: 'string', default: '3' },
     reads: { type: 'string', default: '200' },
     'no-full': { type: 'boolean', default: false },
+    ab: { type: 'string', default: '0' },
+    'ab-first': { type: 'string', default: 'without' },
   },
 });
 
@@ -33,9 +40,14 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 
+type State = { go?: string; goWithout?: string };
+const readState = (): State => (existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : {}) as State;
+const known = async (id: string | undefined) =>
+  id !== undefined && (await api<{ id: string }>('GET', `/api/sources/${id}`).catch(() => null)) !== null;
+
 async function source(): Promise<string> {
-  const state = (existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : {}) as { go?: string };
-  if (state.go && (await api<{ id: string }>('GET', `/api/sources/${state.go}`).catch(() => null))) return state.go;
+  const state = readState();
+  if (await known(state.go)) return state.go!;
   const dir = corpusRepo('ckg-bench-symbols-go', CORPORA.go());
   const s = await api<{ id: string }>('POST', '/api/sources', {
     owner: 'bench',
@@ -45,6 +57,62 @@ async function source(): Promise<string> {
   });
   writeFileSync(statePath, JSON.stringify({ go: s.id }));
   return s.id;
+}
+
+/** A second source on the same repository whose syncs leave out the symbol graph (`symbol_graph: false`). */
+async function sourceWithout(withGraph: string): Promise<string> {
+  const state = readState();
+  if (await known(state.goWithout)) return state.goWithout!;
+  const url = (await pool.query<{ url: string }>(`SELECT url FROM sources WHERE id = $1`, [withGraph])).rows[0]!.url;
+  const s = await api<{ id: string }>('POST', '/api/sources', {
+    owner: 'bench',
+    name: 'symbols-go-without-graph',
+    url,
+    default_branch: 'main',
+    config: { symbol_graph: false },
+  });
+  writeFileSync(statePath, JSON.stringify({ ...state, goWithout: s.id }));
+  return s.id;
+}
+
+/** CPU seconds (user + system, all threads) the stack's sync worker process has used so far. */
+function workerCpu(): number {
+  const pid = readFileSync(join(root, '.stack/run/worker.pid'), 'utf8').trim();
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // Fields 14 and 15 of stat (utime, stime), counted from the state field (3): indexes 11 and 12.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Full syncs with and without the symbol graph, alternating; ratios per round. */
+async function abRounds(withGraph: string, rounds: number): Promise<void> {
+  const without = await sourceWithout(withGraph);
+  const order: Array<['with' | 'without', string]> =
+    args['ab-first'] === 'with'
+      ? [
+          ['with', withGraph],
+          ['without', without],
+        ]
+      : [
+          ['without', without],
+          ['with', withGraph],
+        ];
+  for (let round = 1; round <= rounds; round++) {
+    const got: Record<string, { ms: number; cpu: number }> = {};
+    for (const [label, id] of order) {
+      const c0 = workerCpu();
+      const r = await syncThroughGateway(id, { embeddings: false, precise: false, incremental: false });
+      const cpu = workerCpu() - c0;
+      got[label] = { ms: r.ms, cpu };
+      console.log(
+        `A/B round ${round}, full sync ${label} the symbol graph: ${(r.ms / 1000).toFixed(1)} s wall, ` +
+          `worker ${cpu.toFixed(1)} CPU-s; steps ${JSON.stringify(await stepTimes(id))}; load ${load()}`,
+      );
+    }
+    console.log(
+      `A/B round ${round}: with / without = ${(got.with!.ms / got.without!.ms).toFixed(3)} wall, ` +
+        `${(got.with!.cpu / got.without!.cpu).toFixed(3)} worker CPU`,
+    );
+  }
 }
 
 const RELATIONS = [
@@ -113,7 +181,10 @@ async function stepTimes(sourceId: string): Promise<Record<string, number>> {
         const t0 = started.get(sid);
         if (
           t0 !== undefined &&
-          (name === 'resolveSymbols' || name === 'resolveDependencies' || name === 'writeBatch')
+          (name === 'resolveSymbols' ||
+            name === 'resolveDependencies' ||
+            name === 'writeBatch' ||
+            name === 'parseBatch')
         ) {
           out[name] = (out[name] ?? 0) + (ms - t0);
         }
@@ -140,8 +211,9 @@ async function timed(url: string, headers: Record<string, string>): Promise<numb
 
 async function main(): Promise<void> {
   const sourceId = await source();
-  const off = { embeddings: false };
+  const off = { embeddings: false, precise: false };
   console.log(`source ${sourceId}; load ${load()}`);
+  if (Number(args.ab) > 0) await abRounds(sourceId, Number(args.ab));
   if (!args['no-full']) {
     const full = await syncThroughGateway(sourceId, { ...off, incremental: false });
     const stats = full.run.stats as { edges: Record<string, number>; symbol_uses?: Record<string, number> };
