@@ -170,31 +170,39 @@ export function extractSymbols(
   if (lang && query) {
     const text = src.text;
     const lineAt = (x: number): number => rowOf(src.starts, x) + 1;
+    // Per match, the first node of each capture name; offsets and texts are read (native calls) only where used.
+    const textOf = (n: Parser.SyntaxNode | undefined): string | undefined =>
+      n === undefined ? undefined : text.slice(n.startIndex, n.endIndex);
+    const receiverOf = (n: Parser.SyntaxNode | undefined): string | null => {
+      const r = textOf(n);
+      if (r === undefined) return null;
+      return lang.normalizeReceiver ? lang.normalizeReceiver(r) : r;
+    };
     const matches = query.matches(root);
     // A decorator's uses belong to what it decorates (Python: the decorator sits outside the definition's node).
     const decorated: Array<{ start: number; end: number; owner: number }> = [];
     for (const m of matches) {
-      const dec = m.captures.find((c) => c.name === 'decorator');
-      const owner = m.captures.find((c) => c.name === 'decorator.owner');
-      if (dec && owner)
-        decorated.push({ start: dec.node.startIndex, end: dec.node.endIndex, owner: owner.node.startIndex });
+      let dec: Parser.SyntaxNode | undefined;
+      let owner: Parser.SyntaxNode | undefined;
+      for (const c of m.captures) {
+        if (c.name === 'decorator') dec ??= c.node;
+        else if (c.name === 'decorator.owner') owner ??= c.node;
+      }
+      if (dec && owner) decorated.push({ start: dec.startIndex, end: dec.endIndex, owner: owner.startIndex });
     }
     const ownerAt = (at: number): number => {
       for (const d of decorated) if (d.start <= at && at < d.end) return d.owner;
       return at;
     };
-    const caps = new Map<string, { start: number; end: number; node: Parser.SyntaxNode }>();
+    const useAt = (at: number): number => enclosingSymbol(decorated.length > 0 ? ownerAt(at) : at);
+    const caps = new Map<string, Parser.SyntaxNode>();
     for (const match of matches) {
       caps.clear();
       let isImport = false;
       for (const c of match.captures) {
         if (c.name === 'import') isImport = true;
-        if (!caps.has(c.name)) caps.set(c.name, { start: c.node.startIndex, end: c.node.endIndex, node: c.node });
+        if (!caps.has(c.name)) caps.set(c.name, c.node);
       }
-      const textOf = (name: string): string | undefined => {
-        const c = caps.get(name);
-        return c === undefined ? undefined : text.slice(c.start, c.end);
-      };
       if (caps.has('decorator')) continue;
       if (isImport) {
         const views: CaptureView[] = match.captures.map((c) => ({
@@ -210,12 +218,12 @@ export function extractSymbols(
       const dyn = caps.get('call.dynamic');
       const ctor = caps.get('call.super') ?? caps.get('call.this');
       if (callName || dyn || ctor) {
-        const at = (callName ?? dyn ?? ctor)!.start;
-        const def = enclosingSymbol(decorated.length > 0 ? ownerAt(at) : at);
+        const at = (callName ?? dyn ?? ctor)!.startIndex;
+        const def = useAt(at);
         const argsCap = caps.get('call.args');
-        const args = argsCap ? argsCap.node.namedChildCount : undefined;
+        const args = argsCap ? argsCap.namedChildCount : undefined;
         if (dyn) {
-          rawUses.push({ kind: 'd', name: text.slice(dyn.start, dyn.end), receiver: null, line: lineAt(at), def });
+          rawUses.push({ kind: 'd', name: textOf(dyn)!, receiver: null, line: lineAt(at), def });
           continue;
         }
         if (ctor) {
@@ -230,9 +238,8 @@ export function extractSymbols(
           });
           continue;
         }
-        let name = text.slice(callName!.start, callName!.end);
-        let receiver = textOf('call.receiver') ?? null;
-        if (receiver !== null && lang.normalizeReceiver) receiver = lang.normalizeReceiver(receiver);
+        let name = textOf(callName)!;
+        let receiver = receiverOf(caps.get('call.receiver'));
         const isNew = caps.has('call.new');
         if (isNew) {
           // A construction names a type: `a.B<T>` -> receiver a, name B.
@@ -256,23 +263,21 @@ export function extractSymbols(
       }
       const valueName = caps.get('value.name');
       if (valueName) {
-        const at = valueName.start;
+        const at = valueName.startIndex;
         rawUses.push({
           kind: 'v',
-          name: text.slice(valueName.start, valueName.end),
-          receiver: ((r) => (r !== undefined && lang.normalizeReceiver ? lang.normalizeReceiver(r) : (r ?? null)))(
-            textOf('value.receiver'),
-          ),
+          name: text.slice(at, valueName.endIndex),
+          receiver: receiverOf(caps.get('value.receiver')),
           line: lineAt(at),
-          def: enclosingSymbol(decorated.length > 0 ? ownerAt(at) : at),
+          def: useAt(at),
         });
         continue;
       }
       const typeExpr = caps.get('type.expr');
       if (typeExpr) {
-        const at = typeExpr.start;
+        const at = typeExpr.startIndex;
         const def = enclosingSymbol(at);
-        for (const t of lang.cleanType(text.slice(typeExpr.start, typeExpr.end))) {
+        for (const t of lang.cleanType(text.slice(at, typeExpr.endIndex))) {
           const dot = t.lastIndexOf('.');
           rawUses.push({
             kind: 't',
@@ -286,37 +291,36 @@ export function extractSymbols(
       }
       const ext = caps.get('super.extends') ?? caps.get('super.implements');
       if (ext) {
-        const def = enclosing(ext.start);
+        const at = ext.startIndex;
+        const def = enclosing(at);
         if (def === -1) continue;
         const relation = caps.has('super.extends') ? 'extends' : 'implements';
-        for (const t of lang.cleanType(text.slice(ext.start, ext.end))) {
-          extras[def]!.supertypes.push({ text: t, relation, line: lineAt(ext.start) });
+        for (const t of lang.cleanType(text.slice(at, ext.endIndex))) {
+          extras[def]!.supertypes.push({ text: t, relation, line: lineAt(at) });
         }
         continue;
       }
       const bindName = caps.get('bind.param') ?? caps.get('bind.local') ?? caps.get('bind.field');
       if (bindName) {
-        const def = enclosing(bindName.start);
+        const bindAt = bindName.startIndex;
+        const def = enclosing(bindAt);
         const binding = caps.has('bind.param') ? 'p' : caps.has('bind.field') ? 'f' : 'l';
+        const written = text.slice(bindAt, bindName.endIndex);
         const aliasCap = caps.get('bind.alias');
         if (aliasCap) {
           // `self.x = x`: the field takes the type of the enclosing function's typed name x (resolved below).
-          aliases.push({
-            name: text.slice(bindName.start, bindName.end),
-            alias: text.slice(aliasCap.start, aliasCap.end),
-            def,
-          });
+          aliases.push({ name: written, alias: textOf(aliasCap)!, def });
           continue;
         }
         const typeCap = caps.get('bind.type') ?? caps.get('bind.new') ?? caps.get('bind.call');
         if (!typeCap) continue;
         const via = caps.has('bind.type') ? undefined : caps.has('bind.new') ? ('n' as const) : ('c' as const);
-        const raw = text.slice(typeCap.start, typeCap.end);
-        const written = text.slice(bindName.start, bindName.end);
+        const typeAt = typeCap.startIndex;
+        const raw = text.slice(typeAt, typeCap.endIndex);
         const bound = lang.normalizeName ? lang.normalizeName(written) : written;
         if (binding !== 'f') {
           // A parameter or variable is a local of its function too.
-          const fn = enclosingFunction(bindName.start);
+          const fn = enclosingFunction(bindAt);
           if (fn !== -1) (extras[fn]!.locals ??= new Set()).add(bound);
         }
         const call = raw.replace(/\s+/g, '');
@@ -324,15 +328,14 @@ export function extractSymbols(
           via === 'c' ? [lang.normalizeReceiver ? lang.normalizeReceiver(call) : call] : lang.cleanType(raw);
         if (via === undefined && cleaned.length > 0) {
           // A declared type is a type reference.
-          const at = typeCap.start;
-          const from = enclosingSymbol(at);
+          const from = enclosingSymbol(typeAt);
           for (const t of cleaned) {
             const dot = t.lastIndexOf('.');
             rawUses.push({
               kind: 't',
               name: dot === -1 ? t : t.slice(dot + 1),
               receiver: dot === -1 ? null : t.slice(0, dot),
-              line: lineAt(at),
+              line: lineAt(typeAt),
               def: from,
             });
           }
@@ -344,20 +347,21 @@ export function extractSymbols(
       }
       const local = caps.get('local');
       if (local) {
-        const def = enclosingFunction(local.start);
+        const at = local.startIndex;
+        const def = enclosingFunction(at);
         if (def === -1) continue;
         const e = extras[def]!;
-        (e.locals ??= new Set()).add(text.slice(local.start, local.end));
+        (e.locals ??= new Set()).add(text.slice(at, local.endIndex));
         continue;
       }
       const defaultCap = caps.get('export.default');
       if (defaultCap) {
-        defaultExport = text.slice(defaultCap.start, defaultCap.end);
+        defaultExport = textOf(defaultCap);
         continue;
       }
       const pkgCap = caps.get('package.name');
       if (pkgCap) {
-        pkg = text.slice(pkgCap.start, pkgCap.end).replace(/\s+/g, '');
+        pkg = textOf(pkgCap)!.replace(/\s+/g, '');
         // One spelling for package names (PHP `A\B` is `A.B`, as receivers are written).
         if (lang.normalizeReceiver) pkg = lang.normalizeReceiver(pkg);
         continue;
@@ -365,10 +369,11 @@ export function extractSymbols(
       // Definition attributes.
       for (const [name, c] of caps) {
         if (!name.startsWith('def.')) continue;
-        const def = enclosing(c.start);
+        const at = c.startIndex;
+        const def = enclosing(at);
         if (def === -1) continue;
         const e = extras[def]!;
-        const t = text.slice(c.start, c.end);
+        const t = text.slice(at, c.endIndex);
         if (name === 'def.receiver') e.receiver = lang.cleanType(t)[0];
         else if (name === 'def.self') e.selfName = t;
         else if (name === 'def.returns') e.returns = lang.cleanType(t)[0];
