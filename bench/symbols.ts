@@ -244,17 +244,22 @@ async function main(): Promise<void> {
     [sourceId],
   );
   const syncId = sync.rows[0]!.id;
-  const picks = await pool.query<{ path: string; key: string }>(
+  // AGE's operators (graphid =, agtype ->>) live in ag_catalog: a connection of its own with it on the search path.
+  const client = await pool.connect();
+  await client.query(`SET search_path = ag_catalog, "$user", public`);
+  const picks = await client.query<{ path: string; key: string }>(
     `WITH f AS (
-       SELECT id, properties OPERATOR(ag_catalog.->>) '"file_path"'::ag_catalog.agtype AS path FROM service."File"
+       SELECT id, properties ->> '"file_path"'::ag_catalog.agtype AS path FROM service."File"
         WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype
      )
-     SELECT f.path, s.properties OPERATOR(ag_catalog.->>) '"key"'::ag_catalog.agtype AS key
+     SELECT f.path, s.properties ->> '"key"'::ag_catalog.agtype AS key
        FROM f JOIN service.defines d ON d.start_id = f.id JOIN service."Symbol" s ON s.id = d.end_id
       WHERE EXISTS (SELECT 1 FROM service.calls c WHERE c.end_id = s.id)
       ORDER BY md5(s.id::text) LIMIT $2`,
     [JSON.stringify(syncId), Number(args.reads)],
   );
+  await client.query(`RESET search_path`);
+  client.release();
   if (picks.rows.length === 0) {
     console.log('no symbol with callers in the newest sync: nothing to read');
     return;
