@@ -58,6 +58,9 @@ const REPOS: RepoSpec[] = [
   { name: 'flask', mirror: 'pallets+flask', language: 'python' },
   { name: 'fastapi', mirror: 'fastapi+fastapi', language: 'python' },
   { name: 'chi', mirror: 'go-chi+chi', language: 'go' },
+  { name: 'mux', mirror: 'gorilla+mux', language: 'go' },
+  // cobra requires modules (spf13/pflag): with PRECISE_ALLOW_DEPENDENCIES=false its index fails (an issue, heuristic
+  // edges kept) unless the worker's module cache holds them.
   { name: 'cobra', mirror: 'spf13+cobra', language: 'go' },
   { name: 'gson', mirror: 'google+gson', language: 'java' },
   { name: 'jsoup', mirror: 'jhy+jsoup', language: 'java' },
@@ -371,7 +374,14 @@ async function main() {
     return s;
   });
   const standin = await startModelHost(
-    opts.model === 'minilm' ? { embeddingModel: 'minilm' } : {},
+    opts.model === 'minilm'
+      ? {
+          embeddingModel: 'minilm',
+          // The stack's Python environment with the model (scripts/stack/minilm.sh).
+          python:
+            process.env.MODEL_HOST_PYTHON ?? join(homedir(), '.cache', 'ckg', 'minilm-0.1.2', 'venv', 'bin', 'python'),
+        }
+      : {},
     createLogger('model-host', { level: 'warning' }),
   );
   const { client, close } = await connectClient();

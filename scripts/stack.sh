@@ -54,6 +54,8 @@ infra_up() {
   # its tests use them. scip-go (a Go build, ~2 min) comes with `up`/`services`, or `bash scripts/stack/indexers.sh go`.
   indexers_install ts || say "indexers: scip-typescript missing; the precise step skips TypeScript/JavaScript"
   indexers_install py || say "indexers: scip-python missing; the precise step skips Python"
+  # scip-java's jars from Maven Central (~1 min once, then cached) where a JDK and mvn are present.
+  indexers_install java || say "indexers: scip-java missing (needs a JDK and mvn); the precise step skips Java"
   # Apply the schema now, so every component (and a person with psql) finds it.
   set -a
   source "$STATE_DIR/env"

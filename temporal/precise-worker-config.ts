@@ -22,7 +22,7 @@ export const preciseWorkerVars = {
   TEMPORAL_NAMESPACE: { type: 'string', default: 'default' },
   /** Each language's steps go to `<prefix>-<language>` (precise-typescript, precise-python, precise-go). */
   PRECISE_QUEUE_PREFIX: { type: 'string', default: 'precise' },
-  /** Languages this worker serves, comma-separated (typescript, python, go); empty: every installed indexer. */
+  /** Languages this worker serves, comma-separated (typescript, python, go, java); empty: every installed indexer. */
   PRECISE_LANGUAGES: { type: 'string', default: '' },
   PRECISE_WORK_DIR: { type: 'string', default: '.stack/precise' },
   PRECISE_WALL_SECONDS: { type: 'int', default: 900, min: 1, max: 24 * 3600 },
@@ -52,7 +52,7 @@ export function preciseSettings(c: PreciseWorkerConfig): PreciseSettings {
   };
   return {
     workDir: c.PRECISE_WORK_DIR,
-    limits: { typescript: limit('typescript'), python: limit('python'), go: limit('go') },
+    limits: { typescript: limit('typescript'), python: limit('python'), go: limit('go'), java: limit('java') },
     allowDependencies: c.PRECISE_ALLOW_DEPENDENCIES,
     heartbeatTimeoutMs: Math.round(c.SYNC_HEARTBEAT_TIMEOUT_SECONDS * 1000),
     cloneTimeoutMs: c.SYNC_CLONE_TIMEOUT_SECONDS * 1000,

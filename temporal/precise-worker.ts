@@ -6,7 +6,7 @@
  * it in-process); temporal/precise-worker-main.ts builds them from the environment.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { NativeConnection } from '@temporalio/worker';
@@ -21,6 +21,12 @@ import type { Logger } from '../lib/log.ts';
 export function indexerVersion(language: PreciseLanguage, bin: string): string {
   const name = INDEXER_NAMES[language];
   try {
+    if (language === 'java') {
+      // The jars' folder: scip-java_<scala>-<version>.jar names the version.
+      const jar = readdirSync(bin).find((f) => /^scip-java_[\d.]+-.+\.jar$/.test(f));
+      const v = jar ? /^scip-java_[\d.]+-(.+)\.jar$/.exec(jar)![1] : 'unknown';
+      return `${name} ${v}`;
+    }
     let dir = dirname(realpathSync(bin));
     for (let i = 0; i < 5; i++, dir = dirname(dir)) {
       const pkg = join(dir, 'package.json');

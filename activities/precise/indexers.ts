@@ -13,25 +13,32 @@
  * - scip-go: `go list` through golang.org/x/tools/go/packages, with CGO_ENABLED=0 (no C compiler, no pkg-config),
  *   GOTOOLCHAIN=local, GOFLAGS=-mod=mod; GOPROXY=off unless dependencies are allowed (then the Go module proxy
  *   downloads the go.mod's modules into the worker's module cache). Never `go generate`, never test binaries.
- * - scip-java: not run by the sync (it needs the project's build, which executes build plugins).
+ * - scip-java (Java): never the project's build (Maven/Gradle run build plugins, i.e. code the repository names).
+ *   Instead the JDK's own javac compiles every .java file of the checkout (module-info.java aside) with the
+ *   semanticdb-javac plugin as its only plugin, annotation processors off (-proc:none: the one way javac runs code
+ *   from a classpath), nothing on the classpath but the plugin, and type errors tolerated (-XDshould-stop.ifError=FLOW:
+ *   a type from a missing dependency is unknown, the rest is still attributed); then scip-java's index-semanticdb turns
+ *   the SemanticDB files into the index. Nothing is downloaded.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
-export type PreciseLanguage = 'typescript' | 'python' | 'go';
+export type PreciseLanguage = 'typescript' | 'python' | 'go' | 'java';
 
 /** The engine languages each indexer covers. */
 export const INDEXER_LANGUAGES: Record<PreciseLanguage, string[]> = {
   typescript: ['typescript', 'javascript', 'tsx'],
   python: ['python'],
   go: ['go'],
+  java: ['java'],
 };
 
 export const INDEXER_NAMES: Record<PreciseLanguage, string> = {
   typescript: 'scip-typescript',
   python: 'scip-python',
   go: 'scip-go',
+  java: 'scip-java',
 };
 
 export interface IndexerLimits {
@@ -48,7 +55,37 @@ export function installedIndexers(env: NodeJS.ProcessEnv = process.env): Partial
   if (py && existsSync(py)) out.python = py;
   const go = env.CKG_SCIP_GO;
   if (go && existsSync(go)) out.go = go;
+  // Java: the folder of scip-java's jars with the semanticdb-javac plugin beside them, and a JDK's javac.
+  const java = env.CKG_SCIP_JAVA_LIB;
+  if (java && existsSync(join(java, SEMANTICDB_PLUGIN)) && javacOf(env)) out.java = java;
   return out;
+}
+
+/** The semanticdb-javac plugin, taken out of scip-java's jar by scripts/stack/indexers.sh. */
+export const SEMANTICDB_PLUGIN = 'semanticdb-plugin.jar';
+
+/** The JDK's javac: $JAVA_HOME/bin/javac, else the first on PATH. */
+export function javacOf(env: NodeJS.ProcessEnv = process.env): string | null {
+  const candidates = [
+    ...(env.JAVA_HOME ? [join(env.JAVA_HOME, 'bin', 'javac')] : []),
+    ...(env.PATH ?? '').split(':').map((d) => join(d, 'javac')),
+  ];
+  return candidates.find((c) => c !== 'javac' && existsSync(c)) ?? null;
+}
+
+/** The .java files of a checkout (module-info.java and hidden folders aside), relative to it, sorted. */
+function javaSources(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && e.name.endsWith('.java') && e.name !== 'module-info.java') out.push(relative(root, p));
+    }
+  };
+  walk(root);
+  return out.sort();
 }
 
 export interface IndexerRun {
@@ -85,8 +122,77 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-/** Builds the command line of one indexer (exported for the docs' and the tests' sake). */
-export function indexerCommand(o: RunOptions): { cmd: string; args: string[]; env: NodeJS.ProcessEnv; cwd: string } {
+export interface IndexerStep {
+  cmd: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** javac exits 1 on type errors (missing dependencies) and still writes what it attributed: any exit is fine. */
+  anyExit?: boolean;
+}
+
+/** Java's two steps: javac with the semanticdb plugin over the checkout's sources, then index-semanticdb. */
+function javaSteps(o: RunOptions, base: NodeJS.ProcessEnv): IndexerStep[] {
+  const javac = javacOf(process.env) ?? 'javac';
+  const java = join(javac, '..', 'java');
+  const semanticdb = join(o.scratch, 'semanticdb');
+  const classes = join(o.scratch, 'classes');
+  mkdirSync(semanticdb, { recursive: true });
+  mkdirSync(classes, { recursive: true });
+  // An argument file: one quoted path a line (javac's @file syntax; backslashes and quotes escaped).
+  const argfile = join(o.scratch, 'sources.txt');
+  writeFileSync(
+    argfile,
+    javaSources(o.root)
+      .map((f) => `"${f.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)
+      .join('\n') + '\n',
+  );
+  const heap = `${Math.max(256, Math.floor(o.limits.memoryMb * 0.7))}m`;
+  return [
+    {
+      cmd: javac,
+      args: [
+        `-J-Xmx${heap}`,
+        '-proc:none',
+        '-implicit:none',
+        '-nowarn',
+        '-Xmaxerrs',
+        '1',
+        '-encoding',
+        'UTF-8',
+        '-XDshould-stop.ifError=FLOW',
+        '-d',
+        classes,
+        '-classpath',
+        join(o.bin, SEMANTICDB_PLUGIN),
+        `-Xplugin:semanticdb -sourceroot:${o.root} -targetroot:${semanticdb}`,
+        `@${argfile}`,
+      ],
+      env: base,
+      cwd: o.root,
+      anyExit: true,
+    },
+    {
+      cmd: java,
+      args: [
+        `-Xmx${heap}`,
+        '-cp',
+        `${o.bin}/*`,
+        'com.sourcegraph.scip_java.ScipJava',
+        'index-semanticdb',
+        '--no-emit-inverse-relationships',
+        '--output',
+        o.output,
+        semanticdb,
+      ],
+      env: base,
+      cwd: o.scratch,
+    },
+  ];
+}
+
+/** Builds the command lines of one indexer, run one after the other (exported for the docs' and the tests' sake). */
+export function indexerSteps(o: RunOptions): IndexerStep[] {
   const base: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: o.scratch,
@@ -98,7 +204,7 @@ export function indexerCommand(o: RunOptions): { cmd: string; args: string[]; en
     const args = [heap, o.bin, 'index', '--no-progress-bar', '--output', o.output];
     const hasConfig = existsSync(join(o.root, 'tsconfig.json')) || existsSync(join(o.root, 'jsconfig.json'));
     if (!hasConfig) args.push('--infer-tsconfig');
-    return { cmd: process.execPath, args, env: base, cwd: o.root };
+    return [{ cmd: process.execPath, args, env: base, cwd: o.root }];
   }
   if (o.language === 'python') {
     const envFile = join(o.scratch, 'python-environment.json');
@@ -119,8 +225,9 @@ export function indexerCommand(o: RunOptions): { cmd: string; args: string[]; en
       '--output',
       o.output,
     ];
-    return { cmd: process.execPath, args, env: base, cwd: o.root };
+    return [{ cmd: process.execPath, args, env: base, cwd: o.root }];
   }
+  if (o.language === 'java') return javaSteps(o, base);
   const env: NodeJS.ProcessEnv = {
     ...base,
     GOPATH: join(o.scratch, 'gopath'),
@@ -135,12 +242,14 @@ export function indexerCommand(o: RunOptions): { cmd: string; args: string[]; en
     GONOSUMCHECK: '1',
     GOSUMDB: 'off',
   };
-  return {
-    cmd: o.bin,
-    args: ['index', '-q', `--module-version=${o.version}`, '-o', o.output, './...'],
-    env,
-    cwd: o.root,
-  };
+  return [
+    {
+      cmd: o.bin,
+      args: ['index', '-q', `--module-version=${o.version}`, '-o', o.output, './...'],
+      env,
+      cwd: o.root,
+    },
+  ];
 }
 
 /** The resident memory of a process group (sum over /proc), in bytes. */
@@ -167,22 +276,26 @@ function groupRss(pgid: number): number {
   return total;
 }
 
-/** Runs one indexer within its limits. Never throws for the indexer's own failure. */
-export function runIndexer(o: RunOptions): Promise<IndexerRun> {
-  const { cmd, args, env, cwd } = indexerCommand(o);
-  const t0 = performance.now();
+interface StepOutcome {
+  failure?: string;
+  peak: number;
+}
+
+/** Runs one step in its own process group until `deadline`, killing the group past the memory limit. */
+function runStep(step: IndexerStep, o: RunOptions, deadline: number, keep: (b: Buffer) => void): Promise<StepOutcome> {
   return new Promise((resolve) => {
-    let tail = '';
-    const keep = (b: Buffer) => {
-      tail = (tail + b.toString()).slice(-4000);
-    };
     let failure: string | undefined;
     let peak = 0;
     let child;
     try {
-      child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      child = spawn(step.cmd, step.args, {
+        cwd: step.cwd,
+        env: step.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
     } catch (err) {
-      resolve({ ok: false, failure: `spawn ${String(err)}`, ms: 0, peakRssMb: 0, tail: '' });
+      resolve({ failure: `spawn ${String(err)}`, peak: 0 });
       return;
     }
     const kill = (why: string) => {
@@ -195,7 +308,7 @@ export function runIndexer(o: RunOptions): Promise<IndexerRun> {
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    const timer = setTimeout(() => kill('timeout'), o.limits.wallMs);
+    const timer = setTimeout(() => kill('timeout'), Math.max(0, deadline - performance.now()));
     const watch = setInterval(() => {
       if (child.pid === undefined) return;
       const rss = groupRss(child.pid);
@@ -211,15 +324,39 @@ export function runIndexer(o: RunOptions): Promise<IndexerRun> {
       clearTimeout(timer);
       clearInterval(watch);
       o.signal?.removeEventListener('abort', onAbort);
-      if (failure === undefined && code !== 0) failure = sig ? `signal ${sig}` : `exit ${code}`;
-      if (failure === undefined && !existsSync(o.output)) failure = 'no index written';
-      resolve({
-        ok: failure === undefined,
-        ...(failure !== undefined ? { failure } : {}),
-        ms: performance.now() - t0,
-        peakRssMb: Math.round(peak / (1024 * 1024)),
-        tail: tail.trim().split('\n').slice(-8).join('\n'),
-      });
+      if (failure === undefined && sig) failure = `signal ${sig}`;
+      if (failure === undefined && code !== 0 && !step.anyExit) failure = `exit ${code}`;
+      resolve({ ...(failure !== undefined ? { failure } : {}), peak });
     });
   });
+}
+
+/** Runs one indexer (its steps in order) within its limits. Never throws for the indexer's own failure. */
+export async function runIndexer(o: RunOptions): Promise<IndexerRun> {
+  const t0 = performance.now();
+  const deadline = t0 + o.limits.wallMs;
+  let tail = '';
+  const keep = (b: Buffer) => {
+    tail = (tail + b.toString()).slice(-4000);
+  };
+  let failure: string | undefined;
+  let peak = 0;
+  try {
+    for (const step of indexerSteps(o)) {
+      const r = await runStep(step, o, deadline, keep);
+      peak = Math.max(peak, r.peak);
+      failure = r.failure;
+      if (failure !== undefined) break;
+    }
+  } catch (err) {
+    failure = `spawn ${String(err)}`;
+  }
+  if (failure === undefined && !existsSync(o.output)) failure = 'no index written';
+  return {
+    ok: failure === undefined,
+    ...(failure !== undefined ? { failure } : {}),
+    ms: performance.now() - t0,
+    peakRssMb: Math.round(peak / (1024 * 1024)),
+    tail: tail.trim().split('\n').slice(-8).join('\n'),
+  };
 }

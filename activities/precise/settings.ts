@@ -17,7 +17,7 @@ export interface PreciseSettings {
   sourceUrls: SourceUrlPolicy;
 }
 
-export const PRECISE_LANGUAGES: readonly PreciseLanguage[] = ['typescript', 'python', 'go'];
+export const PRECISE_LANGUAGES: readonly PreciseLanguage[] = ['typescript', 'python', 'go', 'java'];
 
 /** The task queue of one language's precise steps: served only by workers that have its indexer. */
 export function preciseQueue(prefix: string, language: string): string {

@@ -6,7 +6,7 @@
 SCIP_TYPESCRIPT_VERSION=0.4.0 # npm @sourcegraph/scip-typescript (TypeScript and JavaScript)
 SCIP_PYTHON_VERSION=0.6.6     # npm @sourcegraph/scip-python
 SCIP_GO_VERSION=v0.2.9        # Go module proxy github.com/scip-code/scip-go
-SCIP_JAVA_VERSION=0.10.3      # Maven Central com.sourcegraph:scip-java_2.13 (+ semanticdb-javac)
+SCIP_JAVA_VERSION=0.10.3      # Maven Central com.sourcegraph:scip-java_2.13 (its jar carries the semanticdb-javac plugin)
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   source "$(dirname "$0")/common.sh"
 fi
@@ -38,9 +38,19 @@ go_indexer_install() {
 
 # scip-java and the semanticdb javac plugin with their dependencies, as jars in one folder (mvn resolves them
 # from Maven Central with a throwaway pom; nothing of the project's build is involved).
+# The sync never runs the project's build with it: javac (with the semanticdb-javac plugin scip-java's jar carries,
+# taken out here as lib/semanticdb-plugin.jar) compiles the sources with annotation processing off, then scip-java's
+# index-semanticdb writes the index (activities/precise/indexers.ts, docs/precise.md).
+java_plugin_extract() {
+  local lib=$1
+  [[ -f $lib/semanticdb-plugin.jar ]] && return 0
+  (cd "$lib" && jar xf "scip-java_2.13-$SCIP_JAVA_VERSION.jar" semanticdb-plugin.jar) \
+    || { say "indexers: semanticdb-plugin.jar not found in scip-java's jar"; return 1; }
+}
+
 java_indexer_install() {
   local dir=$SCIP_DIR/java-$SCIP_JAVA_VERSION
-  [[ -f $dir/.complete ]] && return 0
+  if [[ -f $dir/.complete ]]; then java_plugin_extract "$dir/lib"; return; fi
   command -v mvn >/dev/null || { say "indexers: no mvn; scip-java not installed"; return 1; }
   command -v javac >/dev/null || { say "indexers: no JDK; scip-java not installed"; return 1; }
   say "indexers: fetching com.sourcegraph:scip-java_2.13:$SCIP_JAVA_VERSION from Maven Central into $dir"
@@ -56,6 +66,7 @@ java_indexer_install() {
 POM
   (cd "$dir.tmp" && mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib >install.log 2>&1) \
     || { say "indexers: fetching scip-java failed; see $dir.tmp/install.log"; return 1; }
+  java_plugin_extract "$dir.tmp/lib" || return 1
   touch "$dir.tmp/.complete"
   rm -rf "$dir" && mv "$dir.tmp" "$dir"
 }

@@ -179,6 +179,82 @@ describe('precise tier: scip-python output read into symbol edges', () => {
   });
 });
 
+// Java: javac with the semanticdb plugin (annotation processing off, nothing on the classpath) and scip-java's
+// index-semanticdb. A missing dependency (org.missing.Dep) is a type error javac tolerates: the rest is indexed.
+const JAVA_FILES: Record<string, string> = {
+  'src/main/java/demo/Util.java': [
+    'package demo;',
+    '',
+    'public class Util {',
+    '  public static int helper(int x) {',
+    '    return x * 2;',
+    '  }',
+    '}',
+    '',
+  ].join('\n'),
+  'src/main/java/demo/App.java': [
+    'package demo;',
+    '',
+    'import java.util.function.IntUnaryOperator;',
+    'import org.missing.Dep;',
+    '',
+    'public class App {',
+    '  private final int base;',
+    '',
+    '  public App(int base) {',
+    '    this.base = base;',
+    '  }',
+    '',
+    '  public int run() {',
+    '    return Util.helper(base) + twice(1);',
+    '  }',
+    '',
+    '  int twice(int x) {',
+    '    IntUnaryOperator f = Util::helper;',
+    '    return f.applyAsInt(x) + new App(x).base + Dep.value();',
+    '  }',
+    '}',
+    '',
+  ].join('\n'),
+};
+
+const JAVA_DEFS = new Map<string, EngineDefinition[]>([
+  [
+    'src/main/java/demo/Util.java',
+    [
+      { key: 'Util:class', name: 'Util', kind: 'class', line: 3, end_line: 7 },
+      { key: 'Util.helper:method', name: 'helper', kind: 'method', line: 4, end_line: 6 },
+    ],
+  ],
+  [
+    'src/main/java/demo/App.java',
+    [
+      { key: 'App:class', name: 'App', kind: 'class', line: 6, end_line: 21 },
+      { key: 'App.App:constructor', name: 'App', kind: 'constructor', line: 9, end_line: 11 },
+      { key: 'App.run:method', name: 'run', kind: 'method', line: 13, end_line: 15 },
+      { key: 'App.twice:method', name: 'twice', kind: 'method', line: 17, end_line: 20 },
+    ],
+  ],
+]);
+
+describe('precise tier: scip-java output read into symbol edges', () => {
+  it('writes calls (a constructor too) and a method reference, past a missing dependency', async () => {
+    const r = await index('java', JAVA_FILES, JAVA_DEFS);
+    const app = 'src/main/java/demo/App.java#';
+    const util = 'src/main/java/demo/Util.java#';
+    assert.deepEqual(edgeList(r), [
+      `calls ${app}App.run:method -> ${app}App.twice:method 14 x1 scip 1`,
+      `calls ${app}App.run:method -> ${util}Util.helper:method 14 x1 scip 1`,
+      `calls ${app}App.twice:method -> ${app}App.App:constructor 19 x1 scip 1`,
+      `references ${app}App.twice:method -> ${util}Util.helper:method 18 x1 scip 1`,
+    ]);
+    assert.equal(r.tool.name, 'scip-java');
+    assert.deepEqual(r.covered, ['src/main/java/demo/App.java', 'src/main/java/demo/Util.java']);
+    const jdk = r.external.find((x) => x.symbol.includes('IntUnaryOperator#applyAsInt'));
+    assert.ok(jdk, JSON.stringify(r.external.map((x) => x.symbol)));
+  });
+});
+
 describe('precise tier: limits and symbols', () => {
   it('reads the typed ranges of the current scip.proto (scip-go 0.2) as the packed ones', () => {
     // Index { metadata { tool_info { name: scip-go } }, documents [{ relative_path: a.go, occurrences: [

@@ -48,7 +48,7 @@ function settings(workDir: string, wallMs = 120_000): PreciseSettings {
   const l = { wallMs, memoryMb: 2048 };
   return {
     workDir,
-    limits: { typescript: l, python: l, go: l },
+    limits: { typescript: l, python: l, go: l, java: l },
     allowDependencies: false,
     heartbeatTimeoutMs: 5000,
     cloneTimeoutMs: 60_000,
@@ -202,5 +202,21 @@ describe('precise step in the sync workflow', () => {
     );
     const edges = await storedEdges(h, syncId);
     assert.ok(edges.length > 0 && edges.every((e) => e.provenance !== 'scip'));
+  });
+
+  it("removes stored results older than the source's oldest remaining sync when syncs are purged", async () => {
+    const count = async () =>
+      Number(
+        (
+          await h.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM precise_results WHERE source_id = $1`, [
+            sourceId,
+          ])
+        ).rows[0]!.n,
+      );
+    assert.equal(await count(), 2); // typescript and python, written by the second sync, reused by the third
+    await h.db.pool.query(`DELETE FROM sync_runs WHERE id = $1`, [syncs[0]]);
+    assert.equal(await count(), 2); // the sync that wrote them is still kept
+    await h.db.pool.query(`DELETE FROM sync_runs WHERE id = $1`, [syncs[1]]);
+    assert.equal(await count(), 0);
   });
 });
