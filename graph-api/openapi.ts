@@ -3,8 +3,9 @@
  * documents at /docs). Decisions where the spec says "not shown" are written into the descriptions. The error body,
  * Sync, Schedule, Health, pages and their parameters come from lib/openapi.ts (shared by every component).
  */
-import { errorResponse, json, nullableTimestamp, queryParam, ref, sharedSchemas, uuid } from '../lib/openapi.ts';
+import { errorResponse, json, queryParam, ref, sharedSchemas, uuid } from '../lib/openapi.ts';
 import { pathsOf } from '../lib/api/openapi.ts';
+import { NODE_ROUTES } from '../lib/api/routes/nodes.ts';
 import { listSchedules } from '../lib/api/routes/schedules.ts';
 import { SOURCE_ROUTES } from '../lib/api/routes/sources.ts';
 import { SYNC_READS } from '../lib/api/routes/syncs.ts';
@@ -12,17 +13,6 @@ import { searchPaths, searchSchemas } from './search/openapi.ts';
 import { symbolPaths, symbolSchemas } from './symbols/openapi.ts';
 
 const ok = (description: string, schema: unknown) => ({ description, content: json(schema) });
-const nodeParam = {
-  name: 'node_id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string' },
-  description:
-    '`src_<source_id>:<file_path>`; slashes may stay literal. The raw path is split at its last literal `/` before ' +
-    'percent-decoding: a last segment `summary` or `file` selects that sub-resource unless the whole path names a ' +
-    'file of the source (then it is that node). `%2F` never splits, so encodeURIComponent(node_id) is always ' +
-    'unambiguous.',
-};
 const syncIdParam = queryParam(
   'sync_id',
   uuid,
@@ -55,42 +45,6 @@ const HAND_WRITTEN_PATHS = {
         'Accept-Encoding`. The JSON is the same either way.',
       parameters: [queryParam('sync_ids', { type: 'string' }, 'Comma-separated sync UUIDs (at most 50).', true)],
       responses: { 200: ok('The merged graph', ref('Graph')), 400: E400, 404: E404, 504: E504 },
-    },
-  },
-  '/api/graph/nodes/{node_id}': {
-    get: {
-      summary: 'Node detail with its neighbours',
-      description:
-        'neighbors: every edge touching the file, both directions, rel_type = the edge label. File neighbours ' +
-        'carry their node id; Symbol neighbours (defines) carry their symbol_id `<file_id>:<name>:<line>` as ' +
-        'node_id plus kind and line. weight is the edge weight, 1 for edges without one (defines).',
-      parameters: [nodeParam, syncIdParam],
-      responses: { 200: ok('The node', ref('NodeDetail')), 400: E400, 404: E404, 504: E504 },
-    },
-  },
-  '/api/graph/nodes/{node_id}/file': {
-    get: {
-      summary: 'The file text reconstructed from its chunks',
-      description:
-        'Chunks joined in chunk_index order, breadcrumbs stripped, leading lines already covered by the previous ' +
-        'chunk dropped. Cut at 5,242,880 bytes (UTF-8, on a character boundary) with truncated=true.',
-      parameters: [nodeParam, syncIdParam],
-      responses: { 200: ok('The file', ref('FileText')), 400: E400, 404: E404, 504: E504 },
-    },
-  },
-  '/api/graph/nodes/{node_id}/summary': {
-    get: {
-      summary: 'A short language-model summary of the file',
-      description:
-        'source: `cache` (cached description, force=false), `llm` (generated now and cached), `no_content` (no ' +
-        'chunks), `llm_failed` (every attempt failed: context-window errors at budgets 1.0, 0.5, 0.25, or another ' +
-        'model error; nothing cached). One model call per file at a time across processes.',
-      parameters: [
-        nodeParam,
-        syncIdParam,
-        queryParam('force', { type: 'boolean', default: false }, 'Regenerate even when cached.'),
-      ],
-      responses: { 200: ok('The summary', ref('Summary')), 400: E400, 404: E404 },
     },
   },
   '/api/graph/impact': {
@@ -251,75 +205,6 @@ const schemas: Record<string, unknown> = {
       },
     },
   },
-  NodeDetail: {
-    type: 'object',
-    properties: {
-      node: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          language: { type: 'string' },
-          size_bytes: { type: 'integer' },
-          line_count: { type: 'integer' },
-          description: { type: ['string', 'null'] },
-          imports_count: { type: 'integer' },
-          content_hash: { type: 'string' },
-          domain: { type: 'string' },
-          file_path: { type: 'string' },
-          source_id: uuid,
-          sync_id: uuid,
-          exports: { type: 'array', items: { type: 'string' } },
-          status: { type: 'string' },
-          description_generated_at: nullableTimestamp,
-        },
-      },
-      neighbors: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            node_id: { type: 'string' },
-            name: { type: 'string' },
-            rel_type: { type: 'string' },
-            weight: { type: 'number' },
-            direction: { enum: ['in', 'out'] },
-            label: { type: 'string' },
-            file_path: { type: 'string' },
-            type: { type: 'string' },
-            kind: { type: 'string' },
-            line: { type: 'integer' },
-          },
-        },
-      },
-    },
-  },
-  FileText: {
-    type: 'object',
-    properties: {
-      node_id: { type: 'string' },
-      sync_id: uuid,
-      content: { type: 'string' },
-      chunk_count: { type: 'integer' },
-      truncated: { type: 'boolean' },
-    },
-  },
-  Summary: {
-    type: 'object',
-    required: ['node_id', 'sync_id', 'source', 'summary', 'generated_at'],
-    properties: {
-      node_id: { type: 'string' },
-      sync_id: uuid,
-      file_id: uuid,
-      source: { enum: ['cache', 'llm', 'no_content', 'llm_failed'] },
-      summary: { type: ['string', 'null'] },
-      generated_at: nullableTimestamp,
-      model: { type: 'string' },
-      attempts: { type: 'integer', minimum: 1, maximum: 3 },
-      error: { type: 'string', description: 'Why the last attempt failed (llm_failed only).' },
-    },
-  },
   Stats: {
     type: 'object',
     properties: {
@@ -438,7 +323,7 @@ const schemas: Record<string, unknown> = {
     },
   },
 };
-const paths = pathsOf([...SOURCE_ROUTES, ...SYNC_READS, listSchedules], schemas, HAND_WRITTEN_PATHS);
+const paths = pathsOf([...SOURCE_ROUTES, ...SYNC_READS, listSchedules, ...NODE_ROUTES], schemas, HAND_WRITTEN_PATHS);
 
 export const openApiDocument = {
   openapi: '3.1.0',

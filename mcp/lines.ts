@@ -3,13 +3,8 @@
  * is a header (`# <node id> (sync …) lines a-b of n`), notes (`# note: …`) follow the text and say where to go on.
  * Shared by the read_file tool and `ckg cat`.
  */
+import type { FileText } from '../lib/api/routes/nodes.ts';
 import { MAX_CHARS } from './fit.ts';
-
-export interface FileText {
-  content: string;
-  truncated: boolean;
-  sync_id: string;
-}
 
 export function renderLines(
   id: string,

@@ -5,9 +5,10 @@ import { CliError, EXIT } from '../exit.ts';
 import { resolveNode, resolveSourceOption } from '../names.ts';
 import { cell, note, print, printJson, table } from '../output.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
+import { request } from '../../lib/api/client.ts';
+import { getFile, getNode } from '../../lib/api/routes/nodes.ts';
 
 type Json = Record<string, unknown>;
-const nodePath = (id: string, suffix = '') => `/api/graph/nodes/${encodeURIComponent(id)}${suffix}`;
 const pathOf = (id: unknown) => String(id).slice(41);
 
 export function intOption(name: string, value: string | undefined): number | undefined {
@@ -123,7 +124,8 @@ export function registerGraph(program: Command): void {
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { sync?: string }>();
       const { api } = openSession(o);
-      const d = await api.call<{ node: Json; neighbors: Json[] }>('GET', nodePath(await resolveNode(api, id)), {
+      const d = await request(api, getNode, {
+        params: { node_id: await resolveNode(api, id) },
         query: { sync_id: o.sync },
       });
       if (o.json) return printJson(d);
@@ -138,7 +140,7 @@ export function registerGraph(program: Command): void {
         'content_hash',
         'description',
       ]) {
-        print(`${k.padEnd(13)} ${cell(n[k])}`);
+        print(`${k.padEnd(13)} ${cell((n as Record<string, unknown>)[k])}`);
       }
       print('');
       print(
@@ -166,11 +168,10 @@ export function registerGraph(program: Command): void {
       const o = cmd.optsWithGlobals<GlobalOptions & { sync?: string; lines?: string; number?: boolean }>();
       const range = parseLines(o.lines);
       const { api } = openSession(o);
-      const f = await api.call<{ content: string; truncated: boolean; sync_id: string }>(
-        'GET',
-        nodePath(await resolveNode(api, id), '/file'),
-        { query: { sync_id: o.sync } },
-      );
+      const f = await request(api, getFile, {
+        params: { node_id: await resolveNode(api, id) },
+        query: { sync_id: o.sync },
+      });
       if (o.json) return printJson(f);
       if (f.truncated) note('note: the service cut this file at 5 MiB');
       if (o.lines === undefined && !o.number) {

@@ -5,7 +5,8 @@
 import type Koa from 'koa';
 import { encodeNodeId } from '../../lib/node-id.ts';
 import type { ObservedState } from '../../lib/observe.ts';
-import { queryBool, queryUuid } from '../../lib/validate.ts';
+import { readParams } from '../../lib/api/route.ts';
+import { getSummary } from '../../lib/api/routes/nodes.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { reconstruct } from '../file/reconstruct.ts';
@@ -172,8 +173,8 @@ export function nodeRoutes(deps: GraphAppDeps, symbols: SymbolGraphCache): Koa.M
     }
     (ctx.state as ObservedState).route = ROUTE_OF.detail;
     const parsed = parseNodePath(ctx.path.slice(NODES_PREFIX.length));
-    const syncId = queryUuid(ctx.query, 'sync_id');
-    const force = queryBool(ctx.query, 'force', false);
+    // The query of the three node routes (lib/api/routes/nodes.ts); force is the summary's, false elsewhere.
+    const { sync_id: syncId, force } = readParams(getSummary.query, ctx.query);
 
     const result = await withReadTx(pool, graphTimeoutMs, async (tx) => {
       let action: NodeAction = 'detail';

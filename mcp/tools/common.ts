@@ -14,9 +14,6 @@ export const syncId = uuid(
 ).optional();
 export const offset = z.number().int().min(0).default(0).describe('Items to skip (from a previous answer’s note).');
 
-/** Encodes a node id as one path segment (`%2F` never splits; see the graph component's node path rule). */
-export const nodePath = (id: string, suffix = '') => `/api/graph/nodes/${encodeURIComponent(id)}${suffix}`;
-
 /** Runs a tool body; a service error becomes an error result naming its code, status and message. */
 export async function safely(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {

@@ -1,14 +1,10 @@
 /** get_node (detail with neighbours, paginated), summarize_file. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Api } from '../../lib/api/client.ts';
+import { request, type Api } from '../../lib/api/client.ts';
+import { getNode, getSummary } from '../../lib/api/routes/nodes.ts';
 import { fitList, jsonResult } from '../fit.ts';
-import { nodeId, nodePath, offset, safely, syncId } from './common.ts';
-
-interface NodeDetail {
-  node: Record<string, unknown>;
-  neighbors: unknown[];
-}
+import { nodeId, offset, safely, syncId } from './common.ts';
 
 export function registerNodes(server: McpServer, api: Api): void {
   server.registerTool(
@@ -29,7 +25,7 @@ export function registerNodes(server: McpServer, api: Api): void {
     },
     ({ node_id, sync_id, offset, limit }) =>
       safely(async () => {
-        const d = await api.call<NodeDetail>('GET', nodePath(node_id), { query: { sync_id } });
+        const d = await request(api, getNode, { params: { node_id }, query: { sync_id } });
         const page = d.neighbors.slice(offset, offset + limit);
         return fitList({ node: d.node, neighbor_count: d.neighbors.length }, 'neighbors', page, {
           offset,
@@ -54,7 +50,7 @@ export function registerNodes(server: McpServer, api: Api): void {
     },
     ({ node_id, sync_id, force }) =>
       safely(async () =>
-        jsonResult(await api.call('GET', nodePath(node_id, '/summary'), { query: { sync_id, force } })),
+        jsonResult(await request(api, getSummary, { params: { node_id }, query: { sync_id, force } })),
       ),
   );
 }

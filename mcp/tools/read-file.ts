@@ -4,10 +4,11 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Api } from '../../lib/api/client.ts';
+import { request, type Api } from '../../lib/api/client.ts';
+import { getFile } from '../../lib/api/routes/nodes.ts';
 import { errorResult, textResult } from '../fit.ts';
-import { renderLines, type FileText } from '../lines.ts';
-import { nodeId, nodePath, safely, syncId } from './common.ts';
+import { renderLines } from '../lines.ts';
+import { nodeId, safely, syncId } from './common.ts';
 
 export function registerReadFile(server: McpServer, api: Api): void {
   server.registerTool(
@@ -31,7 +32,7 @@ export function registerReadFile(server: McpServer, api: Api): void {
         if (end_line !== undefined && end_line < start_line) {
           return errorResult(`end_line (${end_line}) is before start_line (${start_line})`);
         }
-        const file = await api.call<FileText>('GET', nodePath(node_id, '/file'), { query: { sync_id } });
+        const file = await request(api, getFile, { params: { node_id }, query: { sync_id } });
         return textResult(renderLines(node_id, file, { start: start_line, end: end_line, numbers: line_numbers }));
       }),
   );

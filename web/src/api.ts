@@ -2,6 +2,7 @@
  * The gateway's REST API as the explorer uses it: same origin, bearer token in the Authorization header (never in
  * the URL), one retry with a refreshed token after a 401, errors in the service's one JSON shape.
  */
+import type { FileText, NodeDetail as ApiNodeDetail, Summary as ApiSummary } from '../../lib/api/routes/nodes.ts';
 import type { Sync } from '../../lib/api/schemas.ts';
 import type { Auth } from './auth.ts';
 
@@ -52,21 +53,8 @@ export interface MergedGraph {
   meta: { node_count: number; edge_count: number; sync_count: number; query_ms: number };
 }
 
-export interface NodeDetail {
-  node: {
-    id: string;
-    name: string;
-    type: string;
-    language: string;
-    size_bytes: number;
-    line_count: number;
-    description: string | null;
-    imports_count: number;
-    content_hash: string;
-    sync_id?: string;
-  };
-  neighbors: Array<{ node_id: string; name: string; rel_type: string; weight: number | null; direction: 'in' | 'out' }>;
-}
+/** Node detail, file text and summary as the service answers them (lib/api/routes/nodes.ts). */
+export type NodeDetail = ApiNodeDetail;
 
 /** A symbol related to another (GET /api/graph/symbol). */
 export interface RelatedSymbol {
@@ -114,18 +102,8 @@ export interface SymbolDetail {
   unresolved: Array<{ kind: string; text: string; line: number; reason: string }>;
 }
 
-export interface Summary {
-  source: string;
-  summary: string | null;
-  generated_at: string | null;
-  error?: string;
-}
-
-export interface FileContent {
-  content: string;
-  chunk_count: number;
-  truncated: boolean;
-}
+export type Summary = ApiSummary;
+export type FileContent = FileText;
 
 export interface Api {
   get<T>(path: string, query?: Record<string, string | number | undefined>): Promise<T>;

@@ -33,10 +33,10 @@ function facts(n: NodeDetail['node'], inGraph: NodeData | undefined): HTMLElemen
   const rows: Array<[string, string]> = [
     ['Type', n.type],
     ['Language', n.language || '—'],
-    ['Lines', n.line_count.toLocaleString('en-US')],
-    ['Size', `${n.size_bytes.toLocaleString('en-US')} bytes`],
-    ['Imports', String(n.imports_count)],
-    ['Content hash', n.content_hash.slice(0, 12)],
+    ['Lines', (n.line_count ?? 0).toLocaleString('en-US')],
+    ['Size', `${(n.size_bytes ?? 0).toLocaleString('en-US')} bytes`],
+    ['Imports', String(n.imports_count ?? 0)],
+    ['Content hash', (n.content_hash ?? '').slice(0, 12)],
   ];
   if (inGraph) {
     rows.push(['In syncs', String(inGraph.loaded_sync_ids.length)]);
@@ -199,7 +199,7 @@ export function createDetailPane(
         el('header', { class: 'node-head' }, swatch(colourOf(n.type)), el('h2', { id: 'detail-name' }, n.name)),
         el('p', { class: 'path', title: n.id }, n.id.slice(n.id.indexOf(':') + 1)),
         facts(n, inGraph),
-        summarySection(api, nodeId, syncId, n.description),
+        summarySection(api, nodeId, syncId, n.description ?? null),
         neighbourList(
           links,
           'Depends on',
@@ -213,7 +213,7 @@ export function createDetailPane(
           'in',
         ),
         neighbourList(links, 'Defines', others, 'other', n.sync_id),
-        fileSection(api, nodeId, syncId, n.language, () => token === current, line),
+        fileSection(api, nodeId, syncId, n.language ?? '', () => token === current, line),
       ];
       root.replaceChildren(...parts.filter((p) => p !== null));
     },
