@@ -151,7 +151,6 @@ export {
   decodeCursor,
   decodeCursorJson,
   encodeCursor,
-  jsonObjectBody,
   queryBool,
   queryEnum,
   queryInt,

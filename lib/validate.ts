@@ -1,6 +1,7 @@
 /**
- * The one request validator of the service: query and path parameters, cursors and JSON bodies, for the graph and
- * the ingestion component alike. Every failure is InvalidArgumentError (400 INVALID_ARGUMENT) naming the field.
+ * The request rules of the service: text, query and path parameters and cursors, for the graph and the ingestion
+ * component alike. JSON bodies are read by their route schemas (lib/api/fields.ts builds them on these rules, with
+ * the same messages). Every failure is InvalidArgumentError (400 INVALID_ARGUMENT) naming the field.
  *
  * Rules, the same for every field:
  * - text: surrounding whitespace is trimmed; blank is "must not be empty"; a NUL character, a lone surrogate or U+FFFD
@@ -14,10 +15,8 @@
  */
 import type Koa from 'koa';
 import { InvalidArgumentError } from './errors.ts';
-import { MAX_REF_BYTES, gitRefProblem } from './git-ref.ts';
 import { isUuid } from './node-id.ts';
 
-export type Body = Record<string, unknown>;
 type Query = Record<string, string | string[] | undefined>;
 
 // ---------------------------------------------------------------------------------------------------------- text
@@ -37,149 +36,6 @@ export function checkText(field: string, v: string): string {
   const problem = textProblem(v);
   if (problem) throw new InvalidArgumentError(field, problem);
   return v;
-}
-
-/** Checks every key and string inside a JSON value (objects, arrays) as text; the field named is the first bad path. */
-export function checkJsonText(field: string, v: unknown, depth = 0): void {
-  if (depth > 64) throw new InvalidArgumentError(field, 'is nested too deeply');
-  if (typeof v === 'string') {
-    checkText(field, v);
-  } else if (Array.isArray(v)) {
-    v.forEach((x, i) => checkJsonText(`${field}[${i}]`, x, depth + 1));
-  } else if (v !== null && typeof v === 'object') {
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      checkText(`${field}.${k}`, k);
-      checkJsonText(`${field}.${k}`, x, depth + 1);
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------- bodies
-
-/** Reads a JSON object body (parsed by @koa/bodyparser) or throws naming `body`. */
-export function jsonObjectBody(ctx: Koa.Context): Body {
-  const body = (ctx.request as unknown as { body?: unknown }).body;
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new InvalidArgumentError('body', 'must be a JSON object');
-  }
-  return body as Body;
-}
-
-/** Refuses any field of `body` not in `allowed`. */
-export function refuseUnknown(body: Body, allowed: readonly string[]): void {
-  for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) {
-      checkText('body', key);
-      throw new InvalidArgumentError(key, `is not a field of this request (allowed: ${allowed.join(', ')})`);
-    }
-  }
-}
-
-/** The JSON object body, with only `allowed` fields. A missing body counts as `{}` when `optional`. */
-export function readBody(ctx: Koa.Context, allowed: readonly string[], optional = false): Body {
-  const raw = (ctx.request as unknown as { body?: unknown }).body;
-  if (optional && (raw === undefined || raw === null)) return {};
-  const body = jsonObjectBody(ctx);
-  refuseUnknown(body, allowed);
-  return body;
-}
-
-function notNull(name: string, kind: string): never {
-  throw new InvalidArgumentError(name, `must be ${kind}, not null (leave the field out to keep its default)`);
-}
-
-export interface StringOptions {
-  maxLength: number;
-  required?: boolean;
-  /** null is accepted and returned as null (only for fields the OpenAPI document types as nullable). */
-  nullable?: boolean;
-  check?: (v: string) => boolean;
-  checkHint?: string;
-}
-
-/** A text field, trimmed. Absent → undefined (or 400 when required). */
-export function bodyString(
-  body: Body,
-  name: string,
-  opts: StringOptions & { nullable: true },
-): string | null | undefined;
-export function bodyString(body: Body, name: string, opts: StringOptions & { required: true }): string;
-export function bodyString(body: Body, name: string, opts: StringOptions): string | undefined;
-export function bodyString(body: Body, name: string, opts: StringOptions): string | null | undefined {
-  const v = body[name];
-  if (v === undefined) {
-    if (opts.required) throw new InvalidArgumentError(name, 'is required');
-    return undefined;
-  }
-  if (v === null) {
-    if (opts.nullable) return null;
-    if (opts.required) throw new InvalidArgumentError(name, 'is required');
-    return notNull(name, 'a string');
-  }
-  if (typeof v !== 'string') throw new InvalidArgumentError(name, 'must be a string');
-  const t = checkText(name, v).trim();
-  if (t === '') throw new InvalidArgumentError(name, 'must not be empty');
-  if (t.length > opts.maxLength) throw new InvalidArgumentError(name, `must be at most ${opts.maxLength} characters`);
-  if (opts.check && !opts.check(t)) throw new InvalidArgumentError(name, opts.checkHint ?? 'is malformed');
-  return t;
-}
-
-/** A git ref name (lib/git-ref.ts: git's check-ref-format rules, never starting with '-'), trimmed. */
-export function bodyGitRef(body: Body, name: string): string | undefined {
-  const v = bodyString(body, name, { maxLength: MAX_REF_BYTES });
-  if (v === undefined) return undefined;
-  const problem = gitRefProblem(v);
-  if (problem) throw new InvalidArgumentError(name, `must be a valid git ref: it ${problem}`);
-  return v;
-}
-
-export function bodyUuid(body: Body, name: string): string {
-  const v = body[name];
-  if (v === undefined || v === null || v === '') throw new InvalidArgumentError(name, 'is required');
-  if (typeof v !== 'string' || !isUuid(v.trim())) throw new InvalidArgumentError(name, 'must be a UUID string');
-  return v.trim().toLowerCase();
-}
-
-export function bodyInt(body: Body, name: string, opts: { required: true; min: number; max: number }): number;
-export function bodyInt(
-  body: Body,
-  name: string,
-  opts: { required?: false; min: number; max: number },
-): number | undefined;
-export function bodyInt(
-  body: Body,
-  name: string,
-  opts: { required?: boolean; min: number; max: number },
-): number | undefined {
-  const v = body[name];
-  if (v === undefined) {
-    if (opts.required) throw new InvalidArgumentError(name, 'is required');
-    return undefined;
-  }
-  if (v === null) return opts.required ? notNull(name, 'an integer') : notNull(name, 'an integer');
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new InvalidArgumentError(name, 'must be an integer');
-  if (v < opts.min || v > opts.max) throw new InvalidArgumentError(name, `must be between ${opts.min} and ${opts.max}`);
-  return v;
-}
-
-export function bodyBool(body: Body, name: string): boolean | undefined {
-  const v = body[name];
-  if (v === undefined) return undefined;
-  if (v === null) return notNull(name, 'true or false');
-  if (typeof v !== 'boolean') throw new InvalidArgumentError(name, 'must be true or false');
-  return v;
-}
-
-/** A JSON object of at most `maxBytes` serialised, its keys and strings checked as text. */
-export function bodyObject(body: Body, name: string, maxBytes = 64 * 1024): Record<string, unknown> | undefined {
-  const v = body[name];
-  if (v === undefined) return undefined;
-  if (v === null) return notNull(name, 'a JSON object');
-  if (typeof v !== 'object' || Array.isArray(v)) throw new InvalidArgumentError(name, 'must be a JSON object');
-  if (Buffer.byteLength(JSON.stringify(v)) > maxBytes)
-    throw new InvalidArgumentError(name, `must be at most ${maxBytes} bytes as JSON`);
-  checkJsonText(name, v);
-  return v as Record<string, unknown>;
 }
 
 // ---------------------------------------------------------------------------------------------------------- query

@@ -9,7 +9,7 @@ import type { Router } from '@koa/router';
 import { NotFoundError } from '../../../lib/errors.ts';
 import { scheduleToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { pathBigint, pathUuid } from '../body.ts';
+import { pathBigint, pathUuid } from '../../../lib/validate.ts';
 import { getSchedule, temporalIdOfRow } from '../../../lib/schedules.ts';
 import { describeTemporalSchedule, nextRunOf } from '../schedules/temporal.ts';
 import { describeSourceWorkflow, syncIdOf } from '../syncs/workflow.ts';
