@@ -46,7 +46,10 @@ describe('graph and ingestion components: /ready, /metrics, request ids', () => 
       text,
       /^ckg_http_requests_total\{method="GET",route="\/api\/graph\/nodes\/\{node_id\}\/file",status="404"\} \d+$/m,
     );
-    assert.match(text, /^ckg_http_requests_total\{method="GET",route="\/api\/sources\/:source_id",status="404"\} \d+$/m);
+    assert.match(
+      text,
+      /^ckg_http_requests_total\{method="GET",route="\/api\/sources\/:source_id",status="404"\} \d+$/m,
+    );
     assert.match(text, /^ckg_http_request_duration_seconds_count\{method="GET",route="\/api\/sources",status="200"\}/m);
     assert.match(text, /^ckg_db_pool_acquire_seconds_count\{pool="ckg-test"\} \d+$/m);
     assert.ok(!text.includes(sourceId), 'no id in any label');
