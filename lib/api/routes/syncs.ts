@@ -230,10 +230,17 @@ export const purgeSync = route({
   description:
     'Deletes the run and everything of it (files, chunks, issues, graph). An active run is cancelled first ' +
     '(signal; terminated after STOP_TIMEOUT_MS, default 10 s). Reported as a `sync_lifecycle` event with ' +
-    'status `purged` (and `source_changed` when it was the source’s last sync).',
+    'status `purged` (and `source_changed` when it was the source’s last sync). A sync whose graph other ' +
+    'syncs share (unchanged re-syncs of its commit) is purged after them: 409 naming them in ' +
+    '`details.shared_by` until then.',
   params: syncParams,
   success: { status: 204, description: 'Purged.' },
-  responses: { 400: invalid, 404: notFound, 503: unavailable },
+  responses: {
+    400: invalid,
+    404: notFound,
+    409: error('FAILED_PRECONDITION: other syncs share this sync’s graph (details.shared_by): purge those first.'),
+    503: unavailable,
+  },
 });
 
 /** The sync commands the ingestion component serves. */
