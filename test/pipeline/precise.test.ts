@@ -204,7 +204,7 @@ describe('precise step in the sync workflow', () => {
     assert.ok(edges.length > 0 && edges.every((e) => e.provenance !== 'scip'));
   });
 
-  it("removes stored results older than the source's oldest remaining sync when syncs are purged", async () => {
+  it('removes stored results when no kept sync is as old as they are', async () => {
     const count = async () =>
       Number(
         (
@@ -214,9 +214,11 @@ describe('precise step in the sync workflow', () => {
         ).rows[0]!.n,
       );
     assert.equal(await count(), 2); // typescript and python, written by the second sync, reused by the third
-    await h.db.pool.query(`DELETE FROM sync_runs WHERE id = $1`, [syncs[0]]);
-    assert.equal(await count(), 2); // the sync that wrote them is still kept
-    await h.db.pool.query(`DELETE FROM sync_runs WHERE id = $1`, [syncs[1]]);
+    // The newest sync goes (nothing shares its graph): older kept syncs remain, so the results stay.
+    await h.db.pool.query(`DELETE FROM sync_runs WHERE id = $1`, [syncs[3]]);
+    assert.equal(await count(), 2);
+    // The rest at once (an unchanged re-sync shares its predecessor's graph, so they go together): none is left.
+    await h.db.pool.query(`DELETE FROM sync_runs WHERE id = ANY($1::uuid[])`, [syncs.slice(0, 3)]);
     assert.equal(await count(), 0);
   });
 });
