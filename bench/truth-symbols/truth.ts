@@ -1,115 +1,44 @@
 /**
- * Truth harness of the symbol graph (issue 28 item 7; issue 29's "what the precise tier changed"): on real
- * repositories, a precise SCIP indexer's view of "a reference to a function or method inside another's body" is the
- * truth; the engine's symbol graph (engine/symbols resolveSymbolGraph: calls + references) and GitNexus's CALLS are
- * scored against it with precision, recall and F1, per language and repository.
+ * Truth harness of the symbol graph (issue 28 item 7): on real repositories, a precise SCIP indexer's view of "a
+ * reference to a function or method inside another's body" is the truth; the engine's heuristic symbol graph
+ * (engine/symbols resolveSymbolGraph: calls + references) and GitNexus's CALLS on the same checkout are scored against
+ * it with precision, recall and F1, per repository and per language (micro-averaged over its repositories).
  *
  *   set -a; source .stack/env; set +a          # CKG_SCIP_* from scripts/stack/indexers.sh
  *   heavy node --import tsx bench/truth-symbols/truth.ts [--repos hono,flask] [--mirrors /work/.mirror]
- *         [--dir name=PATH] [--no-gitnexus] [--show N] [--deps]
+ *         [--no-gitnexus] [--show N] [--out results.jsonl]
+ *   node --import tsx bench/truth-symbols/truth.ts --table results.jsonl     # the per-language table of earlier runs
  *
- * Repositories come from git mirrors (`<mirrors>/<owner>+<name>/repo`, a bare repository: the search tool's fetch
- * lays them out so), copied with `git archive HEAD` into a temporary folder at run time; nothing is committed.
- *
- * Matching rule (both ways, per repository):
- * - truth edges: engine/precise/edges.ts scipUses — the callable a use sits in (innermost body; the indexer's
- *   enclosing_range, or for scip-go the syntax tree's extent of the definition on the indexer's name line) → the
- *   callable used (a method descriptor, or a scip-typescript term holding a function); calls and references alike;
- * - an indexer definition is the engine's definition with the same file and name whose [line, end_line] holds the
- *   indexer's name line (innermost; `<constructor>` = `constructor`, `<init>` = the class name): matchDefinition;
- * - a GitNexus node is the engine's definition with the same file and name whose [line, end_line] holds its
- *   startLine (+1: GitNexus lines are 0-based);
- * - compared: (caller, callee) pairs of engine SymbolRefs where both ends are matched definitions the indexer calls
- *   callable. Edges with an end outside that set are counted apart ("unmatched"), not scored.
+ * Repositories (bench/truth-symbols/repos.ts) come from git mirrors (`<mirrors>/<owner>+<name>/repo`, as the search
+ * tool's fetch lays them out), copied with `git archive HEAD` into a temporary folder and committed there (GitNexus
+ * reads a git checkout); nothing is kept. The indexers: bench/truth-symbols/indexer.ts. The matching rules (how index
+ * occurrences and both tools' edges become comparable (caller, target) pairs, and what is left out):
+ * bench/truth-symbols/match.ts and docs/benchmarks.md "Symbol graph truth".
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, loadavg, tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../engine/index.ts';
-import { importTargets, resolveSymbolGraph, symbolRef } from '../../engine/symbols/index.ts';
-import type { SymbolFileInput } from '../../engine/symbols/index.ts';
-import { readScipIndex } from '../../engine/precise/scip.ts';
-import { matchDefinition, scipDefinitions, scipUses, type EngineDefinition } from '../../engine/precise/edges.ts';
-import { installedIndexers, runIndexer, type PreciseLanguage } from '../../activities/precise/indexers.ts';
+import { importTargets, resolveSymbolGraph } from '../../engine/symbols/index.ts';
+import type { ResolveOutput, SymbolFileInput } from '../../engine/symbols/index.ts';
 import { installGitnexus } from '../support/gitnexus.ts';
-
-interface RepoSpec {
-  name: string;
-  mirror: string;
-  /** The language scored (engine language ids in `languages`). */
-  language: 'typescript' | 'javascript' | 'python' | 'go' | 'java';
-  languages: string[];
-  indexer: PreciseLanguage;
-  shape: string;
-}
-
-const REPOS: RepoSpec[] = [
-  {
-    name: 'hono',
-    mirror: 'honojs+hono',
-    language: 'typescript',
-    languages: ['typescript', 'tsx'],
-    indexer: 'typescript',
-    shape: 'web framework, ~500 files',
-  },
-  {
-    name: 'zod',
-    mirror: 'colinhacks+zod',
-    language: 'typescript',
-    languages: ['typescript', 'tsx'],
-    indexer: 'typescript',
-    shape: 'monorepo of packages, heavy generics',
-  },
-  {
-    name: 'express',
-    mirror: 'expressjs+express',
-    language: 'javascript',
-    languages: ['javascript'],
-    indexer: 'typescript',
-    shape: 'CommonJS, prototype methods',
-  },
-  {
-    name: 'axios',
-    mirror: 'axios+axios',
-    language: 'javascript',
-    languages: ['javascript'],
-    indexer: 'typescript',
-    shape: 'ES modules, classes, adapters',
-  },
-  {
-    name: 'fastapi',
-    mirror: 'fastapi+fastapi',
-    language: 'python',
-    languages: ['python'],
-    indexer: 'python',
-    shape: 'library + 3k docs example files',
-  },
-  {
-    name: 'flask',
-    mirror: 'pallets+flask',
-    language: 'python',
-    languages: ['python'],
-    indexer: 'python',
-    shape: 'classes, decorators, package',
-  },
-  {
-    name: 'chi',
-    mirror: 'go-chi+chi',
-    language: 'go',
-    languages: ['go'],
-    indexer: 'go',
-    shape: 'router, no dependencies',
-  },
-  {
-    name: 'cobra',
-    mirror: 'spf13+cobra',
-    language: 'go',
-    languages: ['go'],
-    indexer: 'go',
-    shape: 'CLI library, one dependency',
-  },
-];
+import { runTruthIndexer } from './indexer.ts';
+import {
+  buildScope,
+  engineEdges,
+  fmt,
+  gitnexusEdges,
+  prf,
+  score,
+  truthEdges,
+  type Dropped,
+  type EdgeSet,
+  type EngineDef,
+  type GitnexusCall,
+  type Score,
+} from './match.ts';
+import { REPOS, type RepoSpec } from './repos.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -120,68 +49,59 @@ const mirrors = opt('--mirrors') ?? '/work/.mirror';
 const only = opt('--repos')?.split(',');
 const show = Number(opt('--show') ?? '0');
 const withGitnexus = !args.includes('--no-gitnexus');
-const allowDeps = args.includes('--deps');
-const dirs = new Map<string, string>();
-for (let i = 0; i < args.length; i++)
-  if (args[i] === '--dir') {
-    const [n, p] = args[i + 1]!.split('=');
-    dirs.set(n!, p!);
-  }
+const out = opt('--out');
 
-interface Score {
-  tp: number;
-  predicted: number;
-  truth: number;
-  fp: string[];
-  fn: string[];
-}
-
-function score(predicted: Set<string>, truth: Set<string>): Score {
-  let tp = 0;
-  const fp: string[] = [];
-  for (const e of predicted) {
-    if (truth.has(e)) tp++;
-    else fp.push(e);
-  }
-  const fn = [...truth].filter((e) => !predicted.has(e));
-  return { tp, predicted: predicted.size, truth: truth.size, fp, fn };
-}
-
-function fmt(s: Score): string {
-  const p = s.predicted === 0 ? 0 : s.tp / s.predicted;
-  const r = s.truth === 0 ? 0 : s.tp / s.truth;
-  const f = p + r === 0 ? 0 : (2 * p * r) / (p + r);
-  return `P ${p.toFixed(3)} R ${r.toFixed(3)} F1 ${f.toFixed(3)} (tp ${s.tp}, predicted ${s.predicted}, truth ${s.truth})`;
+interface RepoResult {
+  repo: string;
+  language: string;
+  at: string;
+  load: number;
+  files: number;
+  indexer: string;
+  indexer_s: number;
+  engine_s: number;
+  indexer_callables: number;
+  scored: number;
+  truth_dropped: Dropped;
+  engine: Score;
+  engine_dropped: Dropped;
+  gitnexus?: Score;
+  gitnexus_dropped?: Dropped;
+  gitnexus_calls?: number;
+  gitnexus_error?: string;
 }
 
 function checkout(spec: RepoSpec): string {
   const dir = mkdtempSync(join(tmpdir(), `truth-sym-${spec.name}-`));
-  const given = dirs.get(spec.name);
-  if (given) execFileSync('cp', ['-a', `${given}/.`, dir]);
-  else {
-    const git = join(mirrors, spec.mirror, 'repo');
-    if (!existsSync(git)) throw new Error(`no mirror ${git} (fetch ${spec.mirror.replace('+', '/')} first)`);
-    execFileSync('bash', ['-c', `git --git-dir="$0" archive HEAD | tar -x -C "$1"`, git, dir]);
-  }
-  execFileSync('git', ['init', '-q', dir]);
+  const git = join(mirrors, spec.mirror, 'repo');
+  if (!existsSync(git)) throw new Error(`no mirror ${git} (fetch ${spec.mirror.replace('+', '/')} first)`);
+  execFileSync('bash', ['-c', `git --git-dir="$0" archive HEAD | tar -x -C "$1"`, git, dir]);
+  const g = (...a: string[]) =>
+    execFileSync('git', ['-c', 'user.name=truth', '-c', 'user.email=truth@localhost', ...a], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
+  g('init', '-q');
+  g('add', '-A');
+  g('commit', '-q', '--no-verify', '-m', 'snapshot');
   return dir;
 }
 
-interface GitnexusCall {
-  fromFile: string;
-  fromName: string;
-  fromLine: number;
-  toFile: string;
-  toName: string;
-  toLine: number;
-}
-
-function gitnexusCalls(bin: string, root: string): { calls: GitnexusCall[]; ms: number } | { error: string } {
+/**
+ * GitNexus's CALLS on the checkout. Its home (the registry of indexed repositories) is a private folder of the run:
+ * with several repositories registered, `cypher` asks which one; the query also names the checkout (`-r`).
+ */
+function gitnexusCalls(
+  bin: string,
+  root: string,
+  home: string,
+): { calls: GitnexusCall[]; ms: number } | { error: string } {
   const t0 = performance.now();
-  const a = spawnSync(bin, ['analyze', root, '--skip-agents-md'], {
+  const env = { ...process.env, CI: '1', HOME: home };
+  const a = spawnSync(bin, ['analyze', '--skip-agents-md', root], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, CI: '1' },
+    env,
     timeout: 30 * 60_000,
     maxBuffer: 1 << 26,
   });
@@ -189,26 +109,28 @@ function gitnexusCalls(bin: string, root: string): { calls: GitnexusCall[]; ms: 
   if (a.status !== 0) return { error: `analyze exit ${a.status}: ${(a.stderr || a.stdout).slice(-400)}` };
   const q =
     'MATCH (a)-[r:CodeRelation]->(b) WHERE r.type = "CALLS" RETURN a.filePath, a.name, a.startLine, b.filePath, b.name, b.startLine';
-  const c = spawnSync(bin, ['cypher', q], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28, timeout: 10 * 60_000 });
+  const c = spawnSync(bin, ['cypher', '-r', root, q], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    timeout: 10 * 60_000,
+  });
   if (c.status !== 0) return { error: `cypher exit ${c.status}: ${(c.stderr || c.stdout).slice(-400)}` };
   return { calls: parseGitnexusRows(c.stdout), ms };
 }
 
 /** GitNexus's cypher prints JSON (an object with a `markdown` table, or rows); both are read. */
-function parseGitnexusRows(out: string): GitnexusCall[] {
-  const text = out.slice(
-    out.indexOf('{') >= 0 && (out.indexOf('[') < 0 || out.indexOf('{') < out.indexOf('['))
-      ? out.indexOf('{')
-      : out.indexOf('['),
-  );
+function parseGitnexusRows(text: string): GitnexusCall[] {
+  const start = [text.indexOf('{'), text.indexOf('[')].filter((i) => i >= 0);
+  if (start.length === 0) return [];
   let rows: unknown[][] = [];
   const row = (r: unknown): unknown[] => (Array.isArray(r) ? (r as unknown[]) : Object.values(r as object));
   try {
-    const parsed = JSON.parse(text) as unknown;
+    const parsed = JSON.parse(text.slice(Math.min(...start))) as unknown;
     if (Array.isArray(parsed)) rows = (parsed as unknown[]).map(row);
     else if (parsed && typeof parsed === 'object' && 'markdown' in parsed) {
-      const md = String((parsed as { markdown: string }).markdown);
-      rows = md
+      rows = String((parsed as { markdown: string }).markdown)
         .split('\n')
         .slice(2)
         .filter((l) => l.startsWith('|'))
@@ -218,9 +140,8 @@ function parseGitnexusRows(out: string): GitnexusCall[] {
             .slice(1, -1)
             .map((c) => c.trim()),
         );
-    } else if (parsed && typeof parsed === 'object' && 'rows' in parsed) {
+    } else if (parsed && typeof parsed === 'object' && 'rows' in parsed)
       rows = ((parsed as { rows: unknown[] }).rows ?? []).map(row);
-    }
   } catch {
     return [];
   }
@@ -234,164 +155,200 @@ function parseGitnexusRows(out: string): GitnexusCall[] {
   }));
 }
 
-async function one(spec: RepoSpec, gitnexusBin: string | null): Promise<void> {
+async function engineGraph(
+  spec: RepoSpec,
+  root: string,
+): Promise<{ resolved: ResolveOutput; defsByFile: Map<string, EngineDef[]>; files: number; ms: number }> {
+  const t0 = performance.now();
+  const engine = createEngine({ threads: 2 });
+  const tree = engine.openTree(root);
+  const files: SymbolFileInput[] = [];
+  const defsByFile = new Map<string, EngineDef[]>();
+  for await (const a of engine.analyzeFiles(tree, tree.files)) {
+    if (!a.symbol_facts) continue;
+    // Every language's facts feed the resolver (a TS file may import JS); only `spec.languages` are scored (the
+    // indexer's documents decide which files count).
+    files.push({
+      file_path: a.file_path,
+      language: a.language,
+      facts: a.symbol_facts,
+      imports: importTargets(tree, a),
+    });
+    defsByFile.set(
+      a.file_path,
+      a.symbol_facts.defs.map((d) => ({
+        key: d.key,
+        name: d.name,
+        kind: d.symbol_kind,
+        line: d.line,
+        end_line: d.end_line,
+        container: d.container,
+      })),
+    );
+  }
+  await engine.close();
+  const resolved = resolveSymbolGraph({ files });
+  return {
+    resolved,
+    defsByFile,
+    files: files.filter((f) => spec.languages.includes(f.language)).length,
+    ms: performance.now() - t0,
+  };
+}
+
+function explain(label: string, list: string[], set: EdgeSet, resolved: ResolveOutput): void {
+  for (const k of list.sort().slice(0, show)) {
+    const e = set.get(k)!;
+    const lines = [...e.lines].sort((a, b) => a - b);
+    let why = '';
+    if (label === 'truth only') {
+      const from = k.slice(0, k.indexOf(' -> '));
+      const file = from.slice(0, from.lastIndexOf('#'));
+      const un = resolved.unresolved.filter((u) => u.from.startsWith(`${file}#`) && lines.includes(u.line));
+      if (un.length) why = `  engine unresolved: ${un.map((u) => `${u.text}@${u.line}:${u.reason}`).join(', ')}`;
+    }
+    console.log(`   ${label}: ${k}  lines ${lines.join(',')}${e.provenance ? ` [${e.provenance}]` : ''}${why}`);
+  }
+}
+
+async function one(spec: RepoSpec, gitnexusBin: string | null): Promise<RepoResult> {
   const root = checkout(spec);
   const scratch = mkdtempSync(join(tmpdir(), `truth-sym-scratch-`));
   try {
-    // Engine: facts per file, then the resolver.
-    const t0 = performance.now();
-    const engine = createEngine({ threads: 2 });
-    const tree = engine.openTree(root);
-    const files: SymbolFileInput[] = [];
-    const defsByFile = new Map<string, EngineDefinition[]>();
-    const callableRefs = new Set<string>();
-    for await (const a of engine.analyzeFiles(tree, tree.files)) {
-      if (!spec.languages.includes(a.language) || !a.symbol_facts) continue;
-      files.push({
-        file_path: a.file_path,
-        language: a.language,
-        facts: a.symbol_facts,
-        imports: importTargets(tree, a),
-      });
-      defsByFile.set(
-        a.file_path,
-        a.symbol_facts.defs.map((d) => ({
-          key: d.key,
-          name: d.name,
-          kind: d.symbol_kind,
-          line: d.line,
-          end_line: d.end_line,
-        })),
-      );
-      for (const d of a.symbol_facts.defs)
-        if (d.symbol_kind === 'function' || d.symbol_kind === 'method' || d.symbol_kind === 'constructor')
-          callableRefs.add(symbolRef(a.file_path, d.key));
-    }
-    await engine.close();
-    const resolved = resolveSymbolGraph({ files });
-    const engineMs = performance.now() - t0;
-
-    // Indexer.
-    const bins = installedIndexers();
-    const bin = bins[spec.indexer];
-    if (!bin)
-      throw new Error(`indexer ${spec.indexer} is not installed (scripts/stack/indexers.sh; source .stack/env)`);
-    const output = join(scratch, 'index.scip');
-    const run = await runIndexer({
-      language: spec.indexer,
-      bin,
-      root,
-      output,
-      scratch,
-      limits: { wallMs: 30 * 60_000, memoryMb: 8192 },
-      allowDependencies: allowDeps || spec.indexer === 'go',
-      version: 'HEAD',
-      project: spec.name,
-      goCacheDir: join(process.env.CKG_CACHE_DIR ?? join(homedir(), '.cache', 'ckg'), 'scip', 'go-cache'),
-    });
-    if (!run.ok) throw new Error(`${spec.indexer} failed (${run.failure}): ${run.tail}`);
-    const index = readScipIndex(readFileSync(output));
-    const defs = scipDefinitions(index);
-    const { edges: scipEdges } = scipUses(index, defs, {
-      bodyOf: (path, def) => {
-        const m = matchDefinition(def, defsByFile.get(path));
-        const d = m ? defsByFile.get(path)!.find((x) => x.key === m) : undefined;
-        return d ? [def.line, d.end_line] : null;
-      },
-    });
-    // Map the indexer's callables to engine refs.
-    const mapped = new Map<string, string>();
-    let callables = 0;
-    for (const d of defs.values()) {
-      if (!d.callable) continue;
-      callables++;
-      const key = matchDefinition(d, defsByFile.get(d.path));
-      if (key) mapped.set(d.symbol, symbolRef(d.path, key));
-    }
-    const universe = new Set<string>([...mapped.values()].filter((r) => callableRefs.has(r)));
-    const truth = new Set<string>();
-    let truthUnmatched = 0;
-    for (const e of scipEdges) {
-      const a = mapped.get(e.from);
-      const b = mapped.get(e.to);
-      if (a && b && universe.has(a) && universe.has(b)) truth.add(`${a} -> ${b}`);
-      else truthUnmatched++;
-    }
-    const ours = new Set<string>();
-    let oursOutside = 0;
-    const byProvenance: Record<string, { tp: number; n: number }> = {};
-    for (const e of resolved.edges) {
-      if (e.label !== 'calls' && e.label !== 'references') continue;
-      if (!universe.has(e.from) || !universe.has(e.to)) {
-        oursOutside++;
-        continue;
-      }
-      const k = `${e.from} -> ${e.to}`;
-      ours.add(k);
-      const p = (byProvenance[e.provenance] ??= { tp: 0, n: 0 });
+    const idx = await runTruthIndexer(spec, root, scratch);
+    const eng = await engineGraph(spec, root);
+    const scope = buildScope(idx.index, eng.defsByFile);
+    const truth = truthEdges(scope, idx.index);
+    const ours = engineEdges(scope, eng.resolved);
+    const s = score(ours.edges, truth.edges);
+    const load = loadavg()[0]!;
+    const result: RepoResult = {
+      repo: spec.name,
+      language: spec.language,
+      at: new Date().toISOString(),
+      load,
+      files: eng.files,
+      indexer: `${idx.index.tool.name} ${idx.index.tool.version}`,
+      indexer_s: idx.ms / 1000,
+      engine_s: eng.ms / 1000,
+      indexer_callables: scope.indexerCallables,
+      scored: scope.scored.size,
+      truth_dropped: truth.dropped,
+      engine: { tp: s.tp, predicted: s.predicted, truth: s.truth },
+      engine_dropped: ours.dropped,
+    };
+    console.log(
+      `\n== ${spec.language} ${spec.name} (${spec.shape}): ${eng.files} files; ${result.indexer} ${result.indexer_s.toFixed(1)} s; engine+resolve ${result.engine_s.toFixed(1)} s; load ${load.toFixed(2)}`,
+    );
+    console.log(
+      `   indexer callables ${scope.indexerCallables}, scored (matched engine functions/methods) ${scope.scored.size}; truth sites dropped ${JSON.stringify(truth.dropped)}`,
+    );
+    console.log(`   engine   ${fmt(s)}  dropped ${JSON.stringify(ours.dropped)}`);
+    const byProv: Record<string, { tp: number; n: number }> = {};
+    for (const [k, e] of ours.edges) {
+      const p = (byProv[e.provenance ?? '?'] ??= { tp: 0, n: 0 });
       p.n++;
-      if (truth.has(k)) p.tp++;
+      if (truth.edges.has(k)) p.tp++;
     }
-    const s = score(ours, truth);
     console.log(
-      `\n== ${spec.language} ${spec.name} (${spec.shape}): ${files.length} files; ${index.tool.name} ${index.tool.version} ${(run.ms / 1000).toFixed(1)} s, peak ${run.peakRssMb} MB; engine+resolve ${(engineMs / 1000).toFixed(1)} s; load ${loadavg()[0]!.toFixed(2)}`,
-    );
-    console.log(
-      `   indexer callables ${callables}, matched to engine definitions ${mapped.size}, scored universe ${universe.size}; truth edges ${truth.size} (+${truthUnmatched} with an unmatched end)`,
-    );
-    console.log(`   engine  ${fmt(s)}  [${oursOutside} edges with an end outside the universe]`);
-    console.log(
-      `           by provenance: ${Object.entries(byProvenance)
+      `            by provenance (true/all): ${Object.entries(byProv)
+        .sort()
         .map(([k, v]) => `${k} ${v.tp}/${v.n}`)
         .join(', ')}`,
     );
-    for (const [t, list] of [
-      ['engine only', s.fp],
-      ['truth only', s.fn],
-    ] as const)
-      for (const e of list.sort().slice(0, show)) console.log(`   ${t}: ${e}`);
-
-    if (gitnexusBin) {
-      const g = gitnexusCalls(gitnexusBin, root);
-      if ('error' in g) console.log(`   gitnexus: ${g.error}`);
-      else {
-        const theirs = new Set<string>();
-        let outside = 0;
-        const ref = (file: string, name: string, line: number): string | null => {
-          const key = matchDefinition(
-            { symbol: '', path: file, name, container: null, line: line + 1, body: null, callable: true },
-            defsByFile.get(file),
-          );
-          return key ? symbolRef(file, key) : null;
-        };
-        for (const c of g.calls) {
-          const a = ref(c.fromFile, c.fromName, c.fromLine);
-          const b = ref(c.toFile, c.toName, c.toLine);
-          if (a && b && universe.has(a) && universe.has(b)) theirs.add(`${a} -> ${b}`);
-          else outside++;
-        }
+    let unmatched = 0;
+    for (const d of scope.indexerDefs.values()) {
+      if (!d.callable) continue;
+      const ref = scope.mapped.get(d.symbol);
+      if (ref && scope.scored.has(ref)) continue;
+      if (unmatched++ < show)
         console.log(
-          `   gitnexus ${fmt(score(theirs, truth))}  [${g.calls.length} CALLS, ${outside} with an end outside the universe; analyze ${(g.ms / 1000).toFixed(1)} s]`,
+          `   unscored indexer callable: ${d.path}:${d.line} ${d.name}${ref ? ` (engine ${scope.byRef.get(ref)?.kind} ${ref})` : ' (no engine definition)'}`,
+        );
+    }
+    explain('engine only', s.fp, ours.edges, eng.resolved);
+    explain('truth only', s.fn, truth.edges, eng.resolved);
+    if (gitnexusBin) {
+      const home = join(scratch, 'gitnexus-home');
+      mkdirSync(home, { recursive: true });
+      const g = gitnexusCalls(gitnexusBin, root, home);
+      if ('error' in g) {
+        result.gitnexus_error = g.error;
+        console.log(`   gitnexus ${g.error}`);
+      } else {
+        const theirs = gitnexusEdges(scope, g.calls);
+        const gs = score(theirs.edges, truth.edges);
+        result.gitnexus = { tp: gs.tp, predicted: gs.predicted, truth: gs.truth };
+        result.gitnexus_dropped = theirs.dropped;
+        result.gitnexus_calls = g.calls.length;
+        console.log(
+          `   gitnexus ${fmt(gs)}  dropped ${JSON.stringify(theirs.dropped)} of ${g.calls.length} CALLS; analyze ${(g.ms / 1000).toFixed(1)} s`,
         );
       }
     }
+    if (out) appendFileSync(out, JSON.stringify(result) + '\n');
+    return result;
   } finally {
     rmSync(root, { recursive: true, force: true });
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
+const sum = (a: Score, b: Score): Score => ({
+  tp: a.tp + b.tp,
+  predicted: a.predicted + b.predicted,
+  truth: a.truth + b.truth,
+});
+const cell = (s: Score | undefined): string => {
+  if (!s) return '— | — | —';
+  const { p, r, f1 } = prf(s);
+  return `${p.toFixed(3)} | ${r.toFixed(3)} | ${f1.toFixed(3)}`;
+};
+
+/** The markdown table of results (the last result per repository), per repository and per language. */
+function table(results: RepoResult[]): string {
+  const last = new Map<string, RepoResult>();
+  for (const r of results) last.set(r.repo, r);
+  const rows = [...last.values()].sort((a, b) => a.language.localeCompare(b.language) || a.repo.localeCompare(b.repo));
+  const lines = [
+    '| language | repository | truth edges | engine P | R | F1 | GitNexus P | R | F1 | load |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const langs = [...new Set(rows.map((r) => r.language))];
+  for (const lang of langs) {
+    const rs = rows.filter((r) => r.language === lang);
+    for (const r of rs)
+      lines.push(
+        `| ${lang} | ${r.repo} | ${r.engine.truth} | ${cell(r.engine)} | ${cell(r.gitnexus)} | ${r.load.toFixed(1)} |`,
+      );
+    const e = rs.map((r) => r.engine).reduce(sum);
+    const g = rs.every((r) => r.gitnexus) ? rs.map((r) => r.gitnexus!).reduce(sum) : undefined;
+    lines.push(`| **${lang}** | all (${rs.length}) | ${e.truth} | ${cell(e)} | ${cell(g)} | |`);
+  }
+  return lines.join('\n');
+}
+
 async function main(): Promise<void> {
+  const tableFile = opt('--table');
+  if (tableFile) {
+    const results = readFileSync(tableFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as RepoResult);
+    console.log(table(results));
+    return;
+  }
   const gitnexusBin = withGitnexus ? installGitnexus() : null;
-  mkdirSync(tmpdir(), { recursive: true });
+  const results: RepoResult[] = [];
   for (const spec of REPOS) {
-    if (only && !only.includes(spec.name)) continue;
+    if (only ? !only.includes(spec.name) : spec.name === 'express') continue;
     try {
-      await one(spec, gitnexusBin);
+      results.push(await one(spec, gitnexusBin));
     } catch (err) {
       console.log(`\n== ${spec.language} ${spec.name}: failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  if (results.length) console.log(`\n${table(results)}`);
 }
 
 await main();
