@@ -97,7 +97,8 @@ export interface SymbolLanguage {
   constructorName: string | null;
   /**
    * What a construction (`Foo()`, `new Foo()`) calls: the class, or its constructor definition when it has one (then
-   * the class). As the precise indexers see it: scip-java refers to the constructor, scip-typescript/python the class.
+   * the class). As the precise indexers see it: scip-java and scip-typescript refer to the constructor a class declares
+   * (scip-typescript: the class when it declares none), scip-python to the class.
    */
   constructionTarget: 'class' | 'constructor';
   /** The first parameter of a method that is the instance (Python `self`/`cls`): not counted in the arity. */
@@ -109,6 +110,13 @@ export interface SymbolLanguage {
    * receiver's call of one is never resolved by unique name.
    */
   commonMembers: ReadonlySet<string>;
+  /**
+   * May a call through a receiver of unknown type fall back to the only method of that name in the repository
+   * (`unique_name`)? Absent: yes. Measured against the precise indexers (docs/benchmarks.md, "Symbol graph truth"),
+   * the guess is wrong more often than right in Python (untyped parameters: pytest fixtures, callbacks) and Java
+   * (chains through overloads, JDK methods such as `trim`), so those two keep such calls unresolved.
+   */
+  memberFallback?: boolean;
   /** The type names a type as written denotes (generics, pointers, optionals stripped; unions split); may be []. */
   cleanType(text: string): string[];
   /** The parameter types as written, for overload keys (`(int a, List<String> b)` -> ['int', 'List<String>']). */

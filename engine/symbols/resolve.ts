@@ -697,7 +697,13 @@ class Resolver {
   }
 
   /** A bare name in a scope of a file: lexical scope, locals, imports, package, wildcard imports, builtins. */
-  private bareName(file: FileCtx, scope: string | null, name: string): Entity {
+  /**
+   * A bare name in a scope. `asReceiver`: the name is the head of a receiver (`headers.remove()`); in Java such a name
+   * is a variable, a field or a type, never a method (methods and fields live in separate namespaces), so a member
+   * method of the same name is skipped and the field (own or inherited) taken.
+   */
+  private bareName(file: FileCtx, scope: string | null, name: string, asReceiver = false): Entity {
+    const valueOnly = asReceiver && file.language === 'java';
     for (const s of this.scopes(file, scope)) {
       const d = s === '' ? undefined : file.byKey.get(s);
       if (
@@ -715,8 +721,13 @@ class Resolver {
       }
       if (d && TYPE_KINDS.has(d.symbol_kind)) {
         if (file.lang.bareMembers) {
+          if (valueOnly) {
+            const field = this.field(this.typeOf(file, d), name);
+            if (field) return field;
+          }
           const hit = this.member(this.typeOf(file, d), name, undefined, false, 'self');
-          if (hit && hit !== 'ambiguous' && hit !== 'open') return this.entityOfDef(hit.m, hit.prov);
+          if (hit && hit !== 'ambiguous' && hit !== 'open' && !(valueOnly && FUNCTION_KINDS.has(hit.m.def.symbol_kind)))
+            return this.entityOfDef(hit.m, hit.prov);
           const field = file.bindings.get(s)?.get(name);
           if (field) return this.bindingEntity(file, s, field);
         }
@@ -987,7 +998,7 @@ class Resolver {
         }
       }
     }
-    const e = this.bareName(file, scope, name);
+    const e = this.bareName(file, scope, name, true);
     if (e.t === 'unknown' && file.language === 'go') return this.goPackageName(file, name) ?? UNKNOWN;
     return e;
   }
@@ -1230,7 +1241,7 @@ class Resolver {
       st.external++;
       return;
     }
-    if (wantMethod && file.lang.commonMembers.has(name)) {
+    if (wantMethod && (file.lang.memberFallback === false || file.lang.commonMembers.has(name))) {
       this.miss(file, from, 'call', text, line, reason, st);
       return;
     }

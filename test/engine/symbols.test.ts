@@ -179,7 +179,56 @@ const RULES: Array<[string, string, string, string, string]> = [
     'src/main/java/com/ex/Shape.java#Shape.area:method',
     'hierarchy',
   ],
+  // A construction of a class that declares a constructor calls the constructor (one that declares none: the class).
+  ['typescript', 'calls', 'src/store.ts#openStore:function', 'src/store.ts#Store.constructor:constructor', 'scope'],
+  // A field used as a receiver, though a method has its name: the field's type, not the method.
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Registry.java#Registry.area:method',
+    'src/main/java/com/ex/Circle.java#Circle.area:method',
+    'receiver_type',
+  ],
 ];
+
+/** Edges a rule must not give (a guess, or a wrong target): [repo, label, from, to, why]. */
+const NOT_EDGES: Array<[string, string, string, string, string]> = [
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Registry.java#Registry.count:method',
+    'src/main/java/com/ex/Registry.java#Registry.names:method',
+    'Java: `names.size()` uses the field names, not the method names()',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Registry.java#Registry.area:method',
+    'src/main/java/com/ex/Registry.java#Registry.circle:method',
+    'Java: `circle.area()` uses the field circle, not the method circle()',
+  ],
+  [
+    'typescript',
+    'calls',
+    'src/store.ts#openStore:function',
+    'src/store.ts#Store:class',
+    'TypeScript: `new Store()` calls the constructor Store declares, not the class',
+  ],
+  [
+    'python',
+    'calls',
+    'shop/service.py#settle:function',
+    'shop/models.py#Cart.only_cart_has_this:method',
+    'Python: a method call on an untyped parameter is not guessed by unique name',
+  ],
+];
+
+test('symbol graph: no edge where a rule would guess or pick the wrong target', async () => {
+  for (const [repo, label, from, to, why] of NOT_EDGES) {
+    const { out } = await graphOf(repo);
+    assert.equal(findEdge(out, label, from, to), undefined, why);
+  }
+});
 
 test('symbol graph: each resolution rule gives its edge with its provenance', async () => {
   for (const [repo, label, from, to, provenance] of RULES) {
@@ -203,6 +252,15 @@ test('symbol graph: dynamic calls are kept unresolved with their reason, externa
   assert.ok(!ts.edges.some((e) => e.to.includes('readFileSync')));
   const py = (await graphOf('python')).out;
   assert.ok(py.unresolved.some((u) => u.text.startsWith('getattr(cart') && u.reason === 'dynamic'));
+  // Python keeps a method call on an untyped receiver unresolved instead of the unique-name guess.
+  assert.ok(
+    py.unresolved.some(
+      (u) =>
+        u.text === 'basket.only_cart_has_this' &&
+        u.reason === 'dynamic_receiver' &&
+        u.from.endsWith('#settle:function'),
+    ),
+  );
 });
 
 test('symbol graph: output is sorted and the same whatever the input order', async () => {

@@ -87,7 +87,7 @@ export function ecmascript(id: 'javascript' | 'typescript', queryFiles: (dialect
     overloads: false,
     packageScope: false,
     constructorName: 'constructor',
-    constructionTarget: 'class',
+    constructionTarget: 'constructor',
     instanceParam: false,
     builtins: BUILTINS,
     commonMembers: COMMON_MEMBERS,

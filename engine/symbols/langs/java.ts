@@ -59,6 +59,7 @@ export const javaSymbols: SymbolLanguage = {
   constructionTarget: 'constructor',
   instanceParam: false,
   builtins: new Set(),
+  memberFallback: false,
   commonMembers: new Set(
     'equals hashCode toString get set add put remove size isEmpty contains iterator stream map filter collect forEach close append length charAt substring getClass valueOf of'.split(
       ' ',

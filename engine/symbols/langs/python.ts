@@ -87,6 +87,7 @@ export const pythonSymbols: SymbolLanguage = {
   constructionTarget: 'class',
   instanceParam: true,
   builtins: BUILTINS,
+  memberFallback: false,
   commonMembers: COMMON_MEMBERS,
   cleanType,
   arity,
