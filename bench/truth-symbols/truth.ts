@@ -122,12 +122,13 @@ function gitnexusCalls(
 
 /** GitNexus's cypher prints JSON (an object with a `markdown` table, or rows); both are read. */
 function parseGitnexusRows(text: string): GitnexusCall[] {
-  const start = [text.indexOf('{'), text.indexOf('[')].filter((i) => i >= 0);
-  if (start.length === 0) return [];
+  // The JSON starts a line (a log line before it may hold brackets).
+  const at = text.search(/^[{[]/m);
+  if (at < 0) return [];
   let rows: unknown[][] = [];
   const row = (r: unknown): unknown[] => (Array.isArray(r) ? (r as unknown[]) : Object.values(r as object));
   try {
-    const parsed = JSON.parse(text.slice(Math.min(...start))) as unknown;
+    const parsed = JSON.parse(text.slice(at)) as unknown;
     if (Array.isArray(parsed)) rows = (parsed as unknown[]).map(row);
     else if (parsed && typeof parsed === 'object' && 'markdown' in parsed) {
       rows = String((parsed as { markdown: string }).markdown)
