@@ -215,6 +215,13 @@ const NOT_EDGES: Array<[string, string, string, string, string]> = [
     'TypeScript: `new Store()` calls the constructor Store declares, not the class',
   ],
   [
+    'javascript',
+    'calls',
+    'lib/ui.jsx#Item:function',
+    'lib/dom.js#li:function',
+    'JSX: an intrinsic element (<li>) is an HTML tag, not the only function named li',
+  ],
+  [
     'python',
     'calls',
     'shop/service.py#settle:function',

@@ -1,6 +1,7 @@
-; JSX: a component element is a call of the component (intrinsic lower-case elements are dropped by the resolver).
-(jsx_opening_element name: (identifier) @call.name)
-(jsx_self_closing_element name: (identifier) @call.name)
+; JSX: a component element is a call of the component; an intrinsic element (a lower-case name: `<div>`) is an HTML
+; tag, never a function of the repository (preact: 77 unique-name guesses of test helpers named div, p, h1 ...).
+((jsx_opening_element name: (identifier) @call.name) (#match? @call.name "^[^a-z]"))
+((jsx_self_closing_element name: (identifier) @call.name) (#match? @call.name "^[^a-z]"))
 (jsx_opening_element name: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name))
 (jsx_self_closing_element name: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name))
 (jsx_expression (identifier) @value.name)
