@@ -29,7 +29,7 @@ import { loadAccessToken } from './access-token.ts';
 import { batchPlan } from './workspace.ts';
 import { prepareReuse, recordReuse, type PendingReuse } from './incremental.ts';
 import { updateCachedCheckout } from './git-cache.ts';
-import { graphAlias, shareGraph, sharesGraph } from './graph-alias.ts';
+import { graphAlias, shareGraph, sharesGraph } from '../graph-alias.ts';
 
 function includePaths(config: Record<string, unknown>): string[] | undefined {
   const v = config.include_paths;

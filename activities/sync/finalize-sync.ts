@@ -12,7 +12,7 @@ import { changeStatus, loadRun } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
 import { incrementalStats } from './incremental.ts';
 import { writeSearchStats } from './search-stats.ts';
-import { sharedPreciseStats } from './graph-alias.ts';
+import { sharedPreciseStats } from '../graph-alias.ts';
 import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {

@@ -13,7 +13,7 @@ import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
 import { RESOLVE_STEP, recordStep, recordedResult, withSavepoints } from './steps.ts';
 import { carrySummaries } from './incremental.ts';
-import { graphAlias, sharedDependsOn } from './graph-alias.ts';
+import { graphAlias, sharedDependsOn } from '../graph-alias.ts';
 
 interface WriteHandoff {
   files: Array<[string, string]>;

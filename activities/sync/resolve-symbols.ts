@@ -27,7 +27,7 @@ import {
   writeUnresolved,
 } from '../store/index.ts';
 import type { ActivityDeps } from './deps.ts';
-import { graphAlias } from './graph-alias.ts';
+import { graphAlias } from '../graph-alias.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { claimRun } from './run-claim.ts';
 import { SYMBOLS_STEP, recordStep, recordedResult, withSavepoints } from './steps.ts';

@@ -13,12 +13,12 @@
  * its symbol graph resolved every edge it found), so a damaged graph is written afresh rather than inherited, and when
  * the precise tier would leave the graph as it left the predecessor's (samePrecise).
  */
-import { withTransaction, type Pool, type Queryable } from '../../lib/db.ts';
-import type { ReusePlan } from './reuse.ts';
-import type { PreciseLanguageResult } from '../../workflows/sync-types.ts';
-import { INDEXER_LANGUAGES } from '../precise/indexers.ts';
-import { PRECISE_LANGUAGES } from '../precise/settings.ts';
-import { PRECISE_WORKER_TTL_SECONDS } from '../precise/plan.ts';
+import { withTransaction, type Pool, type Queryable } from '../lib/db.ts';
+import type { ReusePlan } from './sync/reuse.ts';
+import type { PreciseLanguageResult } from '../workflows/sync-types.ts';
+import { INDEXER_LANGUAGES } from './precise/indexers.ts';
+import { PRECISE_LANGUAGES } from './precise/settings.ts';
+import { PRECISE_WORKER_TTL_SECONDS } from './precise/plan.ts';
 
 /** Whether a sync of `paths` at `commit` may share the previous sync's graph, by what the plan knows. */
 export function sharesGraph(plan: ReusePlan, commit: string, paths: readonly string[]): boolean {
