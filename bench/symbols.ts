@@ -238,12 +238,15 @@ async function main(): Promise<void> {
     );
   }
 
-  // Reads: symbols of the newest sync with at least one caller.
+  // Reads: symbols of the newest sync with at least one caller, read through that sync (shared graph or its own).
   const sync = await pool.query<{ id: string }>(
     `SELECT id FROM sync_runs WHERE source_id = $1 AND status = 'completed' ORDER BY created_at DESC LIMIT 1`,
     [sourceId],
   );
   const syncId = sync.rows[0]!.id;
+  // An unchanged re-sync shares its predecessor's graph (docs/decisions.md): the picks come from the rows it reads.
+  const graphSync = await pool.query<{ id: string }>(`SELECT graph_sync_of($1) AS id`, [syncId]);
+  const graphSyncId = graphSync.rows[0]!.id;
   // AGE's operators (graphid =, agtype ->>) live in ag_catalog: a connection of its own with it on the search path.
   const client = await pool.connect();
   await client.query(`SET search_path = ag_catalog, "$user", public`);
@@ -256,7 +259,7 @@ async function main(): Promise<void> {
        FROM f JOIN service.defines d ON d.start_id = f.id JOIN service."Symbol" s ON s.id = d.end_id
       WHERE EXISTS (SELECT 1 FROM service.calls c WHERE c.end_id = s.id)
       ORDER BY md5(s.id::text) LIMIT $2`,
-    [JSON.stringify(syncId), Number(args.reads)],
+    [JSON.stringify(graphSyncId), Number(args.reads)],
   );
   await client.query(`RESET search_path`);
   client.release();
