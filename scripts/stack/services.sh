@@ -142,9 +142,11 @@ services_up() {
   start_service worker temporal/worker-main.ts "http://127.0.0.1:$WORKER_METRICS_PORT/health" \
     "WORKER_CLONE_DIR=$STATE_DIR/clones" "METRICS_HOST=127.0.0.1" "METRICS_PORT=$WORKER_METRICS_PORT" "${common[@]}"
   # The precise worker (issue 29): the SCIP indexers the stack installed (.stack/env CKG_SCIP_*), one queue per language.
+  # It fetches the sources the sync worker clones, so it takes the same URL policy (local repositories included).
   if grep -q '^CKG_SCIP_' "$STATE_DIR/env" 2>/dev/null; then
     start_service precise-worker temporal/precise-worker-main.ts "http://127.0.0.1:$PRECISE_METRICS_PORT/health" \
-      "PRECISE_WORK_DIR=$STATE_DIR/precise" "METRICS_HOST=127.0.0.1" "METRICS_PORT=$PRECISE_METRICS_PORT"
+      "PRECISE_WORK_DIR=$STATE_DIR/precise" "METRICS_HOST=127.0.0.1" "METRICS_PORT=$PRECISE_METRICS_PORT" \
+      "SOURCE_URL_SCHEMES=${SOURCE_URL_SCHEMES:-https,ssh,http,file}"
   else
     say "precise-worker: no SCIP indexer installed (scripts/stack.sh indexers); syncs keep heuristic symbol edges"
   fi
