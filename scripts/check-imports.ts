@@ -10,41 +10,15 @@
  *
  *   node --import tsx scripts/check-imports.ts        (npm test runs it with lint)
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
-
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const FOLDERS = [
-  'activities',
-  'cli',
-  'engine',
-  'gateway',
-  'graph-api',
-  'lib',
-  'mcp',
-  'schema',
-  'standins',
-  'temporal',
-  'web/src',
-  'workflows',
-];
+import { PRODUCTION_FOLDERS, ROOT, productionFiles } from './production-files.ts';
 
 interface Edge {
   from: string;
   to: string;
   typeOnly: boolean;
-}
-
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...walk(full));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(full);
-  }
-  return out;
 }
 
 function importsOf(file: string, known: Set<string>): Edge[] {
@@ -123,7 +97,7 @@ function cycles(nodes: string[], next: Map<string, Set<string>>): string[][] {
 /** The folder a file counts in: its top-level folder, or inside `within`, its sub-folder there. */
 function folderOf(file: string, within?: string): string | undefined {
   const rel = relative(ROOT, file).split(sep);
-  const top = FOLDERS.find((f) => relative(ROOT, file).startsWith(f + '/')) ?? rel[0]!;
+  const top = PRODUCTION_FOLDERS.find((f) => relative(ROOT, file).startsWith(f + '/')) ?? rel[0]!;
   if (!within) return top;
   if (top !== within) return undefined;
   const rest = relative(join(ROOT, within), file).split(sep);
@@ -132,7 +106,7 @@ function folderOf(file: string, within?: string): string | undefined {
   return rest.length > 1 ? `${within}/${rest[0]}` : undefined;
 }
 
-const files = FOLDERS.flatMap((f) => walk(join(ROOT, f)));
+const files = productionFiles();
 const known = new Set(files);
 const edges = files.flatMap((f) => importsOf(f, known));
 const problems: string[] = [];
@@ -144,7 +118,7 @@ for (const c of cycles(files, fileNext)) {
   problems.push(`import cycle: ${names.join(' <-> ')}`);
 }
 
-for (const within of [undefined, ...FOLDERS]) {
+for (const within of [undefined, ...PRODUCTION_FOLDERS]) {
   const next = new Map<string, Set<string>>();
   const why = new Map<string, string>();
   for (const e of edges) {

@@ -6,38 +6,13 @@
  *
  *   node --import tsx scripts/long-functions.ts [--max 120]
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import ts from 'typescript';
+import { ROOT, productionFiles } from './production-files.ts';
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const FOLDERS = [
-  'activities',
-  'cli',
-  'engine',
-  'gateway',
-  'graph-api',
-  'lib',
-  'mcp',
-  'schema',
-  'standins',
-  'temporal',
-  'web/src',
-  'workflows',
-];
 const argMax = process.argv.indexOf('--max');
 const MAX = argMax > 0 ? Number(process.argv[argMax + 1]) : 120;
-
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...walk(full));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(full);
-  }
-  return out;
-}
 
 function containsFunction(node: ts.Node): boolean {
   let found = false;
@@ -60,7 +35,7 @@ function nameOf(node: ts.SignatureDeclaration, source: ts.SourceFile): string {
 }
 
 const found: Array<{ where: string; name: string; lines: number }> = [];
-for (const file of FOLDERS.flatMap((f) => walk(join(ROOT, f)))) {
+for (const file of productionFiles()) {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const line = (pos: number) => source.getLineAndCharacterOfPosition(pos).line;
   const visit = (node: ts.Node) => {
