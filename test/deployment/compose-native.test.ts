@@ -2,13 +2,17 @@
 // services natively with exactly the file's environment, the real Keycloak with the file's KC_* settings and realm
 // folder. A token is fetched the way a user outside the deployment fetches it (Keycloak's public address, and the
 // gateway's /auth), then a source, a sync followed over SSE and the reads go through the gateway's public port; the
-// operators' endpoints (/ready, /metrics, request ids in the logs) are checked on every component.
+// operators' endpoints (/ready, /metrics, request ids in the logs) are checked on every component. The realm file in
+// deploy/keycloak is checked on that same Keycloak (one boot of it for the suite): imported under the KEYCLOAK_REALM
+// the operator chose, its two clients as the gateway and the explorer need them, and tokens of the same kind as the
+// stand-in's (standins/idp).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeJwt } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { parse } from 'yaml';
 import { encodeNodeId } from '../../lib/node-id.ts';
 import { localize } from '../support/compose.ts';
@@ -16,6 +20,8 @@ import { ROOT, startNativeDeployment, type NativeDeployment } from '../support/c
 import { createRepo, type TestRepo } from '../support/git-repos.ts';
 import { connectSse, type Frame, type SseClient } from '../support/sse-client.ts';
 import { uniqueTaskQueue } from '../support/temporal.ts';
+import { startIdp } from '../../standins/idp/server.ts';
+import { quietLog } from '../standins/helpers.ts';
 
 const FILES: Record<string, string> = {
   'README.md': '# Shapes\n\nArea helpers.\n',
@@ -35,7 +41,23 @@ const VARS = {
   TEMPORAL_TASK_QUEUE: uniqueTaskQueue('deploy'),
   // The test syncs a repository made on local disk (the deployment's default is https and ssh only).
   SOURCE_URL_SCHEMES: 'https,ssh,file',
+  // Not the defaults: the realm is imported under the operator's name, the explorer's client takes their address.
+  KEYCLOAK_REALM: 'ckg-test',
+  FRONTEND_URL: 'http://localhost:5173',
 };
+
+/** A client-credentials grant for service-gateway, the secret in a Basic header. */
+async function clientCredentials(tokenUrl: string, secret: string) {
+  const res = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`service-gateway:${secret}`).toString('base64')}`,
+    },
+    body: 'grant_type=client_credentials',
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
 
 describe('docker-compose.yml, run natively', { timeout: 600_000 }, () => {
   let d: NativeDeployment;
@@ -111,6 +133,110 @@ describe('docker-compose.yml, run natively', { timeout: 600_000 }, () => {
     assert.equal(decodeJwt(viaGateway).iss, d.env.gateway!.KEYCLOAK_ISSUER);
     const r = await fetch(`${gateway}/api/graph/stats`, { headers: { authorization: `Bearer ${viaGateway}` } });
     assert.equal(r.status, 200, await r.text());
+  });
+
+  describe('the realm file (deploy/keycloak) in the real Keycloak', () => {
+    const issuer = () => `${d.env.keycloak!.KC_HOSTNAME!}/realms/${VARS.KEYCLOAK_REALM}`;
+
+    it('imports the realm under the name from KEYCLOAK_REALM', async () => {
+      const doc = (await (await fetch(`${issuer()}/.well-known/openid-configuration`)).json()) as Json;
+      assert.equal(doc.issuer, issuer());
+      assert.equal(doc.jwks_uri, `${issuer()}/protocol/openid-connect/certs`);
+      assert.equal(doc.token_endpoint, `${issuer()}/protocol/openid-connect/token`);
+    });
+
+    it('gives service-gateway a client-credentials token that its JWKS validates; a wrong secret gets none', async () => {
+      const { status, body } = await clientCredentials(`${issuer()}/protocol/openid-connect/token`, VARS.CLIENT_SECRET);
+      assert.equal(status, 200, JSON.stringify(body));
+      const access = String(body.access_token);
+      const header = decodeProtectedHeader(access);
+      assert.equal(header.alg, 'RS256');
+      assert.equal(typeof header.kid, 'string');
+      const jwks = createRemoteJWKSet(new URL(`${issuer()}/protocol/openid-connect/certs`));
+      const { payload } = await jwtVerify(access, jwks, { issuer: issuer(), algorithms: ['RS256'] });
+      assert.equal(payload.azp, 'service-gateway');
+      assert.equal(payload.typ, 'Bearer');
+      assert.equal(payload.preferred_username, 'service-account-service-gateway');
+
+      const wrong = await clientCredentials(`${issuer()}/protocol/openid-connect/token`, 'wrong');
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.access_token, undefined);
+    });
+
+    it('makes service-frontend a public PKCE client with the configured redirect URIs', async () => {
+      const frontend = VARS.FRONTEND_URL;
+      const auth = (params: Record<string, string>) => {
+        const u = new URL(`${issuer()}/protocol/openid-connect/auth`);
+        for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+        return fetch(u, { redirect: 'manual' });
+      };
+      const base = { client_id: 'service-frontend', response_type: 'code', scope: 'openid', state: 's' };
+      const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+      const login = await auth({
+        ...base,
+        redirect_uri: `${frontend}/callback`,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
+      assert.equal(login.status, 200, 'the login page is shown');
+      assert.match(await login.text(), /kc-form-login/);
+
+      const noPkce = await auth({ ...base, redirect_uri: `${frontend}/callback` });
+      const location = new URL(noPkce.headers.get('location') ?? 'http://none/');
+      assert.equal(`${location.origin}${location.pathname}`, `${frontend}/callback`);
+      assert.equal(location.searchParams.get('error'), 'invalid_request');
+      assert.match(location.searchParams.get('error_description') ?? '', /code_challenge_method/);
+
+      const foreign = await auth({
+        ...base,
+        redirect_uri: 'http://evil.example/cb',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
+      assert.equal(foreign.status, 400);
+    });
+
+    it('issues the same kind of token as the stand-in: header fields and the claims the gateway reads', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'idp-parity-'));
+      const secret = VARS.CLIENT_SECRET;
+      const idp = await startIdp({ stateDir: dir, realm: VARS.KEYCLOAK_REALM, gatewayClientSecret: secret }, quietLog);
+      try {
+        const real = String(
+          (await clientCredentials(`${issuer()}/protocol/openid-connect/token`, secret)).body.access_token,
+        );
+        const stand = String((await clientCredentials(idp.tokenUrl, secret)).body.access_token);
+        const h = (t: string) => {
+          const { alg, typ, kid } = decodeProtectedHeader(t);
+          return { alg, typ, hasKid: typeof kid === 'string' };
+        };
+        assert.deepEqual(h(stand), h(real));
+        const claims = async (t: string, iss: string, jwksUrl: string) =>
+          (await jwtVerify(t, createRemoteJWKSet(new URL(jwksUrl)), { issuer: iss })).payload;
+        const r = await claims(real, issuer(), `${issuer()}/protocol/openid-connect/certs`);
+        const s = await claims(stand, idp.issuer, idp.jwksUrl);
+        for (const name of [
+          'iss',
+          'sub',
+          'exp',
+          'iat',
+          'jti',
+          'aud',
+          'azp',
+          'typ',
+          'preferred_username',
+          'client_id',
+        ]) {
+          assert.equal(typeof s[name], typeof r[name], `claim ${name}`);
+        }
+        for (const name of ['azp', 'typ', 'aud', 'preferred_username', 'client_id']) {
+          assert.deepEqual(s[name], r[name], `claim ${name}`);
+        }
+        assert.equal((s.exp ?? 0) - (s.iat ?? 0), (r.exp ?? 0) - (r.iat ?? 0), 'same default lifetime');
+      } finally {
+        await idp.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 
   it('creates a source and runs a sync followed over SSE to completion', { timeout: 300_000 }, async () => {
