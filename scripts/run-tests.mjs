@@ -17,6 +17,7 @@
 // The typechecks are incremental (their state in .stack/), so a second run checks only what changed.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -35,9 +36,11 @@ function walk(dir) {
   return out;
 }
 
+/** A durations file: per job `{ ms, cpu }` (wall and CPU time of its processes, ms); a plain number is the wall. */
 function readDurations(path) {
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    const raw = JSON.parse(readFileSync(path, 'utf8'));
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'number' ? { ms: v } : v]));
   } catch {
     return {};
   }
@@ -55,6 +58,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? '3'));
+/** Cores' worth of the jobs' own CPU at once (the servers they talk to take the rest). */
+const cpuBudget = Number(process.env.TEST_CPU_BUDGET ?? String(availableParallelism() * 0.8));
+/** The CPU share assumed for a job that has no figures yet. */
+const DEFAULT_SHARE = 0.5;
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_SECONDS ?? '900') * 1000;
 
 /** @type {Array<{ name: string, command: string, args: string[], test: boolean }>} */
@@ -93,10 +100,13 @@ if (!process.env.TEMPORAL_WORKFLOW_BUNDLE) {
 }
 const known = { ...readDurations(COMMITTED_DURATIONS), ...readDurations(LOCAL_DURATIONS) };
 const median = (() => {
-  const v = Object.values(known).sort((a, b) => a - b);
+  const v = Object.values(known)
+    .map((d) => d.ms)
+    .sort((a, b) => a - b);
   return v.length ? v[Math.floor(v.length / 2)] : 0;
 })();
-jobs.sort((a, b) => (known[b.name] ?? median) - (known[a.name] ?? median) || a.name.localeCompare(b.name));
+const wallOf = (job) => known[job.name]?.ms ?? median;
+jobs.sort((a, b) => wallOf(b) - wallOf(a) || a.name.localeCompare(b.name));
 
 const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 /** @type {Array<{ name: string, ms: number, ok: boolean, why?: string }>} */
@@ -104,10 +114,19 @@ const done = [];
 const running = new Set();
 const started = Date.now();
 
+// Each job runs under GNU time where the machine has it, for its processes' CPU time (user + system, the processes
+// it started and waited for included; not the servers it talks to).
+const TIME = '/usr/bin/time';
+const timed = existsSync(TIME);
+
 function runJob(job) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(job.command, job.args, {
+    const cpuFile = join(root, '.stack', `cpu-${process.pid}-${jobSeq++}.txt`);
+    const [command, args] = timed
+      ? [TIME, ['--quiet', '-f', '%U %S', '-o', cpuFile, job.command, ...job.args]]
+      : [job.command, job.args];
+    const child = spawn(command, args, {
       cwd: root,
       env: process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -148,12 +167,25 @@ function runJob(job) {
           why ??= 'skipped or todo tests';
         }
       } else if (!ok) why ??= `exit ${code}`;
-      const head = `${ok ? '✔' : '✖'} ${job.name} (${(ms / 1000).toFixed(1)} s)${why ? ': ' + why : ''}`;
+      const cpu = cpuOf(cpuFile);
+      const took = `${(ms / 1000).toFixed(1)} s${cpu === undefined ? '' : `, CPU ${(cpu / 1000).toFixed(1)} s`}`;
+      const head = `${ok ? '✔' : '✖'} ${job.name} (${took})${why ? ': ' + why : ''}`;
       process.stdout.write(`\n${head}\n${output.trimEnd() ? output.trimEnd() + '\n' : ''}`);
-      done.push({ name: job.name, ms, ok, why });
+      done.push({ name: job.name, ms, cpu, ok, why });
       resolve();
     });
   });
+}
+
+let jobSeq = 0;
+
+/** The CPU milliseconds GNU time wrote for a job (its last line: "user system" in seconds), then the file removed. */
+function cpuOf(file) {
+  if (!existsSync(file)) return undefined;
+  const last = readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? '';
+  rmSync(file, { force: true });
+  const [user, system] = last.split(' ').map(Number);
+  return Number.isFinite(user) && Number.isFinite(system) ? Math.round((user + system) * 1000) : undefined;
 }
 
 function killGroup(child) {
@@ -172,16 +204,39 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+// Admission: at most `concurrency` jobs at once, and a new one only while the CPU share of those running (their CPU
+// time over their wall time in the last run) leaves room for its own within `cpuBudget` cores; the first job in the
+// queue's order that fits starts (one always runs). Files that mostly wait (Temporal timers, schedules, Keycloak's
+// boot is the exception) so run beside busy ones without pushing the machine past its cores.
+const shareOf = (job) => {
+  const d = known[job.name];
+  return d?.cpu !== undefined && d.ms > 0 ? Math.min(1, d.cpu / d.ms) : DEFAULT_SHARE;
+};
 const queue = [...jobs];
-await Promise.all(
-  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) await runJob(job);
-  }),
-);
+const active = new Map();
+await new Promise((resolveAll) => {
+  const pump = () => {
+    while (queue.length > 0 && active.size < concurrency) {
+      const load = [...active.values()].reduce((a, x) => a + x, 0);
+      const i = active.size === 0 ? 0 : queue.findIndex((j) => load + shareOf(j) <= cpuBudget);
+      if (i < 0) break;
+      const [job] = queue.splice(i, 1);
+      active.set(job, shareOf(job));
+      void runJob(job).then(() => {
+        active.delete(job);
+        pump();
+      });
+    }
+    if (queue.length === 0 && active.size === 0) resolveAll();
+  };
+  pump();
+});
 
 const wall = (Date.now() - started) / 1000;
 if (bundle) rmSync(bundle, { force: true });
-const durations = Object.fromEntries(done.filter((d) => d.ok).map((d) => [d.name, d.ms]));
+const durations = Object.fromEntries(
+  done.filter((d) => d.ok).map((d) => [d.name, d.cpu === undefined ? { ms: d.ms } : { ms: d.ms, cpu: d.cpu }]),
+);
 writeFileSync(LOCAL_DURATIONS, JSON.stringify({ ...readDurations(LOCAL_DURATIONS), ...durations }, null, 1) + '\n');
 if (saveDurations && existsSync(join(root, 'test'))) {
   const merged = { ...readDurations(COMMITTED_DURATIONS), ...durations };
@@ -195,9 +250,21 @@ if (saveDurations && existsSync(join(root, 'test'))) {
 
 const failed = done.filter((d) => !d.ok);
 const slowest = [...done].sort((a, b) => b.ms - a.ms).slice(0, 8);
-console.log(`\nℹ files ${files.length}, jobs ${done.length}, concurrency ${concurrency}, wall ${wall.toFixed(1)} s`);
+console.log(
+  `\nℹ files ${files.length}, jobs ${done.length}, concurrency ${concurrency}, CPU budget ${cpuBudget}, wall ${wall.toFixed(1)} s`,
+);
 for (const [k, v] of Object.entries(totals)) console.log(`ℹ ${k} ${v}`);
-console.log(`ℹ slowest: ${slowest.map((d) => `${d.name} ${(d.ms / 1000).toFixed(0)} s`).join(', ')}`);
+const cpuMs = done.reduce((a, d) => a + (d.cpu ?? 0), 0);
+const cpuText = (d) => (d.cpu === undefined ? '' : ` (CPU ${(d.cpu / 1000).toFixed(0)} s)`);
+console.log(`ℹ slowest: ${slowest.map((d) => `${d.name} ${(d.ms / 1000).toFixed(0)} s${cpuText(d)}`).join(', ')}`);
+if (timed) {
+  const hungriest = [...done].sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).slice(0, 8);
+  console.log(
+    `ℹ CPU of the jobs' processes ${(cpuMs / 1000).toFixed(0)} s (servers not counted); most: ${hungriest
+      .map((d) => `${d.name} ${((d.cpu ?? 0) / 1000).toFixed(0)} s`)
+      .join(', ')}`,
+  );
+}
 if (failed.length > 0) {
   console.log(`\n✖ failed (${failed.length}):`);
   for (const d of failed) console.log(`  ${d.name}${d.why ? ': ' + d.why : ''}`);
