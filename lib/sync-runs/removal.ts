@@ -37,13 +37,26 @@ export async function cleanRun(
   if (!changed) return undefined;
   // A graph another kept sync shares (an unchanged re-sync, schema V50) stays until that sync is cleaned too; cleaning
   // the last sync sharing a cleaned sync's graph removes it. Readers never see it for a cleaned sync (graph_sync_of).
-  const d = await tx.query<{ n: string }>(
-    `SELECT (CASE WHEN graph_shared($1) THEN 0 ELSE delete_sync_graph($1) END
-             + coalesce((SELECT delete_sync_graph(o.id) FROM sync_runs r JOIN sync_runs o ON o.id = r.graph_sync_id
-                          WHERE r.id = $1 AND o.status = 'cleaned' AND NOT graph_shared(o.id)), 0))::text AS n`,
+  const own = await tx.query<{ n: string; holder: string | null }>(
+    `SELECT (CASE WHEN graph_shared(id) THEN 0 ELSE delete_sync_graph(id) END)::text AS n, graph_sync_id AS holder
+       FROM sync_runs WHERE id = $1`,
     [syncId],
   );
-  return { ...changed, removed: Number(d.rows[0]?.n ?? 0) };
+  const removed = Number(own.rows[0]?.n ?? 0) + (await releaseGraph(tx, own.rows[0]?.holder));
+  return { ...changed, removed };
+}
+
+/**
+ * A sync stopped sharing the graph rows of `holderId` (it was cleaned, or reset): when the holder is cleaned and no
+ * sync not cleaned shares its rows any more, they are removed. Returns the rows removed.
+ */
+export async function releaseGraph(tx: Queryable, holderId: string | null | undefined): Promise<number> {
+  if (!holderId) return 0;
+  const r = await tx.query<{ n: string }>(
+    `SELECT delete_sync_graph(id)::text AS n FROM sync_runs WHERE id = $1 AND status = 'cleaned' AND NOT graph_shared(id)`,
+    [holderId],
+  );
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 /** The syncs whose graph is `syncId`'s graph rows (schema V50), oldest first. */

@@ -12,6 +12,7 @@ import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import { syncSnapshot } from '../support/sync-snapshot.ts';
 import { withTransaction, type Queryable } from '../../lib/db.ts';
 import { cleanRun, getSync, purgeRun } from '../../lib/sync-runs/index.ts';
+import { resetSyncData } from '../../activities/sync/reset.ts';
 
 /** Graph rows carrying the sync's own id, in every label, and its unresolved symbol uses. */
 async function ownGraphRows(db: Queryable, syncId: string): Promise<number> {
@@ -178,5 +179,35 @@ describe('an unchanged re-sync shares its predecessor graph', () => {
       sourceId,
     ]);
     assert.equal(left.rows[0]!.n, 0);
+  });
+
+  it('a reset never deletes a graph other syncs share; a reset sharer releases a cleaned graph', async () => {
+    const holder = await sync();
+    const sharer = await sync();
+    assert.equal(await graphSyncId(sharer), holder);
+    const before = await reads(sharer);
+    const rows = await ownGraphRows(h.db.pool, holder);
+    const records = async (id: string) =>
+      (await h.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM sync_files WHERE sync_id = $1`, [id]))
+        .rows[0]!.n;
+    const holderRecords = await records(holder);
+    // The run's first clone (a retry, an operator's Reset) starts by resetting its data: refused for the holder.
+    await assert.rejects(resetSyncData(h.db.pool, holder), /share/);
+    // Any other path to delete_sync_graph is refused by the database (V52), naming the sharer.
+    await assert.rejects(h.db.pool.query(`SELECT delete_sync_graph($1)`, [holder]), (err: { code?: string; message?: string }) => {
+      assert.equal(err.code, '55006');
+      assert.match(err.message ?? '', new RegExp(sharer));
+      return true;
+    });
+    assert.equal(await ownGraphRows(h.db.pool, holder), rows);
+    assert.equal(await records(holder), holderRecords);
+    assert.deepEqual(normalised(await reads(sharer), [sharer]), normalised(before, [sharer]));
+    // The holder is cleaned (rows held for the sharer); the sharer's reset releases them: nothing holds them now.
+    const clean = (id: string) => withTransaction(h.db.pool, (tx) => cleanRun(tx, id));
+    assert.equal((await clean(holder))!.removed, 0);
+    assert.equal(await ownGraphRows(h.db.pool, holder), rows);
+    await resetSyncData(h.db.pool, sharer);
+    assert.equal(await graphSyncId(sharer), null);
+    assert.equal(await ownGraphRows(h.db.pool, holder), 0);
   });
 });
