@@ -28,10 +28,20 @@ const FILE_COLUMNS = `f.id, f.sync_id, f.source_id, f.file_path, f.name, f.type,
 
 /** The file record of a node in one sync ($1 source id, $2 path, $3 sync id). */
 const FILE_IN_SYNC = `SELECT ${FILE_COLUMNS} FROM file_records f WHERE f.sync_id = $3 AND f.source_id = $1 AND f.file_path = $2`;
-/** The file record of a node in its source's newest completed sync that contains it ($1 source id, $2 path). */
-const FILE_LATEST = `SELECT ${FILE_COLUMNS} FROM file_records f JOIN sync_runs s ON s.id = f.sync_id
-      WHERE f.source_id = $1 AND f.file_path = $2 AND s.status = 'completed' AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
-      ORDER BY s.created_at DESC, s.id DESC
+/**
+ * The file record of a node in its source's newest completed sync that contains it ($1 source id, $2 path): the
+ * source's completed syncs newest first, each probed for the path (its unique index) until one holds it, usually the
+ * first: the ordered subquery is kept as it is (ORDER BY keeps it from being flattened) and the probe is a nested
+ * loop (LATERAL ... LIMIT 1), so LIMIT 1 stops the loop at the first hit. Not the path's records in every kept sync
+ * then sorted, which read one record per kept sync, scattered over the table (issue 30: file and node detail slowed
+ * with history).
+ */
+const FILE_LATEST = `SELECT ${FILE_COLUMNS}
+       FROM (SELECT s.id FROM sync_runs s
+              WHERE s.source_id = $1 AND s.status = 'completed'
+                AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
+              ORDER BY s.created_at DESC, s.id DESC) s
+      CROSS JOIN LATERAL (SELECT * FROM file_records r WHERE r.sync_id = s.id AND r.file_path = $2 LIMIT 1) f
       LIMIT 1`;
 
 function fileParams(sourceId: string, filePath: string, syncId: string | undefined): unknown[] {
@@ -96,18 +106,25 @@ export interface NeighborRow {
 /**
  * Every edge touching the file's vertex, in both directions and of every label (the parent edge table covers labels
  * added later), with the vertex at the other end. Index scans throughout: the File vertex by its file_id expression
- * index, edges by start_id / end_id, the other vertex by id.
+ * index, edges by start_id / end_id, the other vertex by id, the labels' names by oid.
+ *
+ * Written so that no estimate can grow with history (issue 30: node detail was 3.5x slower with 50 kept syncs): the
+ * vertex is a parameter (`= (SELECT id FROM me)`), not a join with the CTE, whose unknown statistics made the planner
+ * expect 1/200 of every edge table (a guess that grows with each kept sync); the vertex at the other end is one
+ * probe per edge (LATERAL ... LIMIT 1: ids are unique; never a hash join over the vertex tables); the label names are
+ * looked up per row, so the plan cannot start from pg_class for a presorted rel_type (a nested loop comparing
+ * every catalog row with every edge: 0.3 s for the ~1,500 edges of a file every package imports).
  */
 const NEIGHBOR_CTES = `e AS (
        SELECT e.tableoid AS rel, e.end_id AS other, e.properties, 'out' AS direction
-         FROM service._ag_label_edge e JOIN me ON e.start_id = me.id
+         FROM service._ag_label_edge e WHERE e.start_id = (SELECT id FROM me)
        UNION ALL
        SELECT e.tableoid, e.start_id, e.properties, 'in'
-         FROM service._ag_label_edge e JOIN me ON e.end_id = me.id
+         FROM service._ag_label_edge e WHERE e.end_id = (SELECT id FROM me)
      ), n AS (
-     SELECT rc.relname AS rel_type, e.direction,
+     SELECT (SELECT rc.relname FROM pg_class rc WHERE rc.oid = e.rel) AS rel_type, e.direction,
             (e.properties ->> '"weight"'::ag_catalog.agtype)::float8 AS weight,
-            vc.relname AS label,
+            (SELECT vc.relname FROM pg_class vc WHERE vc.oid = v.tableoid) AS label,
             v.properties ->> '"file_id"'::ag_catalog.agtype AS file_id,
             v.properties ->> '"source_id"'::ag_catalog.agtype AS source_id,
             v.properties ->> '"file_path"'::ag_catalog.agtype AS file_path,
@@ -118,9 +135,8 @@ const NEIGHBOR_CTES = `e AS (
             (v.properties ->> '"line"'::ag_catalog.agtype)::int AS line,
             v.properties ->> '"key"'::ag_catalog.agtype AS key
        FROM e
-       JOIN service._ag_label_vertex v ON v.id = e.other
-       JOIN pg_class rc ON rc.oid = e.rel
-       JOIN pg_class vc ON vc.oid = v.tableoid
+       CROSS JOIN LATERAL (SELECT v.tableoid, v.properties FROM service._ag_label_vertex v
+                            WHERE v.id = e.other LIMIT 1) v
      )`;
 
 const NEIGHBOR_ORDER = 'n.rel_type, n.direction DESC, n.name, n.file_path, n.line';

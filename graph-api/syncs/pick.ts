@@ -20,9 +20,15 @@ export async function syncById(tx: ReadTx, id: string, field: string): Promise<S
 /** The newest completed sync of the source that contains the file (as node detail picks it). */
 export async function latestSyncWithFile(tx: ReadTx, sourceId: string, filePath: string): Promise<SyncRow | undefined> {
   const res = await tx.query<SyncRow>(
-    `SELECT ${COLUMNS} FROM file_records f JOIN sync_runs s ON s.id = f.sync_id
-      WHERE f.source_id = $1 AND f.file_path = $2 AND s.status = 'completed' AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
-      ORDER BY s.created_at DESC, s.id DESC LIMIT 1`,
+    // Newest first, each sync probed for the path until one holds it (as node-queries.ts FILE_LATEST: one probe, not
+    // one record per kept sync).
+    `SELECT ${COLUMNS}
+       FROM (SELECT ${COLUMNS} FROM sync_runs s
+              WHERE s.source_id = $1 AND s.status = 'completed'
+                AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = s.id)
+              ORDER BY s.created_at DESC, s.id DESC) s
+      CROSS JOIN LATERAL (SELECT 1 FROM sync_files f WHERE f.sync_id = s.id AND f.file_path = $2 LIMIT 1) f
+      LIMIT 1`,
     [sourceId, filePath],
   );
   return res.rows[0];
