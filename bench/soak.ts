@@ -6,7 +6,11 @@
  * figures against their first, and what purges left behind (rows in any table or label naming a sync that no longer
  * exists: must be 0).
  *
- *   node --import tsx bench/soak.ts [--syncs 100] [--purge-after 60] [--reps 5]
+ *   node --import tsx bench/soak.ts [--syncs 100] [--purge-after 60] [--reps 5] [--minutes M] [--resume]
+ *
+ * A soak of 100 Go re-syncs is longer than one CPU slot of this machine may be held: --minutes M stops after the sync
+ * in progress once M minutes have passed, keeping every row so far in .stack/bench-soak.json; --resume goes on from
+ * there (no purge, the same source and counts) until --syncs are done, and the summary covers every round.
  *
  * Uses bench/resync.ts's Go source (.stack/bench-resync.json); its `config.retention` is removed so the defaults apply,
  * and every sync of it but the newest is purged first, so the window fills during the soak.
@@ -29,6 +33,8 @@ const { values: args } = parseArgs({
     syncs: { type: 'string', default: '100' },
     'purge-after': { type: 'string', default: '60' },
     reps: { type: 'string', default: '5' },
+    minutes: { type: 'string', default: '0' },
+    resume: { type: 'boolean', default: false },
   },
 });
 const total = Number(args.syncs);
@@ -39,9 +45,22 @@ const sourceId = state.go;
 if (!sourceId) throw new Error('run bench/resync.ts --corpus go --syncs 1 first');
 const source = await api<{ url: string }>('GET', `/api/sources/${sourceId}`);
 if (!existsSync(source.url)) throw new Error(`the source's repository ${source.url} is gone: register it again`);
-await api('PATCH', `/api/sources/${sourceId}`, { config: {} });
+const statePath = join(root, '.stack/bench-soak.json');
+interface SoakState {
+  rows: Array<Record<string, unknown> & { reads: Record<string, number> }>;
+  times: number[];
+  filledAt?: number;
+}
+const soak: SoakState =
+  args.resume && existsSync(statePath)
+    ? (JSON.parse(readFileSync(statePath, 'utf8')) as SoakState)
+    : { rows: [], times: [] };
+const deadline = Number(args.minutes) > 0 ? Date.now() + Number(args.minutes) * 60_000 : Infinity;
 // Start from one kept sync (the window then fills during the soak): every other sync of the source is purged first.
-{
+if (!args.resume) {
+  // The default retention (no config.retention); the precise tier off as in bench/history.ts (its TypeScript run
+  // fails on the corpus's few JavaScript files and adds ~20 s to every sync: issue 29's figure, not this one's).
+  await api('PATCH', `/api/sources/${sourceId}`, { config: { precise: false } });
   const all = await api<{ items: Array<{ id: string }> }>('GET', `/api/syncs?source_id=${sourceId}&limit=200`);
   for (const s of all.items.slice(1)) {
     await api('DELETE', `/api/syncs/${s.id}`).catch((err: unknown) => {
@@ -143,14 +162,12 @@ async function leftBehind(): Promise<Record<string, number>> {
 }
 
 const mb = (b: number) => (b / 1048576).toFixed(0);
-const rows: Array<Record<string, unknown>> = [];
-const times: number[] = [];
-let filledAt: number | undefined;
-let firstReads: Record<string, number> | undefined;
+const { rows, times } = soak;
 console.log(
-  `soak: ${total} re-syncs after one-file commits, keep ${input.keepCompleted}, purge after ${input.purgeAfterSeconds} s`,
+  `soak: ${total} re-syncs after one-file commits, keep ${input.keepCompleted}, purge after ${input.purgeAfterSeconds} s` +
+    (rows.length > 0 ? `; resuming after ${rows.length}` : ''),
 );
-for (let i = 1; i <= total; i++) {
+for (let i = rows.length + 1; i <= total && Date.now() < deadline; i++) {
   git(source.url, 'checkout', '-q', 'main');
   const file = join(source.url, CHANGED_FILE.go);
   writeFileSync(file, readFileSync(file, 'utf8') + `\n// soak ${i} ${Date.now()}\n`);
@@ -167,19 +184,19 @@ for (let i = 1; i <= total; i++) {
   const kept = await keptSyncs();
   const size = await dbBytes();
   const reads = await readP50s();
-  firstReads ??= reads;
-  if (filledAt === undefined && (kept.completed ?? 0) >= input.keepCompleted) filledAt = size;
+  if (soak.filledAt === undefined && (kept.completed ?? 0) >= input.keepCompleted) soak.filledAt = size;
   const row = {
     i,
     sync_ms: Math.round(ms),
     retention_ms: Math.round(retentionMs),
-    db_mb: mb(size),
+    db_bytes: size,
     kept,
     ret,
     reads,
     load: loadavg()[0]!.toFixed(2),
   };
   rows.push(row);
+  writeFileSync(statePath, JSON.stringify(soak, null, 1));
   console.log(
     `${String(i).padStart(3)} sync ${(ms / 1000).toFixed(2)} s, retention ${(retentionMs / 1000).toFixed(2)} s ` +
       `(cleaned ${ret.cleaned}, purged ${ret.purged}), db ${mb(size)} MB, kept ${JSON.stringify(kept)}, ` +
@@ -190,20 +207,25 @@ for (let i = 1; i <= total; i++) {
       `first diff ${reads.diff_first!.toFixed(0)} ms, load ${row.load}`,
   );
 }
-writeFileSync(join(root, '.stack/bench-soak.json'), JSON.stringify(rows, null, 1));
-const end = await dbBytes();
-console.log(
-  `\nre-syncs: median ${(pct(times, 0.5) / 1000).toFixed(2)} s, p95 ${(pct(times, 0.95) / 1000).toFixed(2)} s, ` +
-    `ratio ${(pct(times, 0.95) / pct(times, 0.5)).toFixed(2)} (target <= 2), max ${(Math.max(...times) / 1000).toFixed(2)} s`,
-);
-if (filledAt !== undefined)
+if (rows.length < total) {
+  console.log(`stopped after ${rows.length} of ${total} re-syncs (--minutes): run again with --resume`);
+} else {
+  const end = await dbBytes();
   console.log(
-    `database: ${mb(filledAt)} MB when the window first filled, ${mb(end)} MB at the end: ${(end / filledAt).toFixed(2)}x (target <= 1.2)`,
+    `\nre-syncs: median ${(pct(times, 0.5) / 1000).toFixed(2)} s, p95 ${(pct(times, 0.95) / 1000).toFixed(2)} s, ` +
+      `ratio ${(pct(times, 0.95) / pct(times, 0.5)).toFixed(2)} (target <= 2), max ${(Math.max(...times) / 1000).toFixed(2)} s`,
   );
-const lastReads = rows.at(-1)!.reads as Record<string, number>;
-console.log(
-  `reads p50, first sync of the soak -> last: ${READS.map(([k]) => `${k} ${firstReads![k]!.toFixed(0)} -> ${lastReads[k]!.toFixed(0)} ms`).join(', ')}`,
-);
-console.log(`left behind by purges (rows naming a sync that no longer exists): ${JSON.stringify(await leftBehind())}`);
+  if (soak.filledAt !== undefined)
+    console.log(
+      `database: ${mb(soak.filledAt)} MB when the window first filled, ${mb(end)} MB at the end: ` +
+        `${(end / soak.filledAt).toFixed(2)}x (target <= 1.2)`,
+    );
+  const firstReads = rows[0]!.reads;
+  const lastReads = rows.at(-1)!.reads;
+  console.log(
+    `reads p50, first sync of the soak -> last: ${READS.map(([k]) => `${k} ${firstReads[k]!.toFixed(0)} -> ${lastReads[k]!.toFixed(0)} ms`).join(', ')}`,
+  );
+  console.log(`left behind by purges (rows naming a sync that no longer exists): ${JSON.stringify(await leftBehind())}`);
+}
 await connection.close();
 await pool.end();
