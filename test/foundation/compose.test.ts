@@ -149,4 +149,28 @@ describe('docker-compose.yml', () => {
     assert.equal(String(compose.services.gateway!.environment!.METRICS_PORT), '8090');
     assert.equal(String(compose.services.worker!.environment!.METRICS_PORT), '8093');
   });
+
+  it("builds the precise worker's image with all four indexers at the pinned versions and the toolchains they run", () => {
+    const worker = compose.services['precise-worker'] as Service & { build?: { dockerfile?: string } };
+    assert.equal(worker.build?.dockerfile, 'deploy/precise/Dockerfile');
+    const dockerfile = readFileSync(new URL('../../deploy/precise/Dockerfile', import.meta.url), 'utf8');
+    const script = readFileSync(new URL('../../scripts/stack/indexers.sh', import.meta.url), 'utf8');
+    const pin = (name: string) => new RegExp(`^${name}=(\\S+)`, 'm').exec(script)?.[1];
+    const expected: Record<string, string> = {
+      CKG_SCIP_TYPESCRIPT: `/opt/ckg-cache/scip/typescript-${pin('SCIP_TYPESCRIPT_VERSION')}/node_modules/.bin/scip-typescript`,
+      CKG_SCIP_PYTHON: `/opt/ckg-cache/scip/python-${pin('SCIP_PYTHON_VERSION')}/node_modules/.bin/scip-python`,
+      CKG_SCIP_GO: `/opt/ckg-cache/scip/go-${pin('SCIP_GO_VERSION')}/bin/scip-go`,
+      CKG_SCIP_JAVA_LIB: `/opt/ckg-cache/scip/java-${pin('SCIP_JAVA_VERSION')}/lib`,
+    };
+    for (const [name, path] of Object.entries(expected)) {
+      assert.ok(dockerfile.includes(`${name}=${path}`), `${name}=${path}`);
+    }
+    for (const which of ['ts', 'py', 'go', 'java']) {
+      assert.ok(dockerfile.includes(`bash scripts/stack/indexers.sh ${which}`), `installs the ${which} indexer`);
+    }
+    // scip-java needs javac and java (activities/precise/indexers.ts javacOf), and mvn to fetch its jars.
+    assert.match(dockerfile, /apt-get install[^\n]*openjdk-17-jdk-headless/);
+    assert.match(dockerfile, /apt-get install[^\n]*maven/);
+    assert.match(dockerfile, /COPY --from=golang:[^\s]+ \/usr\/local\/go/);
+  });
 });
