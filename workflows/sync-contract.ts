@@ -96,7 +96,12 @@ export const CKG_SOURCE_OWNER = defineSearchAttributeKey('CkgSourceOwner', Searc
 export const CKG_SOURCE_NAME = defineSearchAttributeKey('CkgSourceName', SearchAttributeType.KEYWORD);
 export const CKG_SYNC_ID = defineSearchAttributeKey('CkgSyncId', SearchAttributeType.KEYWORD);
 export const CKG_TRIGGER = defineSearchAttributeKey('CkgTrigger', SearchAttributeType.KEYWORD);
-/** pending → running → completed | failed | cancelled | skipped, kept current by the workflow. */
+/**
+ * How the execution's last run ended, as the database says: completed | failed | cancelled | skipped, set by the
+ * workflow when the run ends. Never pending or running (unset while a run is active: ExecutionStatus says Running),
+ * so no closed execution can keep an active value: one Temporal closed without running workflow code (Terminate, a
+ * timeout, the execution a Reset replaced) has none, and its ExecutionStatus says how it ended.
+ */
 export const CKG_SYNC_STATUS = defineSearchAttributeKey('CkgSyncStatus', SearchAttributeType.KEYWORD);
 
 /** Every custom search attribute, for the scripts that register them. */
@@ -133,7 +138,6 @@ export function syncWorkflowOptions(input: SyncStartInput) {
     { key: CKG_SOURCE_NAME, value: input.sourceName },
     { key: CKG_SYNC_ID, value: input.syncId },
     { key: CKG_TRIGGER, value: input.trigger.slice(0, 200) },
-    { key: CKG_SYNC_STATUS, value: 'pending' },
   ];
   return {
     workflowId: input.sourceId,

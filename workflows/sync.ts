@@ -75,10 +75,29 @@ function setPhase(w: SyncState, phase: string, done: number, total: number): voi
   w.progress = { syncId: w.current, phase, done, total };
 }
 
-/** The sync's status as a search attribute, so the UI filters on it (e.g. failed syncs of acme/*). */
-function markStatus(status: string): void {
-  upsertSearchAttributes([{ key: CKG_SYNC_STATUS, value: status }]);
+/**
+ * CkgSyncStatus holds only how a run ended, as the database says (the ending step's answer), never `pending` or
+ * `running`: Temporal lets nothing change a closed execution's search attributes and runs no workflow code on a
+ * Terminate or a timeout, so a value written while the run is active would outlive an execution closed that way. An
+ * active run has no CkgSyncStatus (ExecutionStatus says Running); an execution Temporal closed on its own keeps none,
+ * and its ExecutionStatus (Terminated, TimedOut) says how it ended.
+ */
+function markEnd(status: string): void {
+  upsertSearchAttributes([{ key: CKG_SYNC_STATUS, value: ACTIVE.has(status) ? null : status }]);
 }
+
+/**
+ * No CkgSyncStatus while a run is active (a queued run after an ended one had its predecessor's). handle() clears it
+ * with CkgSyncId, and runOne again once beginSync let the run proceed, where the workflow wrote `pending` and
+ * `running` before this rule: the second changes nothing and stays so that the workflow issues the same commands
+ * (replay compares an upsert's command type, not its attributes: histories of open workflows replay without a patch;
+ * docs/pipeline.md "Versioning").
+ */
+function clearStatus(): void {
+  upsertSearchAttributes([{ key: CKG_SYNC_STATUS, value: null }]);
+}
+
+const ACTIVE = new Set(['pending', 'running']);
 
 /** A signal the workflow ignores: logged, and recorded as a `signal_rejected` event (never a task failure). */
 async function reject(w: SyncState, signal: string, raw: unknown, reason: string): Promise<void> {
@@ -138,7 +157,7 @@ async function endRun(
       control('end: cancelled', begin.settings).endSync({ ...ids, status: 'cancelled', error: reason }),
     );
     setPhase(w, 'cancelled', 0, 0);
-    markStatus(ended.status ?? 'cancelled');
+    markEnd(ended.status ?? 'cancelled');
     // Temporal's own cancellation ends the workflow as Canceled, so the UI shows what happened.
     if (byTemporal) throw err;
     return { syncId: ids.syncId, status: 'cancelled', error: reason };
@@ -148,7 +167,7 @@ async function endRun(
     control('end: failed', begin.settings).endSync({ ...ids, status: 'failed', error }),
   );
   setPhase(w, 'failed', 0, 0);
-  markStatus(ended.status ?? 'failed');
+  markEnd(ended.status ?? 'failed');
   return { syncId: ids.syncId, status: 'failed', error };
 }
 
@@ -160,11 +179,11 @@ async function runOne(w: SyncState, syncId: string): Promise<SyncRunOutcome> {
   if (!begin.proceed) {
     setPhase(w, begin.status, 0, 0);
     // The search attribute says what the database says (a Reset may reach a run that completed).
-    markStatus(begin.runStatus ?? begin.status);
+    markEnd(begin.runStatus ?? begin.status);
     return { syncId, status: begin.status, ...(begin.error ? { error: begin.error } : {}) };
   }
   const started = Date.now();
-  markStatus('running');
+  clearStatus();
   try {
     const scope = new CancellationScope();
     w.scope = scope;
@@ -182,7 +201,7 @@ async function runOne(w: SyncState, syncId: string): Promise<SyncRunOutcome> {
       }),
     );
     setPhase(w, 'completed', 1, 1);
-    markStatus(finalized.status ?? 'completed');
+    markEnd(finalized.status ?? 'completed');
     return { syncId, status: 'completed' };
   } catch (err) {
     return await endRun(w, ids, begin, err);
@@ -205,9 +224,10 @@ async function nextRun(w: SyncState): Promise<string | undefined> {
 async function handle(w: SyncState, syncId: string): Promise<void> {
   w.current = syncId;
   w.cancelReason = null;
+  // The run being handled, and no CkgSyncStatus while it is active (clearStatus).
   upsertSearchAttributes([
     { key: CKG_SYNC_ID, value: syncId },
-    { key: CKG_SYNC_STATUS, value: 'pending' },
+    { key: CKG_SYNC_STATUS, value: null },
   ]);
   try {
     w.runs.push(await runOne(w, syncId));
@@ -218,7 +238,7 @@ async function handle(w: SyncState, syncId: string): Promise<void> {
       const ended = await CancellationScope.nonCancellable(() =>
         control('end: cancelled').endSync({ ...ids, status: 'cancelled', error: 'cancelled through Temporal' }),
       );
-      markStatus(ended.status ?? 'cancelled');
+      markEnd(ended.status ?? 'cancelled');
     }
     throw err;
   }

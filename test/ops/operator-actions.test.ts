@@ -19,12 +19,15 @@ import {
 import { getSchedule } from '../../lib/schedules.ts';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import {
+  CKG_SYNC_ID,
+  CKG_SYNC_STATUS,
   retrySignal,
   SCHEDULED_SYNC_WORKFLOW_TYPE,
   SYNC_NOT_STARTED,
   SYNC_WORKFLOW_TYPE,
+  syncStartOptions,
 } from '../../workflows/sync-contract.ts';
-import { insertSource, temporalIdOfSchedule } from '../support/fixtures.ts';
+import { insertSource, insertSync, temporalIdOfSchedule } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import {
   events,
@@ -70,6 +73,43 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
     const r = await h.api<Sync>('POST', '/api/syncs', { source_id: sourceId, triggered_by: 'alice' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     return r.body.id;
+  }
+
+  /**
+   * Every closed execution of the source's workflow (`executions` of them) ends with search attributes that tell the
+   * truth: CkgSyncStatus is the database's status of its run (CkgSyncId), or unset where Temporal closed it without
+   * running workflow code (Terminated, TimedOut: ExecutionStatus says so); none keeps `pending` or `running`, so the
+   * issue's query `CkgSyncStatus = "running" AND ExecutionStatus != "Running"` lists none of them.
+   */
+  async function attributesTellTheTruth(sourceId: string, executions: number): Promise<string[]> {
+    const runIds = await agree(`${executions} closed executions in the list`, async () => {
+      const ids: string[] = [];
+      for await (const e of h.client.workflow.list({ query: `WorkflowId = '${sourceId}'` })) {
+        if (e.status.name === 'RUNNING') return false;
+        ids.push(e.runId);
+      }
+      return ids.length === executions && ids;
+    });
+    const endings: string[] = [];
+    for (const runId of runIds) {
+      const d = await h.client.workflow.getHandle(sourceId, runId).describe();
+      const syncId = d.typedSearchAttributes.get(CKG_SYNC_ID);
+      const status = d.typedSearchAttributes.get(CKG_SYNC_STATUS);
+      const row = await h.db.pool.query<{ status: string }>(`SELECT status FROM sync_runs WHERE id = $1`, [syncId]);
+      const inDb = row.rows[0]?.status;
+      const what = `${d.status.name} execution ${runId} of sync ${syncId} (${inDb} in the database)`;
+      if (d.status.name === 'TERMINATED' || d.status.name === 'TIMED_OUT') assert.equal(status, undefined, what);
+      else assert.equal(status, inDb, what);
+      endings.push(`${d.status.name}:${status ?? '-'}`);
+    }
+    for (const query of [
+      `CkgSyncStatus = "running" AND ExecutionStatus != "Running"`,
+      `CkgSyncStatus = "pending" AND ExecutionStatus != "Running"`,
+    ]) {
+      const n = await h.client.workflow.count(`WorkflowId = '${sourceId}' AND ${query}`);
+      assert.equal(n.count, 0, query);
+    }
+    return endings.sort();
   }
 
   it('Terminate: the run ends cancelled with the typed reason within 10 s; a Reset of it completes it and leaves last_sync_id on the newest sync', async () => {
@@ -124,6 +164,56 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
     assert.equal(src.last_sync_id, second, 'last_sync_id stays on the newest completed sync');
     const d = await h.client.workflow.getHandle(sourceId).describe();
     assert.deepEqual(d.searchAttributes.CkgSyncStatus, ['completed']);
+    // The terminated execution has none (it was `running` for good before), the second sync and the reset run
+    // say completed.
+    assert.deepEqual(await attributesTellTheTruth(sourceId, 3), [
+      'COMPLETED:completed',
+      'COMPLETED:completed',
+      'TERMINATED:-',
+    ]);
+  });
+
+  it('search attributes equal the database for every other way a run ends: cancel signal, Request Cancellation, timed out', async () => {
+    h.holdSyncs();
+    const sourceId = await source();
+    // The API's cancel: the cancel signal.
+    const bySignal = await startSync(sourceId);
+    await waitForStatus(h, bySignal, 'running');
+    const cancelled = await h.api<Sync>('POST', `/api/syncs/${bySignal}/cancel`, { reason: 'asked by alice' });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    await waitForEnd(h, bySignal, 'cancelled');
+    // Request Cancellation in the UI.
+    const byTemporal = await startSync(sourceId);
+    await waitForStatus(h, byTemporal, 'running');
+    await h.client.workflow.getHandle(sourceId).cancel();
+    await waitForEnd(h, byTemporal, 'cancelled');
+    // Started by hand with an execution timeout (`temporal workflow start --execution-timeout`): Temporal closes it
+    // as Timed Out without running workflow code; the watcher fails the run.
+    const name = (
+      await h.db.pool.query<{ n: string }>(`SELECT owner || '/' || name AS n FROM sources WHERE id = $1`, [sourceId])
+    ).rows[0]!.n;
+    const timedOut = await insertSync(h.db.pool, sourceId, 'pending');
+    await h.client.workflow.start(SYNC_WORKFLOW_TYPE, {
+      ...syncStartOptions({
+        syncId: timedOut,
+        sourceId,
+        sourceName: name,
+        ref: 'main',
+        trigger: 'bob',
+        taskQueue: h.taskQueue,
+      }),
+      workflowExecutionTimeout: '3s',
+    });
+    const ended = await agree('the timed-out run to end', async () => {
+      const s = await getSync(timedOut);
+      return s.status === 'failed' && s;
+    });
+    assert.match(ended.error ?? '', /timed out in Temporal/);
+    assert.deepEqual(await attributesTellTheTruth(sourceId, 3), [
+      'CANCELLED:cancelled',
+      'COMPLETED:cancelled',
+      'TIMED_OUT:-',
+    ]);
   });
 
   it('Send Signal with bad inputs: each is recorded and ignored; a retry of a failed run shows queued, then runs', async () => {
