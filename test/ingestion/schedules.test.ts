@@ -304,25 +304,30 @@ describe('ingestion: schedules as Temporal Schedules', () => {
         const runs = await runsOf(sourceId);
         return runs.length > 0 ? runs : undefined;
       },
-      90_000,
+      120_000,
     );
     await waitForStatus(h, first!.id, 'running');
-    // Second tick while the first run is still running (held): skipped.
+    // A tick while the first run is still running (held): skipped. The tick is taken now (Trigger, the same action a
+    // timed tick runs) rather than awaited at the next minute boundary, which a loaded machine could let the held
+    // run outlast or the scheduler take late.
+    await trigger(s.id);
     await waitFor(
       'a skipped tick',
       async () => (await skips(s.id)).some((e) => e.payload.reason === 'active_sync'),
-      90_000,
+      60_000,
     );
     assert.equal((await runsOf(sourceId)).length, 1);
     assert.equal(await syncStatus(h, first!.id), 'running');
-    h.releaseSyncs();
-    await waitForEnd(h, first!.id, 'completed');
 
-    // Paused: no further run or skip across the next tick. The tick is observed on a sentinel: an unpaused
-    // 1-minute schedule of a disabled source, whose ticks are skipped with reason source_disabled.
+    // Paused (while the run is still held, so no tick between its end and the pause can start another): no further
+    // run or skip across the next tick after the run ends. The tick is observed on a sentinel made after the end: an
+    // unpaused 1-minute schedule of a disabled source, whose ticks are skipped with reason source_disabled.
     const paused = await h.api<Schedule>('PATCH', `/api/schedules/${s.id}`, { enabled: false });
     assert.equal(paused.body.next_run_at, null);
     const pausedAt = Date.now();
+    h.releaseSyncs();
+    await waitForEnd(h, first!.id, 'completed');
+    // Counted after the end: a tick taken just before the pause has recorded its skip by now.
     const skipsBefore = (await skips(s.id)).length;
     const sentinelSource = await source();
     await h.db.pool.query(`UPDATE sources SET enabled = false WHERE id = $1`, [sentinelSource]);
@@ -330,7 +335,7 @@ describe('ingestion: schedules as Temporal Schedules', () => {
     await waitFor(
       'the sentinel schedule to tick',
       async () => (await skips(sentinel.id)).some((e) => e.payload.reason === 'source_disabled'),
-      90_000,
+      120_000,
     );
     const tickAt = (await describeSchedule(sentinel.id)).info.recentActions[0]?.takenAt.getTime() ?? 0;
     assert.ok(tickAt > pausedAt, 'the sentinel ticked after the pause');
