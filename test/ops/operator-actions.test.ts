@@ -141,6 +141,8 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
     const second = await startSync(sourceId);
     await waitForEnd(h, second, 'completed');
     assert.equal((await graph.get<{ last_sync_id: string }>(`/api/sources/${sourceId}`)).body.last_sync_id, second);
+    // Its execution closes a moment after the run completes (a Reset while it still runs would terminate it).
+    await h.client.workflow.getHandle(sourceId).result();
 
     // Reset of the terminated execution to the task after beginSync: it runs the old run to the end.
     const history = await h.client.workflow.getHandle(sourceId, terminated.runId).fetchHistory();
@@ -187,6 +189,8 @@ describe('operator actions in the Temporal UI, checked against the API', () => {
     await waitForStatus(h, byTemporal, 'running');
     await h.client.workflow.getHandle(sourceId).cancel();
     await waitForEnd(h, byTemporal, 'cancelled');
+    // The execution closes (Canceled) a moment after the run ends: the next start by hand needs the id free.
+    await assert.rejects(h.client.workflow.getHandle(sourceId).result());
     // Started by hand with an execution timeout (`temporal workflow start --execution-timeout`): Temporal closes it
     // as Timed Out without running workflow code; the watcher fails the run.
     const name = (
