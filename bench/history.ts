@@ -167,7 +167,9 @@ async function build(until = Infinity): Promise<number[]> {
 function ratios(base: Map<string, number>, phases: Array<[string, Map<string, number>]>): void {
   console.log(`\nratio to one sync (target <= 1.3):`);
   for (const [name, b] of base) {
-    console.log(`  ${name.padEnd(24)} ${phases.map(([label, m]) => `${(m.get(name)! / b).toFixed(2)} ${label}`).join(', ')}`);
+    console.log(
+      `  ${name.padEnd(24)} ${phases.map(([label, m]) => `${(m.get(name)! / b).toFixed(2)} ${label}`).join(', ')}`,
+    );
   }
 }
 
@@ -177,7 +179,8 @@ function ratios(base: Map<string, number>, phases: Array<[string, Map<string, nu
 await api('PATCH', `/api/sources/${sourceId}`, {
   config: { retention: { keep_completed: Math.max(100, target + 10) }, precise: false },
 });
-if ((await completedSyncs()).length === 0) throw new Error('the source has no completed sync: run bench/resync.ts first');
+if ((await completedSyncs()).length === 0)
+  throw new Error('the source has no completed sync: run bench/resync.ts first');
 if (args.build) {
   await build(Date.now() + Number(args.minutes) * 60_000);
   console.log(`database ${await dbSize()}, ${(await completedSyncs()).length} completed syncs kept`);
@@ -189,7 +192,9 @@ if (args.build) {
   const t = performance.now();
   await purgeAllButNewest();
   await vacuum();
-  console.log(`purged to one sync and vacuumed in ${((performance.now() - t) / 1000).toFixed(0)} s, database ${await dbSize()}`);
+  console.log(
+    `purged to one sync and vacuumed in ${((performance.now() - t) / 1000).toFixed(0)} s, database ${await dbSize()}`,
+  );
   const one = await measure('one sync');
   ratios(one, [
     ['as built', many],

@@ -225,7 +225,9 @@ if (rows.length < total) {
   console.log(
     `reads p50, first sync of the soak -> last: ${READS.map(([k]) => `${k} ${firstReads[k]!.toFixed(0)} -> ${lastReads[k]!.toFixed(0)} ms`).join(', ')}`,
   );
-  console.log(`left behind by purges (rows naming a sync that no longer exists): ${JSON.stringify(await leftBehind())}`);
+  console.log(
+    `left behind by purges (rows naming a sync that no longer exists): ${JSON.stringify(await leftBehind())}`,
+  );
 }
 await connection.close();
 await pool.end();

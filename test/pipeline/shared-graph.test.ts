@@ -194,11 +194,14 @@ describe('an unchanged re-sync shares its predecessor graph', () => {
     // The run's first clone (a retry, an operator's Reset) starts by resetting its data: refused for the holder.
     await assert.rejects(resetSyncData(h.db.pool, holder), /share/);
     // Any other path to delete_sync_graph is refused by the database (V52), naming the sharer.
-    await assert.rejects(h.db.pool.query(`SELECT delete_sync_graph($1)`, [holder]), (err: { code?: string; message?: string }) => {
-      assert.equal(err.code, '55006');
-      assert.match(err.message ?? '', new RegExp(sharer));
-      return true;
-    });
+    await assert.rejects(
+      h.db.pool.query(`SELECT delete_sync_graph($1)`, [holder]),
+      (err: { code?: string; message?: string }) => {
+        assert.equal(err.code, '55006');
+        assert.match(err.message ?? '', new RegExp(sharer));
+        return true;
+      },
+    );
     assert.equal(await ownGraphRows(h.db.pool, holder), rows);
     assert.equal(await records(holder), holderRecords);
     assert.deepEqual(normalised(await reads(sharer), [sharer]), normalised(before, [sharer]));
