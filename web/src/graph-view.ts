@@ -119,6 +119,99 @@ function stylesheet(): cytoscape.StylesheetJson {
   ];
 }
 
+interface Elements {
+  folders: ElementDefinition[];
+  /** File nodes and their dependency edges. */
+  files: ElementDefinition[];
+  /** Summed weights of the dependencies between two folders, keyed `a\nb`. */
+  folderEdges: Map<string, number>;
+  /** The layout's bounds: x0, y0, x1, y1. */
+  bounds: [number, number, number, number];
+}
+
+/** The folder boxes, the file nodes and their edges of a laid-out graph (edges whose ends are missing left out). */
+function elementsOf(
+  graph: MergedGraph,
+  layout: ReturnType<typeof computeLayout>,
+  byId: Map<string, NodeData>,
+): Elements {
+  const maxWeight = graph.edges.reduce((m, e) => Math.max(m, e.data.weight), 1);
+  const folders: ElementDefinition[] = [];
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const f of layout.folders) {
+    const fontSize = Math.min(160, Math.max(12, f.w / 9));
+    folders.push({
+      group: 'nodes',
+      data: { id: f.id, label: f.label, w: f.w, h: f.h, fontSize, labelOffset: fontSize * 1.2 + 4 },
+      position: { x: f.x, y: f.y },
+      classes: 'folder',
+    });
+    [x0, y0] = [Math.min(x0, f.x - f.w / 2), Math.min(y0, f.y - f.h / 2)];
+    [x1, y1] = [Math.max(x1, f.x + f.w / 2), Math.max(y1, f.y + f.h / 2)];
+  }
+  const files: ElementDefinition[] = [];
+  for (const n of graph.nodes) {
+    files.push({ group: 'nodes', data: n.data, position: layout.positions.get(n.data.id)!, classes: 'file' });
+  }
+  const folderEdges = new Map<string, number>();
+  graph.edges.forEach((e, i) => {
+    const d = e.data;
+    if (!byId.has(d.source) || !byId.has(d.target)) return;
+    files.push({
+      group: 'edges',
+      data: {
+        id: `e${i}`,
+        source: d.source,
+        target: d.target,
+        weight: d.weight,
+        width: edgeWidth(d.weight, maxWeight),
+      },
+      classes: 'dep',
+    });
+    const a = layout.folderOf.get(d.source)!;
+    const b = layout.folderOf.get(d.target)!;
+    if (a !== b) folderEdges.set(`${a}\n${b}`, (folderEdges.get(`${a}\n${b}`) ?? 0) + d.weight);
+  });
+  return { folders, files, folderEdges, bounds: [x0, y0, x1, y1] };
+}
+
+/**
+ * The folder view's edges: the strongest folder-to-folder dependencies only. The Go standard library has 10k folder
+ * pairs, as many edges as files, which would cost the folder view its speed and say little at that distance.
+ */
+function folderEdgeElements(folderEdges: Map<string, number>, shown: boolean): ElementDefinition[] {
+  const strongest = [...folderEdges].sort((p, q) => q[1] - p[1]).slice(0, MAX_FOLDER_EDGES);
+  const maxFolder = strongest[0]?.[1] ?? 1;
+  return strongest.map(([key, weight], i) => {
+    const [source, target] = key.split('\n') as [string, string];
+    return {
+      group: 'edges',
+      data: { id: `f${i}`, source, target, weight, width: 2 + 18 * Math.sqrt(weight / maxFolder) },
+      classes: shown ? 'fedge' : 'fedge hidden',
+    };
+  });
+}
+
+/** Marks `node`, its edges and neighbours, and moves the view onto them. */
+function focusOn(cy: Core, node: NodeSingular): void {
+  cy.batch(() => {
+    cy.elements('.focused, .near, .out, .in').removeClass('focused near out in');
+    node.addClass('focused');
+    node.outgoers('edge').addClass('out');
+    node.incomers('edge').addClass('in');
+    node.neighborhood('node').addClass('near');
+  });
+  const around = node.closedNeighborhood();
+  const box = around.boundingBox();
+  const pad = 80;
+  // Fit the neighbourhood, but never closer than FOCUS_MAX_ZOOM (a lone node would fill the screen) nor, for a
+  // neighbourhood spread over the whole graph, farther than where the node's label is still readable.
+  const fit = Math.min(cy.width() / (box.w + 2 * pad), cy.height() / (box.h + 2 * pad));
+  const zoom = Math.max(Math.min(fit, FOCUS_MAX_ZOOM), FOCUS_MIN_ZOOM);
+  cy.stop();
+  cy.animate({ zoom, center: { eles: zoom === fit ? around : node }, duration: 300 });
+}
+
 export function createGraphView(container: HTMLElement): GraphView {
   let cy: Core | undefined;
   let byId = new Map<string, NodeData>();
@@ -162,44 +255,8 @@ export function createGraphView(container: HTMLElement): GraphView {
         sources.size > 1,
       );
       clusterable = graph.nodes.length > CLUSTER_MIN_NODES;
-      const maxWeight = graph.edges.reduce((m, e) => Math.max(m, e.data.weight), 1);
-
-      const folders: ElementDefinition[] = [];
-      let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-      for (const f of layout.folders) {
-        const fontSize = Math.min(160, Math.max(12, f.w / 9));
-        folders.push({
-          group: 'nodes',
-          data: { id: f.id, label: f.label, w: f.w, h: f.h, fontSize, labelOffset: fontSize * 1.2 + 4 },
-          position: { x: f.x, y: f.y },
-          classes: 'folder',
-        });
-        [x0, y0] = [Math.min(x0, f.x - f.w / 2), Math.min(y0, f.y - f.h / 2)];
-        [x1, y1] = [Math.max(x1, f.x + f.w / 2), Math.max(y1, f.y + f.h / 2)];
-      }
-      const files: ElementDefinition[] = [];
-      for (const n of graph.nodes) {
-        files.push({ group: 'nodes', data: n.data, position: layout.positions.get(n.data.id)!, classes: 'file' });
-      }
-      const folderEdges = new Map<string, number>();
-      graph.edges.forEach((e, i) => {
-        const d = e.data;
-        if (!byId.has(d.source) || !byId.has(d.target)) return;
-        files.push({
-          group: 'edges',
-          data: {
-            id: `e${i}`,
-            source: d.source,
-            target: d.target,
-            weight: d.weight,
-            width: edgeWidth(d.weight, maxWeight),
-          },
-          classes: 'dep',
-        });
-        const a = layout.folderOf.get(d.source)!;
-        const b = layout.folderOf.get(d.target)!;
-        if (a !== b) folderEdges.set(`${a}\n${b}`, (folderEdges.get(`${a}\n${b}`) ?? 0) + d.weight);
-      });
+      const { folders, files, folderEdges, bounds } = elementsOf(graph, layout, byId);
+      const [x0, y0, x1, y1] = bounds;
       // The zoom at which the preset layout will fit the container decides the first view: a large graph that
       // fits only below CLUSTER_ZOOM starts as folders, and its files are added when they are first needed.
       const fitZoom = Math.min(
@@ -207,21 +264,7 @@ export function createGraphView(container: HTMLElement): GraphView {
         (container.clientHeight - 2 * PADDING) / Math.max(1, y1 - y0),
       );
       clustered = clusterable && fitZoom < CLUSTER_ZOOM;
-      const fedges: ElementDefinition[] = [];
-      if (clusterable) {
-        // The strongest folder-to-folder dependencies only: the Go standard library has 10k folder pairs, as many
-        // edges as files, which would cost the folder view its speed and say little at that distance.
-        const strongest = [...folderEdges].sort((p, q) => q[1] - p[1]).slice(0, MAX_FOLDER_EDGES);
-        const maxFolder = strongest[0]?.[1] ?? 1;
-        strongest.forEach(([key, weight], i) => {
-          const [source, target] = key.split('\n') as [string, string];
-          fedges.push({
-            group: 'edges',
-            data: { id: `f${i}`, source, target, weight, width: 2 + 18 * Math.sqrt(weight / maxFolder) },
-            classes: clustered ? 'fedge' : 'fedge hidden',
-          });
-        });
-      }
+      const fedges = clusterable ? folderEdgeElements(folderEdges, clustered) : [];
       if (clustered) for (const f of folders) f.classes = 'folder cluster';
       pendingFiles = clustered ? files : undefined;
 
@@ -260,22 +303,7 @@ export function createGraphView(container: HTMLElement): GraphView {
       setClustered(false);
       const node = cy.getElementById(nodeId);
       if (node.empty() || !node.hasClass('file')) return false;
-      cy.batch(() => {
-        cy!.elements('.focused, .near, .out, .in').removeClass('focused near out in');
-        node.addClass('focused');
-        node.outgoers('edge').addClass('out');
-        node.incomers('edge').addClass('in');
-        node.neighborhood('node').addClass('near');
-      });
-      const around = node.closedNeighborhood();
-      const box = around.boundingBox();
-      const pad = 80;
-      // Fit the neighbourhood, but never closer than FOCUS_MAX_ZOOM (a lone node would fill the screen) nor, for a
-      // neighbourhood spread over the whole graph, farther than where the node's label is still readable.
-      const fit = Math.min(cy.width() / (box.w + 2 * pad), cy.height() / (box.h + 2 * pad));
-      const zoom = Math.max(Math.min(fit, FOCUS_MAX_ZOOM), FOCUS_MIN_ZOOM);
-      cy.stop();
-      cy.animate({ zoom, center: { eles: zoom === fit ? around : node }, duration: 300 });
+      focusOn(cy, node);
       return true;
     },
     node: (nodeId) => byId.get(nodeId),
