@@ -13,7 +13,6 @@
  * - ids: UUIDs are checked before they reach SQL (and lower-cased); cursors carry an ISO timestamp and an id of the
  *   list's kind (UUID or positive bigint), so a forged cursor is 400, not a SQL cast error.
  */
-import type Koa from 'koa';
 import { InvalidArgumentError } from './errors.ts';
 import { isUuid } from './node-id.ts';
 
@@ -105,28 +104,10 @@ export function queryUuid(query: Query, name: string, opts: { required?: boolean
   return requireUuid(v, name);
 }
 
-// ---------------------------------------------------------------------------------------------------------- path
-
-function params(ctx: Koa.Context): Record<string, string | undefined> {
-  return (ctx as unknown as { params?: Record<string, string | undefined> }).params ?? {};
-}
-
-export function pathUuid(ctx: Koa.Context, name: string): string {
-  return requireUuid(params(ctx)[name], name);
-}
-
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
 export function isBigintId(v: string): boolean {
   return /^[1-9]\d{0,18}$/.test(v) && BigInt(v) <= MAX_BIGINT;
-}
-
-/** A bigint id in the path (schedules): a positive integer that fits PostgreSQL's bigint. */
-export function pathBigint(ctx: Koa.Context, name: string): string {
-  const v = params(ctx)[name];
-  if (v === undefined || v === '') throw new InvalidArgumentError(name, 'is required');
-  if (!isBigintId(v)) throw new InvalidArgumentError(name, 'must be a positive integer');
-  return v;
 }
 
 // ---------------------------------------------------------------------------------------------------------- cursors

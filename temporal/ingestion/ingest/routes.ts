@@ -4,12 +4,12 @@
  * - GET /ingest/workflows/{source_id}: the Temporal state of the source's sync workflow.
  * - GET /ingest/schedules/{schedule_id}: the row next to its Temporal schedule.
  */
-import type Koa from 'koa';
 import type { Router } from '@koa/router';
+import { mount } from '../../../lib/api/route.ts';
+import { getScheduleState, getWorkflowState, teardownSource as teardownRoute } from '../../../lib/api/routes/ingest.ts';
 import { NotFoundError } from '../../../lib/errors.ts';
 import { scheduleToJson } from '../../../lib/resources.ts';
 import type { IngestionDeps } from '../deps.ts';
-import { pathBigint, pathUuid } from '../../../lib/validate.ts';
 import { getSchedule, temporalIdOfRow } from '../../../lib/schedules.ts';
 import { describeTemporalSchedule, nextRunOf } from '../schedules/temporal.ts';
 import { describeSourceWorkflow, syncIdOf } from '../syncs/workflow.ts';
@@ -17,18 +17,17 @@ import { CKG_SOURCE_NAME, CKG_TRIGGER } from '../../../workflows/sync-contract.t
 import { teardownSource } from './teardown.ts';
 
 export function ingestRoutes(router: Router, deps: IngestionDeps): void {
-  router.delete('/ingest/sources/:source_id', async (ctx: Koa.Context) => {
-    await teardownSource(deps, pathUuid(ctx, 'source_id'));
-    ctx.status = 204;
+  mount(router, teardownRoute, async ({ params }) => {
+    await teardownSource(deps, params.source_id);
   });
 
-  router.get('/ingest/workflows/:source_id', async (ctx: Koa.Context) => {
-    const sourceId = pathUuid(ctx, 'source_id');
+  mount(router, getWorkflowState, async ({ params }) => {
+    const sourceId = params.source_id;
     const d = await describeSourceWorkflow(deps.temporal, sourceId);
     if (!d) throw new NotFoundError('workflow of source', sourceId);
     const name = d.typedSearchAttributes.get(CKG_SOURCE_NAME);
     const trigger = d.typedSearchAttributes.get(CKG_TRIGGER);
-    ctx.body = {
+    return {
       workflow_id: d.workflowId,
       run_id: d.runId,
       type: d.type,
@@ -44,13 +43,13 @@ export function ingestRoutes(router: Router, deps: IngestionDeps): void {
     };
   });
 
-  router.get('/ingest/schedules/:schedule_id', async (ctx: Koa.Context) => {
-    const id = pathBigint(ctx, 'schedule_id');
+  mount(router, getScheduleState, async ({ params }) => {
+    const id = params.schedule_id;
     const row = await getSchedule(deps.pool, id);
     if (!row) throw new NotFoundError('schedule', id);
     const temporalId = temporalIdOfRow(deps.settings.scheduleIdPrefix, row);
     const d = await describeTemporalSchedule(deps.temporal, temporalId);
-    ctx.body = {
+    return {
       schedule: scheduleToJson(row),
       temporal: d
         ? {

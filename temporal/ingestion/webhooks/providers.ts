@@ -12,8 +12,9 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-export const PROVIDERS = ['github', 'gitlab', 'gitea'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+import type { Provider } from '../../../lib/api/routes/ingest.ts';
+
+export { PROVIDERS, type Provider } from '../../../lib/api/routes/ingest.ts';
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 

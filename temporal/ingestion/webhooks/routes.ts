@@ -11,6 +11,8 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { koaPath } from '../../../lib/api/route.ts';
+import { postWebhook, type WebhookAck } from '../../../lib/api/routes/ingest.ts';
 import { withTransaction } from '../../../lib/db.ts';
 import { InvalidArgumentError, NotFoundError, UnauthorizedError } from '../../../lib/errors.ts';
 import type { IngestionDeps } from '../deps.ts';
@@ -135,7 +137,8 @@ function malformedAs400<T>(read: () => T): T {
 }
 
 export function webhookRoutes(router: Router, deps: IngestionDeps, sweeper: Sweeper): void {
-  router.post('/ingest/webhooks/:provider', async (ctx) => {
+  // Not mount(): the body is read raw here (see postWebhook); the declaration gives the path and the document.
+  router.post(koaPath(postWebhook.path), async (ctx) => {
     const provider = ctx.params.provider as Provider;
     if (!PROVIDERS.includes(provider)) throw new NotFoundError('webhook provider', ctx.params.provider);
     if (!ctx.is('application/json')) {
@@ -161,7 +164,8 @@ export function webhookRoutes(router: Router, deps: IngestionDeps, sweeper: Swee
     for (const source of verified)
       results.push({ source_id: source.id, ...(await act(deps, provider, source, delivery)) });
     if (results.some((r) => r.status === 'accepted' || r.status === 'closed')) sweeper.kick();
-    ctx.status = 202;
-    ctx.body = { delivery_id: delivery.deliveryId, event: delivery.event, results };
+    const ack: WebhookAck = { delivery_id: delivery.deliveryId, event: delivery.event, results };
+    ctx.status = postWebhook.success.status;
+    ctx.body = ack;
   });
 }
