@@ -6,10 +6,12 @@ import { resolveNode, resolveSourceOption } from '../names.ts';
 import { cell, note, print, printJson, table } from '../output.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
 import { request } from '../../lib/api/client.ts';
+import { getDiff, getImpact } from '../../lib/api/routes/graph.ts';
+import { searchChunks, searchFiles, searchSymbols } from '../../lib/api/routes/search.ts';
 import { getFile, getNode } from '../../lib/api/routes/nodes.ts';
 
 type Json = Record<string, unknown>;
-const pathOf = (id: unknown) => String(id).slice(41);
+const pathOf = (id: string) => id.slice(41);
 
 export function intOption(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -79,7 +81,8 @@ function searchTable(kind: string, results: Json[]): string {
   );
 }
 
-export function registerGraph(program: Command): void {
+/** `ckg search`: files, chunks or symbols of the newest syncs. */
+function registerSearch(program: Command): void {
   program
     .command('search')
     .description(
@@ -98,24 +101,28 @@ export function registerGraph(program: Command): void {
       if (!['files', 'chunks', 'symbols'].includes(o.kind)) {
         throw new CliError(`--kind: "${o.kind}" is not files, chunks or symbols`, EXIT.USAGE);
       }
-      const path = `/api/graph/search/${o.kind}`;
       const q = words.join(' ');
       const { api } = openSession(o);
       const scope = {
+        q,
         source_id: await resolveSourceOption(api, o.source),
         sync_ids: o.sync,
         limit: o.limit,
       };
-      const query =
+      const answer =
         o.kind === 'files'
-          ? { q, type: o.type, ...scope }
-          : { q, file_type: o.kind === 'chunks' ? o.type : undefined, ...scope };
-      const answer = await api.call<{ results?: Json[]; items?: Json[] }>('GET', path, { query });
-      const results = answer.results ?? answer.items ?? [];
+          ? await request(api, searchFiles, { query: { ...scope, type: o.type } })
+          : o.kind === 'chunks'
+            ? await request(api, searchChunks, { query: { ...scope, file_type: o.type } })
+            : await request(api, searchSymbols, { query: scope });
       if (o.json) return printJson(answer);
+      const results: Json[] = 'results' in answer ? answer.results : answer.items;
       print(searchTable(o.kind, results));
     });
+}
 
+/** `ckg show`: a node with its neighbours. */
+function registerShow(program: Command): void {
   program
     .command('show')
     .description('a node: its file record and neighbours')
@@ -156,7 +163,10 @@ export function registerGraph(program: Command): void {
         ),
       );
     });
+}
 
+/** `ckg cat`: a file as stored, or a range of its lines. */
+function registerCat(program: Command): void {
   program
     .command('cat')
     .description('print a file as stored by the sync, or a range of its lines')
@@ -183,7 +193,10 @@ export function registerGraph(program: Command): void {
       const lines = text.split('\n').slice(1);
       for (const l of lines) (l.startsWith('# note: ') ? note : print)(l.startsWith('# note: ') ? l.slice(2) : l);
     });
+}
 
+/** `ckg impact`: the files a file reaches over depends_on edges. */
+function registerImpact(program: Command): void {
   program
     .command('impact')
     .description('the files that depend on a file, transitively (or what it depends on)')
@@ -197,19 +210,15 @@ export function registerGraph(program: Command): void {
         GlobalOptions & { direction: string; depth: string; sync?: string; limit: string }
       >();
       const { api } = openSession(o);
-      const a = await api.call<{ items: Json[]; total: number; truncated: boolean; sync_id: string }>(
-        'GET',
-        '/api/graph/impact',
-        {
-          query: {
-            node_id: await resolveNode(api, id),
-            direction: o.direction,
-            depth: intOption('depth', o.depth),
-            sync_id: o.sync,
-            limit: intOption('limit', o.limit),
-          },
+      const a = await request(api, getImpact, {
+        query: {
+          node_id: await resolveNode(api, id),
+          direction: o.direction,
+          depth: intOption('depth', o.depth),
+          sync_id: o.sync,
+          limit: intOption('limit', o.limit),
         },
-      );
+      });
       if (o.json) return printJson(a);
       print(
         table(
@@ -224,7 +233,10 @@ export function registerGraph(program: Command): void {
       );
       note(`${a.total} files${a.truncated ? ` (showing ${a.items.length}; raise --limit)` : ''}, sync ${a.sync_id}`);
     });
+}
 
+/** `ckg diff`: what changed between two syncs of a source. */
+function registerDiff(program: Command): void {
   program
     .command('diff')
     .description('what changed between two syncs of a source (default: its last two completed syncs)')
@@ -235,16 +247,8 @@ export function registerGraph(program: Command): void {
     .action(async (_o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { source?: string; from?: string; to?: string; limit: string }>();
       if (!o.source && !o.from && !o.to) throw new CliError('diff needs --source, --from or --to', EXIT.USAGE);
-      type Item = { file_path?: string; source?: string; target?: string };
       const { api } = openSession(o);
-      const d = await api.call<{
-        from: { id: string };
-        to: { id: string };
-        counts: Record<string, number>;
-        truncated: boolean;
-        files: Record<'added' | 'removed' | 'changed', Item[]>;
-        edges: Record<'added' | 'removed', Item[]>;
-      }>('GET', '/api/graph/diff', {
+      const d = await request(api, getDiff, {
         query: {
           source_id: await resolveSourceOption(api, o.source),
           from: o.from,
@@ -281,4 +285,12 @@ export function registerGraph(program: Command): void {
           `${c.edges_added} edges added, ${c.edges_removed} removed${d.truncated ? ' (lists cut: raise --limit)' : ''}`,
       );
     });
+}
+
+export function registerGraph(program: Command): void {
+  registerSearch(program);
+  registerShow(program);
+  registerCat(program);
+  registerImpact(program);
+  registerDiff(program);
 }

@@ -1,6 +1,7 @@
 /** ckg pr: a pull/merge request's report (GET /api/graph/pr, docs/webhooks.md), riskiest file first. */
 import type { Command } from 'commander';
-import type { PrReport } from '../../lib/api/pr-report.ts';
+import { request } from '../../lib/api/client.ts';
+import { getPrReport } from '../../lib/api/routes/graph.ts';
 import { resolveSource } from '../names.ts';
 import { note, print, printJson, table } from '../output.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
@@ -16,7 +17,7 @@ export function registerPr(program: Command): void {
     .action(async (source: string, number: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { limit: string }>();
       const { api } = openSession(o);
-      const r = await api.call<PrReport>('GET', '/api/graph/pr', {
+      const r = await request(api, getPrReport, {
         query: {
           source_id: await resolveSource(api, source),
           number: intOption('number', number),

@@ -4,29 +4,11 @@
  * note says whether the list is exact or a lower bound (and why).
  */
 import type { Command } from 'commander';
+import { request } from '../../lib/api/client.ts';
+import { getSymbolImpact } from '../../lib/api/routes/symbols.ts';
 import { CliError, EXIT } from '../exit.ts';
 import { note, print, printJson, table } from '../output.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
-
-interface ImpactItem {
-  id: string;
-  key: string;
-  kind: string;
-  file_path: string;
-  line: number;
-  distance: number;
-  provenance: string;
-  confidence: number;
-  lines: number[];
-}
-interface ImpactAnswer {
-  symbol: { id: string };
-  sync_id: string;
-  completeness: { status: string; reasons: Array<{ reason: string; count: number }> };
-  total: number;
-  truncated: boolean;
-  items: ImpactItem[];
-}
 
 function whole(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -45,7 +27,7 @@ function register(program: Command, direction: 'callers' | 'callees', descriptio
     .option('--limit <n>', 'most symbols listed', '500')
     .action(async (symbol: string, _o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { depth: string; sync?: string; limit: string }>();
-      const a = await openSession(o).api.call<ImpactAnswer>('GET', '/api/graph/symbol/impact', {
+      const a = await request(openSession(o).api, getSymbolImpact, {
         query: {
           symbol,
           direction,

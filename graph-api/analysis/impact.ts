@@ -4,14 +4,9 @@
  * Each file reached is listed once with its shortest distance and `via`, the file one step closer to the start on
  * one shortest path (so a caller can explain the chain). Sorted by distance, then path.
  */
+import type { Direction } from '../../lib/api/routes/graph.ts';
 import type { SyncSnapshot } from '../graph/snapshot.ts';
 import { indexOf } from './adjacency.ts';
-
-export const DIRECTIONS = ['dependents', 'dependencies'] as const;
-export type Direction = (typeof DIRECTIONS)[number];
-
-export const IMPACT_DEPTH = { default: 3, min: 1, max: 10 } as const;
-export const IMPACT_LIMIT = { default: 500, min: 1, max: 10_000 } as const;
 
 export interface ImpactHit {
   index: number;

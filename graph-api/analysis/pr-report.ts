@@ -13,7 +13,8 @@ import type Router from '@koa/router';
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
 import type { PrFile, PrReport } from '../../lib/api/pr-report.ts';
 import { encodeNodeId } from '../../lib/node-id.ts';
-import { queryInt, queryUuid } from '../../lib/validate.ts';
+import { mount } from '../../lib/api/route.ts';
+import { getPrReport } from '../../lib/api/routes/graph.ts';
 import { withReadTx, type ReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import type { SnapshotCache } from '../caches.ts';
@@ -27,7 +28,6 @@ import { requireGraph, type SyncRow } from '../syncs/pick.ts';
 
 /** How deep a touched file's dependents are counted. */
 export const PR_IMPACT_DEPTH = 3;
-export const PR_LIMIT = { default: 200, min: 1, max: 5000 } as const;
 
 interface RefSync extends SyncRow {
   ref: string | null;
@@ -306,18 +306,15 @@ export function prReportRoutes(
   symbolGraphs: SymbolGraphCache,
 ): void {
   const { pool, graphTimeoutMs } = deps;
-  router.get('/api/graph/pr', async (ctx) => {
+  mount(router, getPrReport, async ({ query }) => {
     const started = performance.now();
-    const syncId = queryUuid(ctx.query, 'sync_id');
-    const sourceId = queryUuid(ctx.query, 'source_id');
-    const number = queryInt(ctx.query, 'number', { default: 0, min: 1, max: 2_147_483_647 });
-    const limit = queryInt(ctx.query, 'limit', PR_LIMIT);
+    const { sync_id: syncId, source_id: sourceId, number, limit } = query;
     if (!syncId && !(sourceId && number)) {
       throw new InvalidArgumentError('number', 'source_id and number are required unless sync_id is given');
     }
     const q = syncId ? { syncId } : { sourceId: sourceId!, number };
     const loaded = await withReadTx(pool, graphTimeoutMs, (tx) => load(tx, { snapshots, symbolGraphs }, q));
-    ctx.body = report(loaded, limit, started);
+    return report(loaded, limit, started);
   });
 }
 

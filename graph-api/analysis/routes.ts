@@ -5,7 +5,8 @@
  */
 import type Router from '@koa/router';
 import { InvalidArgumentError, NotFoundError } from '../../lib/errors.ts';
-import { queryEnum, queryInt, queryString, queryUuid } from '../../lib/validate.ts';
+import { mount } from '../../lib/api/route.ts';
+import { getDiff, getImpact } from '../../lib/api/routes/graph.ts';
 import { decodeNodeId, encodeNodeId } from '../../lib/node-id.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
@@ -13,24 +14,18 @@ import type { SnapshotCache } from '../caches.ts';
 import { snapshotOf, type SyncSnapshot } from '../graph/snapshot.ts';
 import { indexOf } from './adjacency.ts';
 import { diffSnapshots } from './diff.ts';
-import { DIRECTIONS, IMPACT_DEPTH, IMPACT_LIMIT, walkImpact } from './impact.ts';
+import { walkImpact } from './impact.ts';
 import { latestCompletedSync, latestSyncWithFile, requireGraph, syncById, type SyncRow } from '../syncs/pick.ts';
-
-export const DIFF_LIMIT = { default: 1000, min: 1, max: 20_000 } as const;
 
 const ms = (started: number) => Math.round(performance.now() - started);
 
 export function analysisRoutes(router: Router, deps: GraphAppDeps, snapshots: SnapshotCache): void {
   const { pool, graphTimeoutMs } = deps;
 
-  router.get('/api/graph/impact', async (ctx) => {
+  mount(router, getImpact, async ({ query }) => {
     const started = performance.now();
-    const nodeId = queryString(ctx.query, 'node_id', { required: true, maxLength: 8192 })!;
+    const { node_id: nodeId, direction, depth, limit, sync_id: syncId } = query;
     const { sourceId, filePath } = decodeNodeId(nodeId);
-    const direction = queryEnum(ctx.query, 'direction', DIRECTIONS) ?? 'dependents';
-    const depth = queryInt(ctx.query, 'depth', IMPACT_DEPTH);
-    const limit = queryInt(ctx.query, 'limit', IMPACT_LIMIT);
-    const syncId = queryUuid(ctx.query, 'sync_id');
     const { sync, snap } = await withReadTx(pool, graphTimeoutMs, async (tx) => {
       const sync = syncId ? await syncById(tx, syncId, 'sync_id') : await latestSyncWithFile(tx, sourceId, filePath);
       if (!sync) throw new NotFoundError('node', `${nodeId} (in any completed sync of its source)`);
@@ -41,7 +36,7 @@ export function analysisRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
     if (start === undefined) throw new NotFoundError('node', `${nodeId} in sync ${sync.id}`);
     const { hits, byDistance } = walkImpact(snap, start, direction, depth);
     const id = (i: number) => encodeNodeId(snap.sourceId, snap.paths[i]!);
-    ctx.body = {
+    return {
       node_id: nodeId,
       sync_id: sync.id,
       direction,
@@ -51,9 +46,9 @@ export function analysisRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
       by_distance: Object.fromEntries(byDistance.map((n, d) => [String(d + 1), n])),
       items: hits.slice(0, limit).map((h) => ({
         node_id: id(h.index),
-        file_path: snap.paths[h.index],
-        name: snap.names[h.index],
-        type: snap.types[h.index],
+        file_path: snap.paths[h.index]!,
+        name: snap.names[h.index]!,
+        type: snap.types[h.index]!,
         distance: h.distance,
         via: h.via < 0 ? nodeId : id(h.via),
       })),
@@ -61,12 +56,9 @@ export function analysisRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
     };
   });
 
-  router.get('/api/graph/diff', async (ctx) => {
+  mount(router, getDiff, async ({ query }) => {
     const started = performance.now();
-    const sourceId = queryUuid(ctx.query, 'source_id');
-    const fromId = queryUuid(ctx.query, 'from');
-    const toId = queryUuid(ctx.query, 'to');
-    const limit = queryInt(ctx.query, 'limit', DIFF_LIMIT);
+    const { source_id: sourceId, from: fromId, to: toId, limit } = query;
     if (!sourceId && !fromId && !toId)
       throw new InvalidArgumentError('source_id', 'is required unless from or to is given');
     const { from, to, a, b } = await withReadTx(pool, graphTimeoutMs, async (tx) => {
@@ -90,8 +82,8 @@ export function analysisRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
     const cut = <T>(xs: T[]) => xs.slice(0, limit);
     const file = (s: SyncSnapshot, i: number) => ({
       node_id: encodeNodeId(s.sourceId, s.paths[i]!),
-      file_path: s.paths[i],
-      type: s.types[i],
+      file_path: s.paths[i]!,
+      type: s.types[i]!,
     });
     const edge = (s: SyncSnapshot, [x, y]: [number, number]) => ({
       source: encodeNodeId(s.sourceId, s.paths[x]!),
@@ -105,7 +97,7 @@ export function analysisRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
       edges_added: d.edgesAdded.length,
       edges_removed: d.edgesRemoved.length,
     };
-    ctx.body = {
+    return {
       source_id: to.source_id,
       from: syncRef(from),
       to: syncRef(to),
@@ -117,8 +109,8 @@ export function analysisRoutes(router: Router, deps: GraphAppDeps, snapshots: Sn
         removed: cut(d.removed).map((i) => file(a, i)),
         changed: cut(d.changed).map((c) => ({
           ...file(b, c.to),
-          from_hash: a.hashes[c.from],
-          to_hash: b.hashes[c.to],
+          from_hash: a.hashes[c.from]!,
+          to_hash: b.hashes[c.to]!,
         })),
       },
       edges: { added: cut(d.edgesAdded).map((e) => edge(b, e)), removed: cut(d.edgesRemoved).map((e) => edge(a, e)) },

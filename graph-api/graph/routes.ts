@@ -1,11 +1,12 @@
-/** GET /api/graph (merged graph) and /api/graph/stats. */
+/** GET /api/graph (merged graph) and /api/graph/stats, declared in lib/api/routes/graph.ts. */
 import type Router from '@koa/router';
+import { koaPath, mount, readInput } from '../../lib/api/route.ts';
+import { getGraph, getStats } from '../../lib/api/routes/graph.ts';
 import type { MergedCache, SnapshotCache } from '../caches.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { mergedGraph, metaTail } from './merged.ts';
 import { negotiateEncoding, sendChunks } from './send.ts';
-import { parseSyncIds } from './params.ts';
 import { StatsCache } from './stats.ts';
 
 export function graphRoutes(
@@ -16,9 +17,10 @@ export function graphRoutes(
   const { pool, graphTimeoutMs } = deps;
   const stats = new StatsCache();
 
-  router.get('/api/graph', async (ctx) => {
+  // The body is sent in compressed chunks (send.ts), so the handler answers through ctx, not by returning it.
+  router.get(koaPath(getGraph.path), async (ctx) => {
     const started = performance.now();
-    const syncIds = parseSyncIds(ctx.query.sync_ids);
+    const syncIds = readInput(getGraph, ctx).query.sync_ids;
     const merged = await withReadTx(pool, graphTimeoutMs, (tx) => mergedGraph(tx, caches, syncIds));
     // Compression happens after the transaction: no connection is held while the head is compressed (once).
     const encoding = negotiateEncoding(ctx);
@@ -26,7 +28,5 @@ export function graphRoutes(
     sendChunks(ctx, encoding, await merged.body.chunks(encoding, metaTail(merged, started)));
   });
 
-  router.get('/api/graph/stats', async (ctx) => {
-    ctx.body = await withReadTx(pool, graphTimeoutMs, (tx) => stats.read(tx));
-  });
+  mount(router, getStats, () => withReadTx(pool, graphTimeoutMs, (tx) => stats.read(tx)));
 }

@@ -8,10 +8,11 @@
  * or deleting runs. Each request reads a fingerprint of sync_runs (ids and statuses, ~1 ms); the cached counts are
  * used when it is unchanged and no sync is active, and recomputed otherwise.
  */
+import type { Stats } from '../../lib/api/routes/graph.ts';
 import type { ReadTx } from '../db/read.ts';
 import { FILE_TYPES } from '../../lib/file-types.ts';
 
-async function countAll(tx: ReadTx): Promise<Record<string, unknown>> {
+async function countAll(tx: ReadTx): Promise<Stats> {
   const byType = await tx.query<{ type: string; n: string }>(
     `SELECT type, count(*) AS n FROM file_records GROUP BY type`,
   );
@@ -48,9 +49,9 @@ async function countAll(tx: ReadTx): Promise<Record<string, unknown>> {
 
 export class StatsCache {
   private fingerprint: string | undefined;
-  private value: Record<string, unknown> | undefined;
+  private value: Stats | undefined;
 
-  async read(tx: ReadTx): Promise<Record<string, unknown>> {
+  async read(tx: ReadTx): Promise<Stats> {
     const fp = (
       await tx.query<{ active: number; fp: string }>(
         `SELECT count(*) FILTER (WHERE status IN ('pending', 'running'))::int AS active,

@@ -7,10 +7,10 @@
  */
 import { toVectorLiteral } from '../../lib/db.ts';
 import { encodeNodeId } from '../../lib/node-id.ts';
+import type { FileHit } from '../../lib/api/routes/search.ts';
 import type { ReadTx } from '../db/read.ts';
-import { filesByName, nameQuery, type NameMatch } from './names.ts';
+import { filesByName, nameQuery } from './names.ts';
 
-export const SEARCH_LIMIT = { default: 20, min: 1, max: 100 } as const;
 /** Same cap as every embedding input of the service (prefix included). */
 export const EMBED_INPUT_CHARS = 1400;
 
@@ -34,7 +34,7 @@ export async function searchFiles(
   tx: ReadTx,
   vector: readonly number[],
   opts: { type?: string | undefined; limit: number; syncIds: string[] },
-): Promise<Record<string, unknown>[]> {
+): Promise<FileHit[]> {
   if (opts.syncIds.length === 0) return [];
   await tx.query(
     `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
@@ -77,12 +77,12 @@ export async function searchFilesNamesFirst(
   vector: readonly number[] | null,
   opts: { type?: string | undefined; limit: number; syncIds: string[] },
   q: string,
-): Promise<Record<string, unknown>[]> {
+): Promise<FileHit[]> {
   if (opts.syncIds.length === 0) return [];
   const nq = nameQuery(q);
   const named =
     nq?.kind === 'path' ? await filesByName(tx, opts.syncIds, nq.text, { fileType: opts.type }, opts.limit) : [];
-  const out: Record<string, unknown>[] = [];
+  const out: FileHit[] = [];
   const seen = new Set<string>();
   if (named.length > 0) {
     const res = await tx.query<Omit<ResultRow, 'distance'> & { distance: number | null }>(
@@ -99,20 +99,20 @@ export async function searchFilesNamesFirst(
       const r = rows.get(`${n.sync_id}:${n.file_path}`);
       if (!r) continue;
       seen.add(`${r.source_id}:${r.file_path}`);
-      out.push({ ...fileResult(r), distance: r.distance, match: n.match satisfies NameMatch });
+      out.push({ ...fileResult(r), distance: r.distance, match: n.match as FileHit['match'] });
     }
   }
   if (vector !== null && out.length < opts.limit) {
     for (const r of await searchFiles(tx, vector, { ...opts, limit: opts.limit })) {
       if (out.length >= opts.limit) break;
-      if (seen.has(`${String(r.source_id)}:${String(r.file_path)}`)) continue;
+      if (seen.has(`${r.source_id}:${r.file_path}`)) continue;
       out.push({ ...r, match: 'meaning' });
     }
   }
   return out;
 }
 
-function fileResult(r: Omit<ResultRow, 'distance'>): Record<string, unknown> {
+function fileResult(r: Omit<ResultRow, 'distance'>): Omit<FileHit, 'distance'> {
   return {
     id: encodeNodeId(r.source_id, r.file_path),
     name: r.name,

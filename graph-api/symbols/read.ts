@@ -4,32 +4,34 @@
  * `exact` or a `lower_bound`, with the reasons (unresolved calls that could reach it, dynamic dispatch, dynamic
  * receivers, reflection).
  */
+import type {
+  Completeness,
+  ImpactDirection,
+  RelatedSymbol,
+  SymbolImpactHit as SymbolImpactHitJson,
+  SymbolRef,
+  SymbolRelations,
+} from '../../lib/api/routes/symbols.ts';
 import { encodeNodeId } from '../../lib/node-id.ts';
 import { symbolAddress } from './address.ts';
 import type { SymbolEdgeInfo, SymbolGraph, SymbolLabel } from './snapshot.ts';
 
-export const IMPACT_DIRECTIONS = ['callers', 'callees'] as const;
-export type ImpactDirection = (typeof IMPACT_DIRECTIONS)[number];
-export const SYMBOL_IMPACT_DEPTH = { default: 3, min: 1, max: 10 } as const;
-export const SYMBOL_IMPACT_LIMIT = { default: 500, min: 1, max: 10_000 } as const;
-export const RELATED_LIMIT = { default: 200, min: 1, max: 5_000 } as const;
-
 /** A symbol as listed in answers. */
-export function symbolJson(g: SymbolGraph, i: number): Record<string, unknown> {
+export function symbolJson(g: SymbolGraph, i: number): SymbolRef {
   const path = g.filePaths[g.file[i]!]!;
   return {
     id: symbolAddress(g.sourceId, path, g.keys[i]!),
-    key: g.keys[i],
-    name: g.names[i],
-    kind: g.symbolKinds[i],
+    key: g.keys[i]!,
+    name: g.names[i]!,
+    kind: g.symbolKinds[i]!,
     file_path: path,
     node_id: encodeNodeId(g.sourceId, path),
-    line: g.lines[i],
-    end_line: g.endLines[i],
+    line: g.lines[i]!,
+    end_line: g.endLines[i]!,
   };
 }
 
-function edgeJson(g: SymbolGraph, e: SymbolEdgeInfo): Record<string, unknown> {
+function edgeJson(g: SymbolGraph, e: SymbolEdgeInfo): RelatedSymbol {
   return {
     ...symbolJson(g, e.other),
     rel_type: e.label,
@@ -38,11 +40,6 @@ function edgeJson(g: SymbolGraph, e: SymbolEdgeInfo): Record<string, unknown> {
     lines: e.lines,
     count: e.count,
   };
-}
-
-export interface Completeness {
-  status: 'exact' | 'lower_bound';
-  reasons: Array<{ reason: string; count: number; detail: string }>;
 }
 
 const REASON_OF_UNRESOLVED: Record<string, { reason: string; detail: string }> = {
@@ -116,7 +113,7 @@ const byPlace = (g: SymbolGraph) => (a: SymbolEdgeInfo, b: SymbolEdgeInfo) =>
   cmp(g.keys[a.other]!, g.keys[b.other]!);
 
 /** The relations of one symbol, each list sorted by file and line and cut at `limit` (counts are complete). */
-export function symbolRelations(g: SymbolGraph, i: number, limit: number) {
+export function symbolRelations(g: SymbolGraph, i: number, limit: number): SymbolRelations {
   const order = byPlace(g);
   const lists = {
     callers: edgesOf(g.in[i]!, 'calls'),
@@ -131,7 +128,7 @@ export function symbolRelations(g: SymbolGraph, i: number, limit: number) {
   const counts = Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, v.length]));
   const out = Object.fromEntries(
     Object.entries(lists).map(([k, v]) => [k, cut([...v].sort(order), limit).map((e) => edgeJson(g, e))]),
-  );
+  ) as Record<keyof typeof lists, RelatedSymbol[]>;
   return {
     ...out,
     counts,
@@ -184,11 +181,11 @@ export function symbolImpact(g: SymbolGraph, start: number, direction: ImpactDir
   return { hits, byDistance, completeness: complete(reasons) };
 }
 
-export function impactHitJson(g: SymbolGraph, h: SymbolImpactHit, startId: string): Record<string, unknown> {
+export function impactHitJson(g: SymbolGraph, h: SymbolImpactHit, startId: string): SymbolImpactHitJson {
   const f = g.file[h.index]!;
   return {
     ...symbolJson(g, h.index),
-    file_type: g.fileTypes[f],
+    file_type: g.fileTypes[f]!,
     distance: h.distance,
     via: h.via < 0 ? startId : symbolAddress(g.sourceId, g.filePaths[g.file[h.via]!]!, g.keys[h.via]!),
     provenance: h.edge.provenance,

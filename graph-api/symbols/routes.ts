@@ -10,22 +10,14 @@
 import type Router from '@koa/router';
 import { NotFoundError } from '../../lib/errors.ts';
 import { decodeNodeId } from '../../lib/node-id.ts';
-import { queryEnum, queryInt, queryString, queryUuid } from '../../lib/validate.ts';
+import { mount } from '../../lib/api/route.ts';
+import { getFileSymbols, getSymbol, getSymbolImpact, type SymbolDetail } from '../../lib/api/routes/symbols.ts';
 import { latestSyncWithFile, requireGraph, syncById } from '../syncs/pick.ts';
 import type { ReadTx } from '../db/read.ts';
 import { withReadTx } from '../db/read.ts';
 import type { GraphAppDeps } from '../deps.ts';
 import { matchKey, resolveAddress, symbolAddress } from './address.ts';
-import {
-  IMPACT_DIRECTIONS,
-  RELATED_LIMIT,
-  SYMBOL_IMPACT_DEPTH,
-  SYMBOL_IMPACT_LIMIT,
-  impactHitJson,
-  symbolImpact,
-  symbolJson,
-  symbolRelations,
-} from './read.ts';
+import { impactHitJson, symbolImpact, symbolJson, symbolRelations } from './read.ts';
 import type { SymbolGraphCache } from './snapshot.ts';
 import { type SymbolGraph } from './snapshot.ts';
 
@@ -89,11 +81,9 @@ async function locate(tx: ReadTx, cache: SymbolGraphCache, text: string, syncId:
 export function symbolRoutes(router: Router, deps: GraphAppDeps, cache: SymbolGraphCache): void {
   const { pool, graphTimeoutMs } = deps;
 
-  router.get('/api/graph/symbol', async (ctx) => {
+  mount(router, getSymbol, async ({ query }) => {
     const started = performance.now();
-    const text = queryString(ctx.query, 'symbol', { required: true, maxLength: 8192 })!;
-    const syncId = queryUuid(ctx.query, 'sync_id');
-    const limit = queryInt(ctx.query, 'limit', RELATED_LIMIT);
+    const { symbol: text, sync_id: syncId, limit } = query;
     const { at, definition, unresolved } = await withReadTx(pool, graphTimeoutMs, async (tx) => {
       const at = await locate(tx, cache, text, syncId);
       const path = at.g.filePaths[at.g.file[at.index]!]!;
@@ -110,7 +100,7 @@ export function symbolRoutes(router: Router, deps: GraphAppDeps, cache: SymbolGr
         [at.g.syncId, path, key],
       );
       const un = await tx.query<{
-        uses: Array<{ from: string; kind: string; text: string; line: number; reason: string }>;
+        uses: Array<SymbolDetail['unresolved'][number] & { from: string }>;
       }>(
         {
           name: 'ckg_symbol_unresolved',
@@ -125,10 +115,10 @@ export function symbolRoutes(router: Router, deps: GraphAppDeps, cache: SymbolGr
       return { at, definition: def.rows[0], unresolved };
     });
     const { g, index } = at;
-    ctx.body = {
+    return {
       symbol: {
         ...symbolJson(g, index),
-        spec_kind: g.kinds[index],
+        spec_kind: g.kinds[index] as SymbolDetail['symbol']['spec_kind'],
         language: definition?.language ?? '',
         signature: definition?.signature ?? null,
         doc: definition?.doc ?? null,
@@ -141,18 +131,14 @@ export function symbolRoutes(router: Router, deps: GraphAppDeps, cache: SymbolGr
     };
   });
 
-  router.get('/api/graph/symbol/impact', async (ctx) => {
+  mount(router, getSymbolImpact, async ({ query }) => {
     const started = performance.now();
-    const text = queryString(ctx.query, 'symbol', { required: true, maxLength: 8192 })!;
-    const syncId = queryUuid(ctx.query, 'sync_id');
-    const direction = queryEnum(ctx.query, 'direction', IMPACT_DIRECTIONS) ?? 'callers';
-    const depth = queryInt(ctx.query, 'depth', SYMBOL_IMPACT_DEPTH);
-    const limit = queryInt(ctx.query, 'limit', SYMBOL_IMPACT_LIMIT);
+    const { symbol: text, sync_id: syncId, direction, depth, limit } = query;
     const at = await withReadTx(pool, graphTimeoutMs, (tx) => locate(tx, cache, text, syncId));
     const { g, index, id } = at;
     const r = symbolImpact(g, index, direction, depth);
     const tests = r.hits.filter((h) => g.fileTypes[g.file[h.index]!] === 'test');
-    ctx.body = {
+    return {
       symbol: symbolJson(g, index),
       sync_id: g.syncId,
       direction,
@@ -168,20 +154,19 @@ export function symbolRoutes(router: Router, deps: GraphAppDeps, cache: SymbolGr
     };
   });
 
-  router.get('/api/graph/symbols', async (ctx) => {
+  mount(router, getFileSymbols, async ({ query }) => {
     const started = performance.now();
-    const nodeId = queryString(ctx.query, 'node_id', { required: true, maxLength: 8192 })!;
+    const { node_id: nodeId, sync_id: syncId } = query;
     const { sourceId, filePath } = decodeNodeId(nodeId);
-    const syncId = queryUuid(ctx.query, 'sync_id');
     const g = await withReadTx(pool, graphTimeoutMs, (tx) => graphOf(tx, cache, sourceId, filePath, syncId, 'node'));
     const file = g.fileByPath.get(filePath);
     if (file === undefined) throw new NotFoundError('node', `${nodeId} in sync ${g.syncId}`);
     const items = (g.byFile.get(file) ?? []).map((i) => ({
       ...symbolJson(g, i),
-      spec_kind: g.kinds[i],
+      spec_kind: g.kinds[i]!,
       callers: g.in[i]!.filter((e) => e.label === 'calls').length,
       callees: g.out[i]!.filter((e) => e.label === 'calls').length,
     }));
-    ctx.body = { node_id: nodeId, sync_id: g.syncId, items, query_ms: ms(started) };
+    return { node_id: nodeId, sync_id: g.syncId, items, query_ms: ms(started) };
   });
 }

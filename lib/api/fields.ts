@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.ts';
 import { MAX_REF_BYTES, gitRefProblem } from '../git-ref.ts';
-import { isUuid } from '../node-id.ts';
+import { decodeNodeId, isUuid } from '../node-id.ts';
 import {
   PAGE,
   decodeCursor,
@@ -239,6 +239,13 @@ export const query = {
     param({ schema: { type: 'boolean', default: fallback }, description }, (q, n) => queryBool(q, n, fallback)),
   enum: <T extends string>(description: string, values: readonly T[]) =>
     param({ schema: { enum: values }, description }, (q, n) => queryEnum(q, n, values)),
+  /** A file's node id (`src_<source_id>:<file_path>`), checked as node detail checks its path. */
+  nodeId: (description: string) =>
+    param({ schema: { type: 'string' }, description, required: true }, (q, n) => {
+      const v = queryString(q, n, { required: true, maxLength: 8192 })!;
+      decodeNodeId(v, n);
+      return v;
+    }),
   /** A list's cursor: its key's id of the list's kind (lib/validate.ts decodeCursor). */
   cursor: (kind: 'uuid' | 'bigint' | 'token'): z.ZodType<CursorKey | undefined, unknown> =>
     param({ schema: { type: 'string' }, description: 'Opaque cursor from next_cursor of the previous page.' }, (q, n) =>

@@ -1,56 +1,71 @@
 /**
- * The answer of GET /api/graph/pr (graph-api/analysis/pr-report.ts), written once: the read builds it, the MCP tool
- * pr_report and `ckg pr` read it (docs/webhooks.md "The PR report").
+ * The answer of GET /api/graph/pr (graph-api/analysis/pr-report.ts), written once as a schema: the read builds it,
+ * the document shows it, the MCP tool pr_report and `ckg pr` read its type (docs/webhooks.md "The PR report").
  */
+import { z } from 'zod';
+import { timestamp, uuid } from './schemas.ts';
 
-export interface PrSymbol {
-  name: string;
-  kind: string;
-  line: number;
-  /** The symbol's stable key and address (`src_<source>:<path>#<key>`), when its content was analysed with keys. */
-  key?: string;
-  symbol_id?: string;
-  /** Changed and removed symbols: their callers in the base sync (transitive to depth 3). */
-  callers?: { direct: number; total: number; status: 'exact' | 'lower_bound' };
-}
+const counted = () => z.object({ direct: z.int(), total: z.int() });
 
-export interface PrFile {
-  node_id: string;
-  file_path: string;
-  change: 'added' | 'removed' | 'changed';
-  /** The sync holding this version of the file (the head, or the base for a removed file). */
-  sync_id: string;
-  /** Node detail of the file in that sync. */
-  detail: string;
-  dependents: { direct: number; total: number };
-  symbols: Record<'added' | 'removed' | 'changed', PrSymbol[]>;
-  risk: number;
-}
+export const PrSymbol = z.object({
+  name: z.string(),
+  kind: z.string(),
+  line: z.int(),
+  key: z.string().optional().describe("The symbol's stable key, when its content was analysed with keys."),
+  symbol_id: z.string().optional().describe('Its address `src_<source>:<path>#<key>` (with key).'),
+  callers: counted()
+    .extend({ status: z.enum(['exact', 'lower_bound']) })
+    .optional()
+    .describe('Changed and removed symbols: their callers in the base sync (transitive to depth 3).'),
+});
+export type PrSymbol = z.infer<typeof PrSymbol>;
 
-export interface PrEdge {
-  source: string;
-  target: string;
-}
+const symbolLists = () =>
+  z.object({ added: z.array(PrSymbol), removed: z.array(PrSymbol), changed: z.array(PrSymbol) });
 
-export interface PrReport {
-  source_id: string;
-  pr: { number: number; provider: string; base_ref: string; head_commit: string | null; closed: boolean };
-  head: { sync_id: string; ref: string | null; created_at: string };
-  base: { sync_id: string; ref: string | null; ref_matched: boolean; created_at: string };
-  counts: {
-    files_added: number;
-    files_removed: number;
-    files_changed: number;
-    symbols_added: number;
-    symbols_removed: number;
-    symbols_changed: number;
-    edges_added: number;
-    edges_removed: number;
-    impacted_files: number;
-  };
-  truncated: boolean;
-  files: PrFile[];
-  impacted: Array<{ node_id: string; file_path: string; distance: number; via: string }>;
-  edges: { added: PrEdge[]; removed: PrEdge[] };
-  query_ms: number;
-}
+export const PrFile = z.object({
+  node_id: z.string(),
+  file_path: z.string(),
+  change: z.enum(['added', 'removed', 'changed']),
+  sync_id: uuid().describe('The sync holding this version of the file (the head, or the base for a removed file).'),
+  detail: z.string().describe('Node detail of the file in that sync.'),
+  dependents: counted(),
+  symbols: symbolLists(),
+  risk: z.number(),
+});
+export type PrFile = z.infer<typeof PrFile>;
+
+export const PrEdge = z.object({ source: z.string(), target: z.string() });
+export type PrEdge = z.infer<typeof PrEdge>;
+
+export const PrReport = z
+  .object({
+    source_id: uuid(),
+    pr: z.object({
+      number: z.int(),
+      provider: z.string(),
+      base_ref: z.string(),
+      head_commit: z.string().nullable(),
+      closed: z.boolean(),
+    }),
+    head: z.object({ sync_id: uuid(), ref: z.string().nullable(), created_at: timestamp() }),
+    base: z.object({ sync_id: uuid(), ref: z.string().nullable(), ref_matched: z.boolean(), created_at: timestamp() }),
+    counts: z.object({
+      files_added: z.int(),
+      files_removed: z.int(),
+      files_changed: z.int(),
+      symbols_added: z.int(),
+      symbols_removed: z.int(),
+      symbols_changed: z.int(),
+      edges_added: z.int(),
+      edges_removed: z.int(),
+      impacted_files: z.int(),
+    }),
+    truncated: z.boolean(),
+    files: z.array(PrFile),
+    impacted: z.array(z.object({ node_id: z.string(), file_path: z.string(), distance: z.int(), via: z.string() })),
+    edges: z.object({ added: z.array(PrEdge), removed: z.array(PrEdge) }),
+    query_ms: z.int(),
+  })
+  .meta({ id: 'PrReport' });
+export type PrReport = z.infer<typeof PrReport>;

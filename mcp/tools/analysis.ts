@@ -4,38 +4,12 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { PrReport } from '../../lib/api/pr-report.ts';
-import type { Api } from '../../lib/api/client.ts';
+import { request, type Api } from '../../lib/api/client.ts';
+import { getDiff, getImpact, getPrReport } from '../../lib/api/routes/graph.ts';
+import { getSymbolImpact } from '../../lib/api/routes/symbols.ts';
 import { errorResult, fitList, MAX_CHARS, textResult } from '../fit.ts';
 import { nodeId, offset, safely, syncId } from './common.ts';
-import { completenessLine, symbolArg, type SymbolImpactAnswer } from './symbols.ts';
-
-interface ImpactAnswer {
-  node_id: string;
-  sync_id: string;
-  direction: string;
-  depth: number;
-  total: number;
-  by_distance: Record<string, number>;
-  items: Array<{ file_path: string; type: string; distance: number; via: string }>;
-}
-
-interface DiffFile {
-  file_path: string;
-}
-interface DiffEdge {
-  source: string;
-  target: string;
-}
-interface DiffAnswer {
-  source_id: string;
-  from: unknown;
-  to: unknown;
-  counts: Record<string, number>;
-  truncated: boolean;
-  files: { added: DiffFile[]; removed: DiffFile[]; changed: DiffFile[] };
-  edges: { added: DiffEdge[]; removed: DiffEdge[] };
-}
+import { completenessLine, symbolArg } from './symbols.ts';
 
 /** The path part of a node id (`src_<uuid>:` is 41 characters). */
 const pathOf = (id: string) => id.slice(41);
@@ -75,7 +49,7 @@ export function registerAnalysis(server: McpServer, api: Api): void {
           if (direction === 'dependents' || direction === 'dependencies') {
             return errorResult(`direction ${direction} is for files; a symbol takes callers or callees`);
           }
-          const a = await api.call<SymbolImpactAnswer>('GET', '/api/graph/symbol/impact', {
+          const a = await request(api, getSymbolImpact, {
             query: {
               symbol,
               direction: direction ?? 'callers',
@@ -113,7 +87,7 @@ export function registerAnalysis(server: McpServer, api: Api): void {
         if (direction === 'callers' || direction === 'callees') {
           return errorResult(`direction ${direction} is for symbols; a file takes dependents or dependencies`);
         }
-        const a = await api.call<ImpactAnswer>('GET', '/api/graph/impact', {
+        const a = await request(api, getImpact, {
           query: { node_id, direction, depth, sync_id, limit: Math.min(offset + limit, 10_000) },
         });
         const items = a.items.slice(offset).map((i) => ({
@@ -156,7 +130,7 @@ export function registerAnalysis(server: McpServer, api: Api): void {
     },
     ({ source_id, from, to, limit }) =>
       safely(async () => {
-        const d = await api.call<DiffAnswer>('GET', '/api/graph/diff', { query: { source_id, from, to, limit } });
+        const d = await request(api, getDiff, { query: { source_id, from, to, limit } });
         // Halve the lists until the answer fits; the counts stay complete and a note says so.
         for (let n = limit; ; n = Math.floor(n / 2)) {
           const cut = <T>(xs: T[]) => xs.slice(0, n);
@@ -172,7 +146,7 @@ export function registerAnalysis(server: McpServer, api: Api): void {
             edges_removed: cut(d.edges.removed).map((e) => `${pathOf(e.source)} -> ${pathOf(e.target)}`),
           };
           const c = d.counts;
-          const biggest = Math.max(c.added!, c.removed!, c.changed!, c.edges_added!, c.edges_removed!);
+          const biggest = Math.max(c.added, c.removed, c.changed, c.edges_added, c.edges_removed);
           const note =
             biggest > n
               ? `each list shows at most ${n} entries (the counts are complete); the REST read GET /api/graph/diff has them all`
@@ -205,7 +179,7 @@ export function registerPrReport(server: McpServer, api: Api): void {
     },
     ({ source_id, number, sync_id, limit }) =>
       safely(async () => {
-        const r = await api.call<PrReport>('GET', '/api/graph/pr', { query: { source_id, number, sync_id, limit } });
+        const r = await request(api, getPrReport, { query: { source_id, number, sync_id, limit } });
         const names = (xs: Array<{ name: string }>) => xs.map((s) => s.name);
         const files = r.files.map((f) => ({
           path: f.file_path,

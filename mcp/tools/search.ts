@@ -6,36 +6,33 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { FILE_TYPES } from '../../lib/file-types.ts';
-import type { Api } from '../../lib/api/client.ts';
+import { request, type Api } from '../../lib/api/client.ts';
+import {
+  searchChunks,
+  searchFiles,
+  searchSymbols,
+  type ChunkHit,
+  type SymbolHit,
+} from '../../lib/api/routes/search.ts';
 import { fitList } from '../fit.ts';
 import { safely } from './common.ts';
 import { cursor } from './sources.ts';
 
-
-type Json = Record<string, unknown>;
-
-interface SearchAnswer {
-  results?: Json[];
-  items?: Json[];
-  next_cursor?: string | null;
-}
-
 /** One chunk hit, as a model needs it. */
-export function chunkBrief(c: Json): Json {
-  const snippet = c.snippet as { text?: string } | undefined;
+export function chunkBrief(c: ChunkHit) {
   return {
     node_id: c.node_id,
     repository: c.repository,
     file_path: c.file_path,
-    lines: `${String(c.start_line)}-${String(c.end_line)}`,
+    lines: `${c.start_line}-${c.end_line}`,
     chunk_type: c.chunk_type,
     symbols: c.symbols,
     score: c.score,
-    text: snippet?.text ?? c.content,
+    text: c.snippet.text,
   };
 }
 
-export function symbolBrief(s: Json): Json {
+export function symbolBrief(s: SymbolHit) {
   return {
     name: s.name,
     kind: s.kind,
@@ -72,19 +69,21 @@ export function registerSearch(server: McpServer, api: Api): void {
     ({ query, kind, type, source_id, cursor, limit }) =>
       safely(async () => {
         if (kind === 'files') {
-          const answer = await api.call<SearchAnswer>('GET', '/api/graph/search/files', {
-            query: { q: query, type, source_id, limit },
-          });
-          const results = answer.results ?? [];
+          const answer = await request(api, searchFiles, { query: { q: query, type, source_id, limit } });
+          const results = answer.results;
           return fitList({ kind, query }, 'results', results, { offset: 0, total: results.length, more: smaller });
         }
-        const q =
+        const page =
           kind === 'chunks'
-            ? { q: query, source_id, file_type: type, limit, cursor }
-            : { q: query, source_id, limit, cursor };
-        const answer = await api.call<SearchAnswer>('GET', `/api/graph/search/${kind}`, { query: q });
-        const results = (answer.items ?? []).map(kind === 'chunks' ? chunkBrief : symbolBrief);
-        return fitList({ kind, query, next_cursor: answer.next_cursor ?? null }, 'results', results, {
+            ? await request(api, searchChunks, { query: { q: query, source_id, file_type: type, limit, cursor } }).then(
+                (a) => ({ next: a.next_cursor, results: a.items.map(chunkBrief) }),
+              )
+            : await request(api, searchSymbols, { query: { q: query, source_id, limit, cursor } }).then((a) => ({
+                next: a.next_cursor,
+                results: a.items.map(symbolBrief),
+              }));
+        const results: unknown[] = page.results;
+        return fitList({ kind, query, next_cursor: page.next }, 'results', results, {
           offset: 0,
           total: results.length,
           more: smaller,

@@ -6,7 +6,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Api } from '../../lib/api/client.ts';
+import { request, type Api } from '../../lib/api/client.ts';
+import { getSymbol, getSymbolImpact, type Completeness, type RelatedSymbol } from '../../lib/api/routes/symbols.ts';
 import { MAX_CHARS, textResult } from '../fit.ts';
 import { safely, syncId } from './common.ts';
 
@@ -18,71 +19,6 @@ export const symbolArg = z
       'context and impact). The key may be shortened to the name when it names one symbol of the file ' +
       '(`Router.add_route`, `add_route`).',
   );
-
-export interface RelatedSymbol {
-  id: string;
-  key: string;
-  name: string;
-  kind: string;
-  file_path: string;
-  line: number;
-  provenance: string;
-  confidence: number;
-  lines: number[];
-  rel_type: string;
-}
-export interface Completeness {
-  status: 'exact' | 'lower_bound';
-  reasons: Array<{ reason: string; count: number; detail: string }>;
-}
-export interface SymbolDetailAnswer {
-  symbol: {
-    id: string;
-    name: string;
-    kind: string;
-    file_path: string;
-    line: number;
-    end_line: number;
-    signature: string | null;
-    doc: string | null;
-    language: string;
-    sync_id: string;
-  };
-  callers: RelatedSymbol[];
-  callees: RelatedSymbol[];
-  supertypes: RelatedSymbol[];
-  subtypes: RelatedSymbol[];
-  overrides: RelatedSymbol[];
-  overridden_by: RelatedSymbol[];
-  references: RelatedSymbol[];
-  referenced_by: RelatedSymbol[];
-  counts: Record<string, number>;
-  completeness: { callers: Completeness; callees: Completeness };
-  unresolved: Array<{ kind: string; text: string; line: number; reason: string }>;
-}
-export interface SymbolImpactAnswer {
-  symbol: { id: string };
-  sync_id: string;
-  direction: string;
-  depth: number;
-  completeness: Completeness;
-  total: number;
-  files: number;
-  tests: number;
-  by_distance: Record<string, number>;
-  items: Array<{
-    id: string;
-    name: string;
-    kind: string;
-    file_path: string;
-    file_type: string;
-    line: number;
-    distance: number;
-    via: string;
-    provenance: string;
-    confidence: number;
-  }>;
-}
 
 /** One line per related symbol. */
 export function relatedLine(r: RelatedSymbol): string {
@@ -122,10 +58,8 @@ export function registerSymbols(server: McpServer, api: Api): void {
     },
     ({ symbol, sync_id, limit, test_depth }) =>
       safely(async () => {
-        const d = await api.call<SymbolDetailAnswer>('GET', '/api/graph/symbol', {
-          query: { symbol, sync_id, limit },
-        });
-        const reach = await api.call<SymbolImpactAnswer>('GET', '/api/graph/symbol/impact', {
+        const d = await request(api, getSymbol, { query: { symbol, sync_id, limit } });
+        const reach = await request(api, getSymbolImpact, {
           query: {
             symbol: d.symbol.id,
             sync_id: d.symbol.sync_id,

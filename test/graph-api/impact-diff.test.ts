@@ -1,33 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Diff, Impact } from '../../lib/api/routes/graph.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import { writeSyncFiles } from '../support/graph-data.ts';
 
-interface ImpactBody {
-  node_id: string;
-  sync_id: string;
-  direction: string;
-  depth: number;
-  total: number;
-  truncated: boolean;
-  by_distance: Record<string, number>;
-  items: Array<{ node_id: string; file_path: string; name: string; type: string; distance: number; via: string }>;
-}
-
-interface DiffBody {
-  source_id: string;
-  from: { id: string; status: string };
-  to: { id: string; status: string };
-  counts: Record<string, number>;
-  truncated: boolean;
-  files: {
-    added: Array<{ file_path: string; node_id: string }>;
-    removed: Array<{ file_path: string }>;
-    changed: Array<{ file_path: string; from_hash: string; to_hash: string }>;
-  };
-  edges: { added: Array<{ source: string; target: string }>; removed: Array<{ source: string; target: string }> };
-}
+type ImpactBody = Impact;
+type DiffBody = Diff;
 
 describe('graph component: impact and diff', () => {
   let app: GraphTestApp;

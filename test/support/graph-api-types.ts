@@ -1,4 +1,6 @@
 /** The graph component's response shapes as the tests read them (see graph-api/openapi.ts). */
+import type { Graph, Stats } from '../../lib/api/routes/graph.ts';
+
 export interface ErrorBody {
   error: { code: string; message: string; field?: string; details?: Record<string, unknown> };
 }
@@ -50,36 +52,10 @@ export interface ScheduleBody {
   enabled: boolean;
 }
 
-export interface GraphNode {
-  data: {
-    id: string;
-    name: string;
-    type: string;
-    domain: string;
-    source_id: string;
-    file_path: string;
-    loaded_sync_ids: string[];
-    latest_sync_id: string;
-    divergent: boolean;
-  };
-}
-
-export interface GraphEdge {
-  data: {
-    source: string;
-    target: string;
-    label: string;
-    weight: number;
-    weight_max: number;
-    loaded_sync_ids: string[];
-  };
-}
-
-export interface GraphBody {
-  nodes: GraphNode[];
-  edges: GraphEdge[];
-  meta: { node_count: number; edge_count: number; sync_count: number; query_ms: number };
-}
+/** The merged graph (lib/api/routes/graph.ts). */
+export type GraphBody = Graph;
+export type GraphNode = Graph['nodes'][number];
+export type GraphEdge = Graph['edges'][number];
 
 export interface NeighborBody {
   node_id: string;
@@ -129,12 +105,7 @@ export interface SummaryBody {
   error?: string;
 }
 
-export interface StatsBody {
-  nodes_by_type: Record<string, number>;
-  total_nodes: number;
-  total_edges: number;
-  edges_by_label: Record<string, number>;
-}
+export type StatsBody = Stats;
 
 export interface SearchBody {
   results: Array<{

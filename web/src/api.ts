@@ -3,6 +3,7 @@
  * the URL), one retry with a refreshed token after a 401, errors in the service's one JSON shape.
  */
 import type { FileText, NodeDetail as ApiNodeDetail, Summary as ApiSummary } from '../../lib/api/routes/nodes.ts';
+import type { Graph, GraphEdgeData, GraphNodeData } from '../../lib/api/routes/graph.ts';
 import type { Sync } from '../../lib/api/schemas.ts';
 import type { Auth } from './auth.ts';
 
@@ -27,80 +28,16 @@ export interface Source {
 /** A sync run as the service answers it (lib/api/schemas.ts). */
 export type SyncRun = Sync;
 
-export interface NodeData {
-  id: string;
-  name: string;
-  type: string;
-  domain: string;
-  source_id: string;
-  file_path: string;
-  loaded_sync_ids: string[];
-  latest_sync_id: string;
-  divergent: boolean;
-}
-
-export interface EdgeData {
-  source: string;
-  target: string;
-  weight: number;
-  weight_max: number;
-  loaded_sync_ids: string[];
-}
-
-export interface MergedGraph {
-  nodes: Array<{ data: NodeData }>;
-  edges: Array<{ data: EdgeData }>;
-  meta: { node_count: number; edge_count: number; sync_count: number; query_ms: number };
-}
+/** The merged graph as the service answers it (lib/api/routes/graph.ts). */
+export type NodeData = GraphNodeData;
+export type EdgeData = GraphEdgeData;
+export type MergedGraph = Graph;
 
 /** Node detail, file text and summary as the service answers them (lib/api/routes/nodes.ts). */
 export type NodeDetail = ApiNodeDetail;
 
-/** A symbol related to another (GET /api/graph/symbol). */
-export interface RelatedSymbol {
-  id: string;
-  key: string;
-  name: string;
-  kind: string;
-  file_path: string;
-  node_id: string;
-  line: number;
-  provenance: string;
-  confidence: number;
-  lines: number[];
-}
-
-export interface Completeness {
-  status: 'exact' | 'lower_bound';
-  reasons: Array<{ reason: string; count: number; detail: string }>;
-}
-
-export interface SymbolDetail {
-  symbol: {
-    id: string;
-    key: string;
-    name: string;
-    kind: string;
-    file_path: string;
-    node_id: string;
-    line: number;
-    end_line: number;
-    signature: string | null;
-    doc: string | null;
-    sync_id: string;
-  };
-  callers: RelatedSymbol[];
-  callees: RelatedSymbol[];
-  supertypes: RelatedSymbol[];
-  subtypes: RelatedSymbol[];
-  overrides: RelatedSymbol[];
-  overridden_by: RelatedSymbol[];
-  references: RelatedSymbol[];
-  referenced_by: RelatedSymbol[];
-  counts: Record<string, number>;
-  completeness: { callers: Completeness; callees: Completeness };
-  unresolved: Array<{ kind: string; text: string; line: number; reason: string }>;
-}
+/** A symbol's detail and its related symbols (GET /api/graph/symbol, lib/api/routes/symbols.ts). */
+export type { Completeness, RelatedSymbol, SymbolDetail } from '../../lib/api/routes/symbols.ts';
 
 export type Summary = ApiSummary;
 export type FileContent = FileText;
