@@ -14,9 +14,32 @@ export {
   type GraphLabels,
   type GraphWriteResult,
 } from './graph.ts';
-export { setFileEmbeddings, setChunkEmbeddings, type EmbeddingPair } from './embeddings.ts';
+export {
+  setFileEmbeddings,
+  setChunkEmbeddings,
+  missingVectors,
+  filesWithoutVector,
+  fileEmbedInputs,
+  chunkVectorCounts,
+  chunksWithoutVector,
+  recountEmbeddingStats,
+  type EmbeddingPair,
+} from './embeddings.ts';
 export { recordIssues } from './issues.ts';
-export { writeReusedFileRecords, dropSummaries, type ReusedRow } from './reused.ts';
+export {
+  writeReusedFileRecords,
+  dropSummaries,
+  contentHashes,
+  contentHashesById,
+  describedPaths,
+  syncFileRows,
+  previousCompletedSync,
+  previousFileRows,
+  dependsOnByPath,
+  type PreviousRow,
+  type ReusedRow,
+  type SyncFileRow,
+} from './reused.ts';
 export { writeReusedGraph, type ReusedGraphResult } from './reused-graph.ts';
 export {
   writeSymbolFacts,

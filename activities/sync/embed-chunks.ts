@@ -6,7 +6,7 @@
  * phase from an earlier attempt are replaced, so a retry ends as a clean run does.
  */
 import { chunkEmbeddingInput } from '../../engine/embedding.ts';
-import { recordIssues, setChunkEmbeddings } from '../store/index.ts';
+import { chunkVectorCounts, chunksWithoutVector, recordIssues, setChunkEmbeddings } from '../store/index.ts';
 import type { EmbedInput, EmbedResult, SyncIds } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { embedAll, type EmbedAllResult } from './embed-batches.ts';
@@ -40,40 +40,21 @@ export async function embedSyncChunks(deps: ActivityDeps, input: SyncIds, claim:
     if (claim) await claimRun(pool, input);
     await resetPhaseIssues(pool, syncId, ['embedding_chunks']);
     // The sync's chunks: as its write steps recorded them (the sync's own step), or counted (the fill of a completed
-    // sync, whose ledger may predate V17); counting them reads every chunk's row until a vacuum marked the pages
-    // all-visible (0.2-0.3 s for the Go tree right after a sync). The ones without a vector through the partial
-    // index of V23: a reused tree has none, and the pages below are then never read.
-    const counts = await pool.query<{ total: number; missing: number }>(
-      `SELECT coalesce(
-                CASE WHEN $2::boolean THEN (SELECT sum((result ->> 'chunks')::int) FROM sync_steps
-                                             WHERE sync_id = $1 AND step LIKE 'write %') END,
-                (SELECT count(*) FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
-                  WHERE s.sync_id = $1))::int AS total,
-              (SELECT count(*) FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
-                WHERE s.sync_id = $1 AND k.embedding IS NULL)::int AS missing`,
-      [syncId, claim],
-    );
-    const total = counts.rows[0]?.total ?? 0;
-    const missing = counts.rows[0]?.missing ?? 0;
+    // sync); the ones without a vector (store/embeddings.ts chunkVectorCounts).
+    const { total, missing } = await chunkVectorCounts(pool, syncId, claim);
     await progress.phase('embedding_chunks', total);
     let embedded = total - missing;
     let cursor = '00000000-0000-0000-0000-000000000000';
     const all: EmbedAllResult = { embedded: 0, failures: [], skipped: [] };
     while (missing > 0) {
       hb.check();
-      const page = await pool.query<{ id: string; content: string; file_path: string; chunk_index: number }>(
-        `SELECT k.id, k.content, s.file_path, k.chunk_index
-             FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
-            WHERE s.sync_id = $1 AND k.embedding IS NULL AND k.id > $2
-            ORDER BY k.id LIMIT ${PAGE}`,
-        [syncId, cursor],
-      );
-      if (page.rows.length === 0) break;
-      cursor = page.rows[page.rows.length - 1]!.id;
+      const page = await chunksWithoutVector(pool, syncId, cursor, PAGE);
+      if (page.length === 0) break;
+      cursor = page[page.length - 1]!.id;
       const base = embedded;
       // Once the breaker opened, the rest is skipped without requests.
       const breakerOpen = all.skipped.length > 0;
-      const items = page.rows.map((r) => ({
+      const items = page.map((r) => ({
         id: r.id,
         text: chunkEmbeddingInput(r.content),
         label: `${r.file_path}#${r.chunk_index}`,

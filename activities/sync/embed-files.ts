@@ -4,7 +4,7 @@
  * needs no clone and runs on any worker. Resumable: files that already have a vector are not sent again, and the
  * issues of this phase from an earlier attempt are replaced.
  */
-import { recordIssues, setFileEmbeddings } from '../store/index.ts';
+import { fileEmbedInputs, recordIssues, setFileEmbeddings } from '../store/index.ts';
 import type { EmbedInput, EmbedResult } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { embedAll } from './embed-batches.ts';
@@ -23,18 +23,10 @@ export function createEmbedFiles({ pool, embeddings, settings, log }: ActivityDe
     try {
       await claimRun(pool, input);
       await resetPhaseIssues(pool, syncId, ['embedding_summaries']);
-      const rows = await pool.query<{ id: string; file_path: string; text: string; done: boolean }>(
-        `SELECT f.id, f.file_path, i.e ->> 1 AS text, f.embedding IS NOT NULL AS done
-           FROM sync_steps s
-          CROSS JOIN LATERAL jsonb_array_elements(s.handoff -> 'embed_inputs') AS i(e)
-           JOIN file_records f ON f.id = (i.e ->> 0)::uuid
-          WHERE s.sync_id = $1 AND s.step LIKE 'write %'
-          ORDER BY s.step`,
-        [syncId],
-      );
-      const total = rows.rows.length;
-      const already = rows.rows.filter((r) => r.done).length;
-      const items = rows.rows.filter((r) => !r.done).map((r) => ({ id: r.id, text: r.text, label: r.file_path }));
+      const rows = await fileEmbedInputs(pool, syncId);
+      const total = rows.length;
+      const already = rows.filter((r) => r.done).length;
+      const items = rows.filter((r) => !r.done).map((r) => ({ id: r.id, text: r.text, label: r.file_path }));
       await progress.phase('embedding_summaries', total);
       const r = await embedAll(embeddings, items, {
         batchSize: settings.embeddingBatchSize,

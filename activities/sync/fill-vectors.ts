@@ -14,7 +14,13 @@ import { rm } from 'node:fs/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { withTransaction } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
-import { recordIssues, setFileEmbeddings } from '../store/index.ts';
+import {
+  filesWithoutVector,
+  missingVectors,
+  recordIssues,
+  recountEmbeddingStats,
+  setFileEmbeddings,
+} from '../store/index.ts';
 import { checkoutRef } from './git-checkout.ts';
 import { embedSyncChunks } from './embed-chunks.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -32,33 +38,14 @@ export interface FillVectorsResult {
   chunks: { missing: number; embedded: number };
 }
 
-/** Files and chunks of a sync without a vector. */
-export async function missingVectors(
-  db: { query: ActivityDeps['pool']['query'] },
-  syncId: string,
-): Promise<{ files: number; chunks: number }> {
-  const r = await db.query<{ files: number; chunks: number }>(
-    `SELECT (SELECT count(*)::int FROM sync_files s JOIN file_contents c ON c.id = s.content_id
-              WHERE s.sync_id = $1 AND c.embedding IS NULL) AS files,
-            (SELECT count(*)::int FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
-              WHERE s.sync_id = $1 AND k.embedding IS NULL) AS chunks`,
-    [syncId],
-  );
-  return r.rows[0] ?? { files: 0, chunks: 0 };
-}
-
 export function createFillVectorActivities(deps: ActivityDeps) {
   const { pool, engine, embeddings, settings } = deps;
 
   async function fillFileVectors(ids: SyncIds, commitSha: string, url: string): Promise<number> {
-    const missing = await pool.query<{ id: string; file_path: string }>(
-      `SELECT s.id, s.file_path FROM sync_files s JOIN file_contents c ON c.id = s.content_id
-        WHERE s.sync_id = $1 AND c.embedding IS NULL ORDER BY s.file_path`,
-      [ids.syncId],
-    );
+    const missing = await filesWithoutVector(pool, ids.syncId);
     await resetPhaseIssues(pool, ids.syncId, ['embedding_summaries']);
-    if (missing.rows.length === 0) return 0;
-    const idByPath = new Map(missing.rows.map((r) => [r.file_path, r.id]));
+    if (missing.length === 0) return 0;
+    const idByPath = new Map(missing.map((r) => [r.file_path, r.id]));
     const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
     const dir = resolve(join(settings.cloneDir, `fill-${ids.syncId}-${Context.current().info.attempt}`));
     try {
@@ -110,14 +97,7 @@ export function createFillVectorActivities(deps: ActivityDeps) {
     const chunks = await embedSyncChunks(deps, ids, false);
     const after = await missingVectors(pool, ids.syncId);
     await withTransaction(pool, async (tx) => {
-      await tx.query(
-        `UPDATE sync_runs SET stats = jsonb_set(stats, '{embeddings}', coalesce(stats -> 'embeddings', '{}'::jsonb)
-                || jsonb_build_object('files_failed', $2::int, 'chunks_failed', $3::int,
-                                      'files_embedded', coalesce((stats -> 'files')::int, 0) - $2::int,
-                                      'chunks_embedded', $4::int, 'skipped', false))
-          WHERE id = $1`,
-        [ids.syncId, after.files, after.chunks, chunks.embedded],
-      );
+      await recountEmbeddingStats(tx, ids.syncId, after, chunks.embedded);
       await writeEvent(tx, {
         type: 'sync_vectors_filled',
         syncId: ids.syncId,

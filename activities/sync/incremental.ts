@@ -12,10 +12,19 @@
  */
 import type { Pool, Queryable } from '../../lib/db.ts';
 import type { AnalyzeOptions, Dependency, EngineIssue, ReusedFile } from '../../engine/types.ts';
-import { dropSummaries, type DependingFile, type ReusedRow } from '../store/index.ts';
+import {
+  contentHashes,
+  contentHashesById,
+  describedPaths,
+  dropSummaries,
+  syncFileRows,
+  type DependingFile,
+  type ReusedRow,
+} from '../store/index.ts';
 import type { IncrementalStats } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import type { ReuseContext, ReuseLedger } from './reuse-context.ts';
+import { RESOLVE_STEP, recordStepOnce, recordedResult } from './steps.ts';
 
 export type { ReuseContext };
 import {
@@ -32,13 +41,7 @@ import {
 
 export const REUSE_STEP = 'reuse';
 
-async function ledger(db: Queryable, syncId: string): Promise<ReuseLedger | null> {
-  const r = await db.query<{ result: ReuseLedger }>(`SELECT result FROM sync_steps WHERE sync_id = $1 AND step = $2`, [
-    syncId,
-    REUSE_STEP,
-  ]);
-  return r.rows[0]?.result ?? null;
-}
+const ledger = (db: Queryable, syncId: string) => recordedResult<ReuseLedger>(db, syncId, REUSE_STEP);
 
 /** A run's comparison as the clone step needs it: the previous sync at once, its files while the clone runs. */
 export interface PendingReuse {
@@ -87,10 +90,7 @@ export async function recordReuse(pool: Pool, syncId: string, ctx: ReuseContext,
     ...(ctx.plan.fullReason ? { reason: ctx.plan.fullReason } : {}),
     bounds,
   };
-  await pool.query(
-    `INSERT INTO sync_steps (sync_id, step, result) VALUES ($1, $2, $3) ON CONFLICT (sync_id, step) DO NOTHING`,
-    [syncId, REUSE_STEP, JSON.stringify(entry)],
-  );
+  await recordStepOnce(pool, syncId, REUSE_STEP, entry);
   ctx.recorded = (await ledger(pool, syncId)) ?? entry;
   return ctx.recorded.bounds ?? bounds;
 }
@@ -150,16 +150,6 @@ export function reusedGraph(
   return { ...out, binaryFiles, symbols, chunks, chunksWithoutVector };
 }
 
-/** Paths and content hashes of a sync's files. */
-async function hashesOf(db: Queryable, syncId: string): Promise<Map<string, string>> {
-  const r = await db.query<{ file_path: string; content_hash: string }>(
-    `SELECT s.file_path, c.content_hash FROM sync_files s JOIN file_contents c ON c.id = s.content_id
-      WHERE s.sync_id = $1`,
-    [syncId],
-  );
-  return new Map(r.rows.map((x) => [x.file_path, x.content_hash]));
-}
-
 /**
  * After depends_on is written: drops the carried summaries of files whose neighbourhood differs from the previous
  * sync's. `depending`: every file of this sync with its dependencies. Returns how many were dropped.
@@ -171,40 +161,21 @@ export async function carrySummaries(
 ): Promise<number> {
   const entry = await ledger(db, syncId);
   if (!entry?.previous_sync_id) return 0;
-  const carried = await db.query<{ file_path: string }>(
-    `SELECT file_path FROM sync_files WHERE sync_id = $1 AND description IS NOT NULL`,
-    [syncId],
-  );
-  if (carried.rows.length === 0) return 0;
+  const carried = await describedPaths(db, syncId);
+  if (carried.length === 0) return 0;
   const [afterHashes, beforeHashes, before] = [
-    await hashesOf(db, syncId),
-    await hashesOf(db, entry.previous_sync_id),
+    await contentHashes(db, syncId),
+    await contentHashes(db, entry.previous_sync_id),
     await loadEdges(db, entry.previous_sync_id),
   ];
   const stale = staleSummaries({
-    candidates: carried.rows.map((r) => r.file_path),
+    candidates: carried,
     before,
     beforeHashes,
     after: edgeMap(depending, new Set(afterHashes.keys())),
     afterHashes,
   });
   return dropSummaries(db, syncId, stale);
-}
-
-interface PathRow {
-  file_path: string;
-  content_id: string;
-  described: boolean;
-}
-
-/** A sync's files, through the (sync_id, file_path) index: the cost follows the sync, not the database. */
-async function filesOf(db: Queryable, syncId: string): Promise<PathRow[]> {
-  const r = await db.query<PathRow>(
-    `SELECT file_path, content_id::text AS content_id, description IS NOT NULL AS described
-       FROM sync_files WHERE sync_id = $1`,
-    [syncId],
-  );
-  return r.rows;
 }
 
 /**
@@ -217,8 +188,8 @@ export async function incrementalStats(db: Queryable, syncId: string): Promise<I
   const entry = await ledger(db, syncId);
   if (!entry) return undefined;
   const prev = entry.previous_sync_id;
-  const after = await filesOf(db, syncId);
-  const before = prev === null ? [] : await filesOf(db, prev);
+  const after = await syncFileRows(db, syncId);
+  const before = prev === null ? [] : await syncFileRows(db, prev);
   const counts = { reused: 0, unchanged_reanalysed: 0, changed: 0, added: 0, removed: 0, summaries_carried: 0 };
   const differing: Array<[string, string]> = [];
   const byPath = new Map(before.map((b) => [b.file_path, b]));
@@ -233,25 +204,18 @@ export async function incrementalStats(db: Queryable, syncId: string): Promise<I
   counts.removed = byPath.size;
   if (differing.length > 0) {
     const ids = [...new Set(differing.flat())];
-    const r = await db.query<{ id: string; content_hash: string }>(
-      `SELECT id::text AS id, content_hash FROM file_contents WHERE id = ANY($1::uuid[])`,
-      [ids],
-    );
-    const hash = new Map(r.rows.map((x) => [x.id, x.content_hash]));
+    const hash = await contentHashesById(db, ids);
     for (const [a, b] of differing) {
       if (hash.get(a) === hash.get(b)) counts.unchanged_reanalysed++;
       else counts.changed++;
     }
   }
-  const dropped = await db.query<{ n: number }>(
-    `SELECT coalesce((result ->> 'summariesDropped')::int, 0) AS n FROM sync_steps WHERE sync_id = $1 AND step = 'resolve'`,
-    [syncId],
-  );
+  const resolved = await recordedResult<{ summariesDropped?: number }>(db, syncId, RESOLVE_STEP);
   return {
     previous_sync_id: prev,
     full: prev === null,
     ...(entry.reason ? { reason: entry.reason } : {}),
     ...counts,
-    summaries_dropped: dropped.rows[0]?.n ?? 0,
+    summaries_dropped: resolved?.summariesDropped ?? 0,
   };
 }

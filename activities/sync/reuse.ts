@@ -15,8 +15,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Queryable } from '../../lib/db.ts';
+import { dependsOnByPath, previousCompletedSync, previousFileRows } from '../store/index.ts';
 import type { Dependency, EngineIssue, ReusableFile } from '../../engine/types.ts';
-import type { ImportRef } from '../../engine/languages/plugin.ts';
 
 export interface PreviousFile extends ReusableFile {
   file_path: string;
@@ -96,26 +96,6 @@ export function incrementalEnabled(config: Record<string, unknown>): boolean {
   return config.incremental !== false;
 }
 
-interface PreviousRow {
-  file_path: string;
-  content_id: string;
-  content_hash: string;
-  analysis_key: string;
-  language: string;
-  imports: ImportRef[];
-  name: string;
-  type: string;
-  domain: string;
-  binary: boolean;
-  symbols: number;
-  issues: EngineIssue[];
-  has_vector: boolean;
-  chunks: number;
-  chunks_without_vector: number;
-  description: string | null;
-  description_generated_at: Date | null;
-}
-
 /** The sync a run compares with: the source's previous completed sync and the commit it read. */
 export interface PreviousSync {
   previousSyncId: string | null;
@@ -136,17 +116,9 @@ export async function findPreviousSync(
   const none = { previousSyncId: null, previousCommit: null };
   if (!o.incremental) return { ...none, fullReason: 'disabled' };
   if (o.previousSyncId === null) return { ...none, fullReason: 'no_previous_sync' };
-  const prev = await db.query<{ id: string; commit: string | null }>(
-    o.previousSyncId === undefined
-      ? `SELECT id, stats ->> 'commit_sha' AS commit FROM sync_runs
-          WHERE source_id = $1 AND status = 'completed' AND id <> $2
-          ORDER BY created_at DESC, id DESC LIMIT 1`
-      : `SELECT id, stats ->> 'commit_sha' AS commit FROM sync_runs WHERE id = $3 AND source_id = $1 AND id <> $2`,
-    [o.sourceId, o.syncId, ...(o.previousSyncId === undefined ? [] : [o.previousSyncId])],
-  );
-  const previousSyncId = prev.rows[0]?.id ?? null;
-  if (!previousSyncId) return { ...none, fullReason: 'no_previous_sync' };
-  return { previousSyncId, previousCommit: prev.rows[0]?.commit || null };
+  const prev = await previousCompletedSync(db, o);
+  if (!prev) return { ...none, fullReason: 'no_previous_sync' };
+  return { previousSyncId: prev.id, previousCommit: prev.commit || null };
 }
 
 /** The files of the previous sync that may be reused (`key`: this worker's analysis key). */
@@ -165,20 +137,10 @@ export async function loadReusePlan(
       ...(previous.fullReason ? { fullReason: previous.fullReason } : {}),
     };
   }
-  const rows = await db.query<PreviousRow>(
-    `SELECT s.file_path, s.content_id, c.content_hash, c.analysis_key, c.language, c.imports, c.name, c.type,
-            c.domain, c.is_binary AS binary, coalesce(jsonb_array_length(c.symbols), 0) AS symbols, c.issues, c.embedding IS NOT NULL AS has_vector,
-            (SELECT count(*)::int FROM file_content_chunks k WHERE k.content_id = c.id) AS chunks,
-            (SELECT count(*)::int FROM file_content_chunks k
-              WHERE k.content_id = c.id AND k.embedding IS NULL) AS chunks_without_vector,
-            s.description, s.description_generated_at
-       FROM sync_files s JOIN file_contents c ON c.id = s.content_id
-      WHERE s.sync_id = $1`,
-    [previousSyncId],
-  );
+  const rows = await previousFileRows(db, previousSyncId);
   const reusable = new Map<string, PreviousFile>();
   const previousHashes = new Map<string, string>();
-  for (const r of rows.rows) {
+  for (const r of rows) {
     previousHashes.set(r.file_path, r.content_hash);
     if (r.analysis_key !== o.key) continue;
     if (o.embeddingsOn && !r.has_vector) continue;
@@ -224,19 +186,9 @@ export function edgeMap(
 
 /** The previous sync's depends_on edges, by path (read from the graph it shares, when it shares one: V50). */
 export async function loadEdges(db: Queryable, syncId: string): Promise<EdgeMap> {
-  const res = await db.query<{ s: string; t: string; w: number | null }>(
-    `WITH v AS (
-       SELECT id, properties ->> '"file_path"'::ag_catalog.agtype AS p
-         FROM service."File"
-        WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype)
-              = ('"' || graph_sync_of($1::uuid)::text || '"')::ag_catalog.agtype
-     )
-     SELECT a.p AS s, b.p AS t, (e.properties ->> '"weight"'::ag_catalog.agtype)::float8 AS w
-       FROM v a JOIN service.depends_on e ON e.start_id = a.id JOIN v b ON b.id = e.end_id`,
-    [syncId],
-  );
+  const rows = await dependsOnByPath(db, syncId);
   const out: EdgeMap = new Map();
-  for (const r of res.rows) {
+  for (const r of rows) {
     let m = out.get(r.s);
     if (!m) out.set(r.s, (m = new Map<string, number>()));
     m.set(r.t, r.w ?? 1);

@@ -33,6 +33,14 @@ export async function recordStep(
   ]);
 }
 
+/** Records a step's result unless one is recorded already (the first of concurrent writers wins). */
+export async function recordStepOnce(db: Queryable, syncId: string, step: string, result: unknown): Promise<void> {
+  await db.query(
+    `INSERT INTO sync_steps (sync_id, step, result) VALUES ($1, $2, $3) ON CONFLICT (sync_id, step) DO NOTHING`,
+    [syncId, step, JSON.stringify(result)],
+  );
+}
+
 /**
  * A transaction client whose every statement runs under a savepoint, so the store writers' per-row fallback (a
  * batch statement fails, its rows are retried one by one) works inside one transaction: a failed statement rolls

@@ -8,7 +8,7 @@ import { createHarness, getRun, insertPendingSync, insertSource, runSync, type H
 import { syncSnapshot } from '../support/sync-snapshot.ts';
 import type { IncrementalStats } from '../../workflows/sync-types.ts';
 import { FILL_VECTORS_WORKFLOW_TYPE, fillVectorsWorkflowId } from '../../workflows/fill-vectors-contract.ts';
-import { missingVectors } from '../../activities/sync/fill-vectors.ts';
+import { missingVectors } from '../../activities/store/index.ts';
 
 // Files whose imports make resolution depend on the rest of the tree: an unchanged importer gains an edge when its
 // target is added (src/later.ts, py/pkg/c.py) and loses one when its target is removed or renamed.
