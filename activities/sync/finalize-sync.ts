@@ -14,6 +14,7 @@ import { incrementalStats } from './incremental.ts';
 import { writeSearchStats } from './search-stats.ts';
 import { sharedPreciseStats } from '../graph-alias.ts';
 import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
+import { analyzeSyncTables, dropEmbedInputs, issueCounts, markSourceSynced } from '../store/runs.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
   async function finalizeSync(input: FinalizeInput): Promise<EndSyncResult> {
@@ -33,11 +34,7 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
         if (!endedElsewhere(run, runId)) return { changed: false, status: run.status };
         await reviveRun(tx, run, runId);
       }
-      const counts = await tx.query<{ issues_recorded: number; issues_dropped: number }>(
-        `SELECT issues_recorded, issues_dropped FROM sync_runs WHERE id = $1`,
-        [syncId],
-      );
-      const issues = counts.rows[0] ?? { issues_recorded: 0, issues_dropped: 0 };
+      const issues = await issueCounts(tx, syncId);
       const finalizing = Date.now() - t0;
       const incremental = await incrementalStats(tx, syncId);
       // Lexical search ranks with the sync's term statistics: written before the sync is completed (searchable).
@@ -57,26 +54,12 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
       };
       durations = stats.durations_ms;
       await changeStatus(tx, { syncId, from: ['running'], to: 'completed', stats, meta: { phase: 'completed' } });
-      // The file embedding texts were for embedFiles only; the rest of the ledger stays with the run.
-      await tx.query(
-        `UPDATE sync_steps SET handoff = handoff - 'embed_inputs' WHERE sync_id = $1 AND handoff ? 'embed_inputs'`,
-        [syncId],
-      );
-      const src = await tx.query<{ last_synced_at: Date }>(
-        `UPDATE sources SET last_sync_id = $2, last_synced_at = now()
-          WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = $2)
-            AND NOT EXISTS (SELECT 1 FROM sync_runs n, sync_runs r
-                             WHERE r.id = $2 AND n.source_id = $1 AND n.status = 'completed' AND n.id <> $2
-                               AND (n.created_at, n.id) > (r.created_at, r.id)
-                               AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = n.id))
-          RETURNING last_synced_at`,
-        [sourceId, syncId],
-      );
+      await dropEmbedInputs(tx, syncId);
+      const lastSyncedAt = await markSourceSynced(tx, sourceId, syncId);
       // A pull request's sync (docs/webhooks.md) is a review snapshot: the source's last sync stays as it was. So
       // does a run older than the newest completed one (an operator's Reset of an old run): last_sync_id names the
       // newest completed sync, the one node detail and diff default to.
-      const synced = src.rows[0];
-      if (synced) {
+      if (lastSyncedAt) {
         await writeEvent(tx, {
           type: 'source_changed',
           sourceId,
@@ -85,7 +68,7 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
             source_id: sourceId,
             change: 'synced',
             last_sync_id: syncId,
-            last_synced_at: synced.last_synced_at.toISOString(),
+            last_synced_at: lastSyncedAt.toISOString(),
           },
         });
       }
@@ -113,13 +96,11 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
     const t0 = Date.now();
     const client = await pool.connect();
     try {
-      await client.query(`SET lock_timeout = '1s'`);
-      await client.query(`ANALYZE service."File", sync_files`);
+      await analyzeSyncTables(client);
       log.debug('sync_statistics_refreshed', { sync_id: syncId, ms: Date.now() - t0 });
     } catch (err) {
       log.info('sync_statistics_not_refreshed', { sync_id: syncId, error: err });
     } finally {
-      await client.query(`RESET lock_timeout`).catch(() => undefined);
       client.release();
     }
   }

@@ -1,0 +1,53 @@
+/** What the end of a sync writes beside its status (lib/sync-runs owns the status): ledger, source, statistics. */
+import type { PoolClient, Queryable } from '../../lib/db.ts';
+
+/** The run's issue counts (kept, and dropped by the cap). */
+export async function issueCounts(
+  db: Queryable,
+  syncId: string,
+): Promise<{ issues_recorded: number; issues_dropped: number }> {
+  const r = await db.query<{ issues_recorded: number; issues_dropped: number }>(
+    `SELECT issues_recorded, issues_dropped FROM sync_runs WHERE id = $1`,
+    [syncId],
+  );
+  return r.rows[0] ?? { issues_recorded: 0, issues_dropped: 0 };
+}
+
+/** The file embedding texts of the write steps were for embedFiles only: dropped, the rest of the ledger kept. */
+export async function dropEmbedInputs(db: Queryable, syncId: string): Promise<void> {
+  await db.query(
+    `UPDATE sync_steps SET handoff = handoff - 'embed_inputs' WHERE sync_id = $1 AND handoff ? 'embed_inputs'`,
+    [syncId],
+  );
+}
+
+/**
+ * Makes the sync its source's last sync, unless it is a pull request's sync (a review snapshot) or older than the
+ * newest completed branch sync (an operator's Reset of an old run). Returns last_synced_at when it did.
+ */
+export async function markSourceSynced(db: Queryable, sourceId: string, syncId: string): Promise<Date | undefined> {
+  const r = await db.query<{ last_synced_at: Date }>(
+    `UPDATE sources SET last_sync_id = $2, last_synced_at = now()
+      WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = $2)
+        AND NOT EXISTS (SELECT 1 FROM sync_runs n, sync_runs r
+                         WHERE r.id = $2 AND n.source_id = $1 AND n.status = 'completed' AND n.id <> $2
+                           AND (n.created_at, n.id) > (r.created_at, r.id)
+                           AND NOT EXISTS (SELECT 1 FROM pull_request_syncs p WHERE p.sync_id = n.id))
+      RETURNING last_synced_at`,
+    [sourceId, syncId],
+  );
+  return r.rows[0]?.last_synced_at;
+}
+
+/**
+ * ANALYZE of the File label and sync_files on a client of its own, not waiting more than a second for a lock (a
+ * lock held by autovacuum is not waited for); the lock timeout is reset before the client goes back to the pool.
+ */
+export async function analyzeSyncTables(client: PoolClient): Promise<void> {
+  try {
+    await client.query(`SET lock_timeout = '1s'`);
+    await client.query(`ANALYZE service."File", sync_files`);
+  } finally {
+    await client.query(`RESET lock_timeout`).catch(() => undefined);
+  }
+}
