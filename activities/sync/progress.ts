@@ -6,7 +6,7 @@
 import { withTransaction, type Pool } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
 import type { Logger } from '../../lib/log.ts';
-import { PHASES, type Phase } from '../../lib/sync-runs/index.ts';
+import { writeProgress, type Phase } from '../../lib/sync-runs/index.ts';
 
 interface State {
   phase: Phase;
@@ -54,13 +54,7 @@ export class ProgressReporter {
     this.lastWrite = Date.now();
     try {
       await withTransaction(this.pool, async (tx) => {
-        const r = await tx.query(
-          `UPDATE sync_runs SET progress_done = $2, progress_total = $3,
-                  progress_meta = progress_meta || jsonb_build_object('phase', $4::text, 'phase_index', $5::int)
-            WHERE id = $1 AND status = 'running'`,
-          [this.syncId, state.done, state.total, state.phase, PHASES.indexOf(state.phase)],
-        );
-        if (r.rowCount === 0) return;
+        if (!(await writeProgress(tx, this.syncId, state))) return;
         await writeEvent(tx, {
           type: 'sync_progress',
           syncId: this.syncId,

@@ -8,7 +8,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { withTransaction, type Pool, type PoolClient } from '../../lib/db.ts';
 import type { SyncIds } from '../../workflows/sync-types.ts';
-import { changeStatus, loadRun, RESUMED_PHASE, type RunWithSource } from '../../lib/sync-runs/index.ts';
+import {
+  changeStatus,
+  loadRun,
+  recordWorkflowRun,
+  RESUMED_PHASE,
+  type RunWithSource,
+} from '../../lib/sync-runs/index.ts';
 
 /** The Temporal run id of the workflow execution the calling activity belongs to. */
 export function executionRunId(): string {
@@ -42,11 +48,7 @@ export async function claimRun(pool: Pool, { syncId, sourceId }: SyncIds): Promi
     if (!run || run.source_id !== sourceId) throw notRunning(syncId, 'gone');
     if (run.status === 'running') {
       if (run.progress_meta.workflow_run_id !== runId) {
-        await tx.query(
-          `UPDATE sync_runs SET progress_meta = progress_meta || jsonb_build_object('workflow_run_id', $2::text)
-            WHERE id = $1`,
-          [syncId, runId],
-        );
+        await recordWorkflowRun(tx, syncId, runId);
       }
       return run;
     }
