@@ -8,15 +8,10 @@ import { InvalidArgumentError } from '../../errors.ts';
 import { isUuid } from '../../node-id.ts';
 import { queryEnum, queryInt } from '../../validate.ts';
 import { param, query } from '../fields.ts';
-import { route, type ResponseDef } from '../route.ts';
-import { ErrorBody, timestamp, uuid } from '../schemas.ts';
+import { route } from '../route.ts';
+import { GRAPH_CLEANED, INVALID_PARAMETER, NOT_FOUND, READ_TIMEOUT } from './errors.ts';
+import { timestamp, uuid } from '../schemas.ts';
 import { PrReport } from '../pr-report.ts';
-
-const error = (description: string): ResponseDef => ({ description, schema: ErrorBody });
-const E400 = error('INVALID_ARGUMENT: `error.field` names the parameter.');
-const E404 = error('NOT_FOUND');
-const E409 = error('FAILED_PRECONDITION: the sync was cleaned, its graph is gone.');
-const E504 = error('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
 
 /** At most this many syncs per merged-graph request (membership is tracked in a 53-bit mask). */
 export const MAX_SYNC_IDS = 50;
@@ -177,7 +172,7 @@ export const getGraph = route({
     ),
   },
   success: { status: 200, description: 'The merged graph', schema: Graph },
-  responses: { 400: E400, 404: E404, 504: E504 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND, 504: READ_TIMEOUT },
 });
 
 export const getStats = route({
@@ -188,7 +183,7 @@ export const getStats = route({
     'nodes_by_type and total_nodes count file records (of every sync); total_edges counts every edge of the ' +
     'graph (all labels), edges_by_label splits it.',
   success: { status: 200, description: 'Counts', schema: Stats },
-  responses: { 504: E504 },
+  responses: { 504: READ_TIMEOUT },
 });
 
 export const getImpact = route({
@@ -215,7 +210,7 @@ export const getImpact = route({
     ),
   },
   success: { status: 200, description: 'The files reached', schema: Impact },
-  responses: { 400: E400, 404: E404, 409: E409, 504: E504 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND, 409: GRAPH_CLEANED, 504: READ_TIMEOUT },
 });
 
 export const getDiff = route({
@@ -236,7 +231,7 @@ export const getDiff = route({
     limit: query.int('Most items per list.', DIFF_LIMIT),
   },
   success: { status: 200, description: 'The difference', schema: Diff },
-  responses: { 400: E400, 404: E404, 409: E409, 504: E504 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND, 409: GRAPH_CLEANED, 504: READ_TIMEOUT },
 });
 
 export const getPrReport = route({
@@ -262,7 +257,7 @@ export const getPrReport = route({
     limit: query.int('Most items per list.', PR_LIMIT),
   },
   success: { status: 200, description: 'The report', schema: PrReport },
-  responses: { 400: E400, 404: E404, 409: E409, 504: E504 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND, 409: GRAPH_CLEANED, 504: READ_TIMEOUT },
 });
 
 export const GRAPH_ROUTES = [getGraph, getStats, getImpact, getDiff, getPrReport] as const;

@@ -6,16 +6,10 @@
  */
 import { z } from 'zod';
 import { path } from '../fields.ts';
-import { route, type ResponseDef } from '../route.ts';
-import { ErrorBody, Schedule, nullableTimestamp, timestamp, uuid } from '../schemas.ts';
+import { route } from '../route.ts';
+import { errorReply, INVALID_FIELD, NOT_FOUND_RUN, TEMPORAL_UNAVAILABLE } from './errors.ts';
+import { Schedule, nullableTimestamp, timestamp, uuid } from '../schemas.ts';
 
-const error = (description: string): ResponseDef => ({ description, schema: ErrorBody });
-const invalid = error('INVALID_ARGUMENT: a body field or path parameter is invalid; `field` names it.');
-const unavailable = error(
-  'UPSTREAM_UNAVAILABLE (with Retry-After): the Temporal service could not be reached; see each operation. Every ' +
-    'Temporal-backed write first checks that Temporal answers (TEMPORAL_CONNECT_TIMEOUT_MS) and changes nothing ' +
-    'when it does not.',
-);
 const tags = ['ingest'];
 const sourceParams = { source_id: path.uuid() };
 
@@ -92,7 +86,7 @@ export const teardownSource = route({
     '(docs/security.md).',
   params: sourceParams,
   success: { status: 204, description: 'Torn down.' },
-  responses: { 400: invalid, 503: unavailable },
+  responses: { 400: INVALID_FIELD, 503: TEMPORAL_UNAVAILABLE },
 });
 
 export const getWorkflowState = route({
@@ -102,7 +96,7 @@ export const getWorkflowState = route({
   summary: 'The Temporal state of a source’s sync workflow (latest execution)',
   params: sourceParams,
   success: { status: 200, description: 'Workflow description.', schema: WorkflowState },
-  responses: { 400: invalid, 404: error('NOT_FOUND: Temporal knows no workflow for this source.') },
+  responses: { 400: INVALID_FIELD, 404: errorReply('NOT_FOUND: Temporal knows no workflow for this source.') },
 });
 
 export const getScheduleState = route({
@@ -112,7 +106,7 @@ export const getScheduleState = route({
   summary: 'A schedule row next to its Temporal schedule',
   params: { schedule_id: path.bigint() },
   success: { status: 200, description: 'Row and Temporal state.', schema: ScheduleState },
-  responses: { 400: invalid, 404: error('NOT_FOUND: the sync, source or schedule does not exist.') },
+  responses: { 400: INVALID_FIELD, 404: NOT_FOUND_RUN },
 });
 
 /**
@@ -140,9 +134,9 @@ export const postWebhook = route({
     schema: WebhookAck,
   },
   responses: {
-    400: invalid,
-    401: error('UNAUTHORIZED: the signature header is missing or does not match.'),
-    404: error('NOT_FOUND: unknown provider, or no source with a webhook secret for the repository.'),
+    400: INVALID_FIELD,
+    401: errorReply('UNAUTHORIZED: the signature header is missing or does not match.'),
+    404: errorReply('NOT_FOUND: unknown provider, or no source with a webhook secret for the repository.'),
   },
 });
 

@@ -6,13 +6,9 @@
  */
 import { z } from 'zod';
 import { path, query } from '../fields.ts';
-import { route, type ResponseDef } from '../route.ts';
-import { ErrorBody, nullableTimestamp, uuid } from '../schemas.ts';
-
-const error = (description: string): ResponseDef => ({ description, schema: ErrorBody });
-const E400 = error('INVALID_ARGUMENT: `error.field` names the parameter.');
-const E404 = error('NOT_FOUND');
-const E504 = error('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
+import { route } from '../route.ts';
+import { INVALID_PARAMETER, NOT_FOUND, READ_TIMEOUT } from './errors.ts';
+import { nullableTimestamp, uuid } from '../schemas.ts';
 
 const nodeParams = {
   node_id: path.string(
@@ -104,7 +100,7 @@ export const getNode = route({
   params: nodeParams,
   query: { sync_id: syncId() },
   success: { status: 200, description: 'The node', schema: NodeDetail },
-  responses: { 400: E400, 404: E404, 504: E504 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND, 504: READ_TIMEOUT },
 });
 
 export const getFile = route({
@@ -117,7 +113,7 @@ export const getFile = route({
   params: nodeParams,
   query: { sync_id: syncId() },
   success: { status: 200, description: 'The file', schema: FileText },
-  responses: { 400: E400, 404: E404, 504: E504 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND, 504: READ_TIMEOUT },
 });
 
 export const getSummary = route({
@@ -131,7 +127,7 @@ export const getSummary = route({
   params: nodeParams,
   query: { sync_id: syncId(), force: query.bool('Regenerate even when cached.', false) },
   success: { status: 200, description: 'The summary', schema: Summary },
-  responses: { 400: E400, 404: E404 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND },
 });
 
 export const NODE_ROUTES = [getNode, getFile, getSummary] as const;

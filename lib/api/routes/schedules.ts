@@ -4,17 +4,15 @@
  */
 import { z } from 'zod';
 import { bool, int, page, path, query, uuid } from '../fields.ts';
-import { route, type ResponseDef } from '../route.ts';
-import { ErrorBody, Schedule, pageOf } from '../schemas.ts';
+import { route } from '../route.ts';
+import { errorReply, INVALID_FIELD, INVALID_PARAMETER, NOT_FOUND_RUN } from './errors.ts';
+import { Schedule, pageOf } from '../schemas.ts';
 import { configOverrides } from './syncs.ts';
 
 /** interval_minutes: at least 1 minute, at most one year. */
 export const INTERVAL = { min: 1, max: 525_600 } as const;
 
-const error = (description: string): ResponseDef => ({ description, schema: ErrorBody });
-const invalid = error('INVALID_ARGUMENT: a body field or path parameter is invalid; `field` names it.');
-const notFound = error('NOT_FOUND: the sync, source or schedule does not exist.');
-const unavailable = error(
+const unavailable = errorReply(
   'UPSTREAM_UNAVAILABLE (with Retry-After): the Temporal service could not be reached; nothing was changed. ' +
     'UNAVAILABLE (with Retry-After): another change of this schedule is still in progress.',
 );
@@ -61,9 +59,9 @@ export const createSchedule = route({
   body: { schema: CreateSchedule, required: true },
   success: { status: 201, description: 'The schedule.', schema: Schedule },
   responses: {
-    400: invalid,
-    404: notFound,
-    409: error('CONFLICT: the source already has a schedule with this interval; `details.schedule_id`.'),
+    400: INVALID_FIELD,
+    404: NOT_FOUND_RUN,
+    409: errorReply('CONFLICT: the source already has a schedule with this interval; `details.schedule_id`.'),
     503: unavailable,
   },
 });
@@ -77,9 +75,9 @@ export const patchSchedule = route({
   body: { schema: PatchSchedule, required: true },
   success: { status: 200, description: 'The schedule.', schema: Schedule },
   responses: {
-    400: invalid,
-    404: notFound,
-    409: error('CONFLICT: another schedule of the source has this interval.'),
+    400: INVALID_FIELD,
+    404: NOT_FOUND_RUN,
+    409: errorReply('CONFLICT: another schedule of the source has this interval.'),
     503: unavailable,
   },
 });
@@ -92,7 +90,7 @@ export const deleteSchedule = route({
   description: 'Past runs keep their data; their schedule_id becomes null.',
   params: scheduleParams,
   success: { status: 204, description: 'Deleted.' },
-  responses: { 400: invalid, 404: notFound, 503: unavailable },
+  responses: { 400: INVALID_FIELD, 404: NOT_FOUND_RUN, 503: unavailable },
 });
 
 /** The schedule writes the ingestion component serves. */
@@ -104,5 +102,5 @@ export const listSchedules = route({
   summary: 'List schedules',
   query: { source_id: query.uuid('Only schedules of this source.'), ...page('bigint') },
   success: { status: 200, description: 'A page of schedules', schema: pageOf(Schedule) },
-  responses: { 400: error('INVALID_ARGUMENT: `error.field` names the parameter.') },
+  responses: { 400: INVALID_PARAMETER },
 });

@@ -9,14 +9,12 @@ import { InvalidArgumentError } from '../../errors.ts';
 import { FILE_TYPES } from '../../file-types.ts';
 import { queryEnum, queryString } from '../../validate.ts';
 import { param, query } from '../fields.ts';
-import { route, type ResponseDef } from '../route.ts';
-import { ErrorBody, uuid } from '../schemas.ts';
+import { route } from '../route.ts';
+import { errorReply, INVALID_PARAMETER, READ_TIMEOUT } from './errors.ts';
+import { uuid } from '../schemas.ts';
 import { MAX_SYNC_IDS, parseSyncIds } from './graph.ts';
 
-const error = (description: string): ResponseDef => ({ description, schema: ErrorBody });
-const E400 = error('INVALID_ARGUMENT: `error.field` names the parameter.');
-const E404 = error('NOT_FOUND: a named sync (details.unknown_sync_ids) or source does not exist.');
-const E504 = error('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
+const E404 = errorReply('NOT_FOUND: a named sync (details.unknown_sync_ids) or source does not exist.');
 
 export const CHUNK_MODES = ['lexical', 'semantic', 'hybrid'] as const;
 export type ChunkMode = (typeof CHUNK_MODES)[number];
@@ -237,10 +235,10 @@ export const searchFilesByMeaning = route({
   },
   success: { status: 200, description: 'Results', schema: SearchResults },
   responses: {
-    400: E400,
+    400: INVALID_PARAMETER,
     404: E404,
-    503: error('UPSTREAM_UNAVAILABLE: the embedding endpoint failed'),
-    504: E504,
+    503: errorReply('UPSTREAM_UNAVAILABLE: the embedding endpoint failed'),
+    504: READ_TIMEOUT,
   },
 });
 
@@ -262,10 +260,10 @@ export const searchFiles = route({
   },
   success: { status: 200, description: 'Results', schema: SearchResults },
   responses: {
-    400: E400,
+    400: INVALID_PARAMETER,
     404: E404,
-    503: error('UPSTREAM_UNAVAILABLE: the embedding endpoint failed.'),
-    504: E504,
+    503: errorReply('UPSTREAM_UNAVAILABLE: the embedding endpoint failed.'),
+    504: READ_TIMEOUT,
   },
 });
 
@@ -294,10 +292,10 @@ export const searchChunks = route({
   },
   success: { status: 200, description: 'A page of hits', schema: ChunkSearchPage },
   responses: {
-    400: E400,
+    400: INVALID_PARAMETER,
     404: E404,
-    503: error('UPSTREAM_UNAVAILABLE: the embedding endpoint failed (semantic and hybrid).'),
-    504: E504,
+    503: errorReply('UPSTREAM_UNAVAILABLE: the embedding endpoint failed (semantic and hybrid).'),
+    504: READ_TIMEOUT,
   },
 });
 
@@ -318,7 +316,7 @@ export const searchSymbols = route({
     cursor: cursor(),
   },
   success: { status: 200, description: 'A page of hits', schema: SymbolSearchPage },
-  responses: { 400: E400, 404: E404, 504: E504 },
+  responses: { 400: INVALID_PARAMETER, 404: E404, 504: READ_TIMEOUT },
 });
 
 export const SEARCH_ROUTES = [searchFilesByMeaning, searchFiles, searchChunks, searchSymbols] as const;

@@ -8,16 +8,13 @@ import { InvalidArgumentError } from '../../errors.ts';
 import { checkRetentionConfig } from '../../retention.ts';
 import { checkSyncConfig } from '../../sync-config.ts';
 import { bool, gitRef, jsonObject, page, path, text } from '../fields.ts';
-import { route, type ResponseDef } from '../route.ts';
-import { ErrorBody, nullableTimestamp, object, pageOf, uuid as uuidOut } from '../schemas.ts';
+import { route } from '../route.ts';
+import { errorReply, INVALID_PARAMETER, NOT_FOUND } from './errors.ts';
+import { nullableTimestamp, object, pageOf, uuid as uuidOut } from '../schemas.ts';
 
 const MAX_NAME = 200;
 const MAX_URL = 2048;
 const MAX_TOKEN = 4096;
-
-const error = (description: string): ResponseDef => ({ description, schema: ErrorBody });
-const E400 = error('INVALID_ARGUMENT: `error.field` names the parameter.');
-const E404 = error('NOT_FOUND');
 
 export const Source = z
   .object({
@@ -116,7 +113,7 @@ export const listSources = route({
   summary: 'List sources',
   query: page('uuid'),
   success: { status: 200, description: 'A page of sources', schema: pageOf(Source) },
-  responses: { 400: E400 },
+  responses: { 400: INVALID_PARAMETER },
 });
 
 export const getSource = route({
@@ -125,7 +122,7 @@ export const getSource = route({
   summary: 'One source',
   params: sourceParams,
   success: { status: 200, description: 'The source', schema: Source },
-  responses: { 400: E400, 404: E404 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND },
 });
 
 export const upsertSource = route({
@@ -138,7 +135,7 @@ export const upsertSource = route({
     'fields are refused. Emits `source_changed` (created|updated).',
   body: { schema: SourceCreate, required: true },
   success: { status: 201, description: 'Created', schema: Source },
-  responses: { 200: { description: 'Updated', schema: Source }, 400: E400 },
+  responses: { 200: { description: 'Updated', schema: Source }, 400: INVALID_PARAMETER },
 });
 
 export const patchSource = route({
@@ -161,7 +158,7 @@ export const patchSource = route({
     },
   },
   success: { status: 200, description: 'The updated source', schema: Source },
-  responses: { 400: E400, 404: E404 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND },
 });
 
 export const deleteSource = route({
@@ -176,11 +173,11 @@ export const deleteSource = route({
   params: sourceParams,
   success: { status: 204, description: 'Deleted' },
   responses: {
-    400: E400,
-    404: E404,
-    502: error('UPSTREAM_DISCONNECTED: the ingestion component refused the teardown'),
-    503: error('UPSTREAM_UNAVAILABLE: the ingestion component is unreachable'),
-    504: error('UPSTREAM_TIMEOUT'),
+    400: INVALID_PARAMETER,
+    404: NOT_FOUND,
+    502: errorReply('UPSTREAM_DISCONNECTED: the ingestion component refused the teardown'),
+    503: errorReply('UPSTREAM_UNAVAILABLE: the ingestion component is unreachable'),
+    504: errorReply('UPSTREAM_TIMEOUT'),
   },
 });
 

@@ -6,14 +6,12 @@
 import { z } from 'zod';
 import { queryEnum, queryString } from '../../validate.ts';
 import { param, query } from '../fields.ts';
-import { route, type ResponseDef } from '../route.ts';
-import { ErrorBody, uuid } from '../schemas.ts';
+import { route } from '../route.ts';
+import { errorReply, GRAPH_CLEANED, READ_TIMEOUT } from './errors.ts';
+import { uuid } from '../schemas.ts';
 
-const error = (description: string): ResponseDef => ({ description, schema: ErrorBody });
-const E400 = error('INVALID_ARGUMENT: `error.field` names the parameter (a key naming several symbols too).');
-const E404 = error('NOT_FOUND: the source, the sync, the file or the symbol does not exist.');
-const E409 = error('FAILED_PRECONDITION: the sync was cleaned, its graph is gone.');
-const E504 = error('TIMEOUT: the read exceeded GRAPH_QUERY_TIMEOUT_SECONDS.');
+const E400 = errorReply('INVALID_ARGUMENT: `error.field` names the parameter (a key naming several symbols too).');
+const E404 = errorReply('NOT_FOUND: the source, the sync, the file or the symbol does not exist.');
 
 export const IMPACT_DIRECTIONS = ['callers', 'callees'] as const;
 export type ImpactDirection = (typeof IMPACT_DIRECTIONS)[number];
@@ -173,7 +171,7 @@ export const getSymbol = route({
     'sync: 409.',
   query: { symbol: symbolQuery(), sync_id: syncQuery(), limit: query.int('Most entries per list.', RELATED_LIMIT) },
   success: { status: 200, description: 'The symbol', schema: SymbolDetail },
-  responses: { 400: E400, 404: E404, 409: E409, 504: E504 },
+  responses: { 400: E400, 404: E404, 409: GRAPH_CLEANED, 504: READ_TIMEOUT },
 });
 
 export const getSymbolImpact = route({
@@ -196,7 +194,7 @@ export const getSymbolImpact = route({
     limit: query.int('Most items returned.', SYMBOL_IMPACT_LIMIT),
   },
   success: { status: 200, description: 'The symbols reached', schema: SymbolImpact },
-  responses: { 400: E400, 404: E404, 409: E409, 504: E504 },
+  responses: { 400: E400, 404: E404, 409: GRAPH_CLEANED, 504: READ_TIMEOUT },
 });
 
 export const getFileSymbols = route({
@@ -209,7 +207,7 @@ export const getFileSymbols = route({
     sync_id: syncQuery(),
   },
   success: { status: 200, description: 'The symbols', schema: FileSymbols },
-  responses: { 400: E400, 404: E404, 409: E409, 504: E504 },
+  responses: { 400: E400, 404: E404, 409: GRAPH_CLEANED, 504: READ_TIMEOUT },
 });
 
 export const SYMBOL_ROUTES = [getSymbol, getSymbolImpact, getFileSymbols] as const;

@@ -7,20 +7,20 @@ import { z } from 'zod';
 import { checkSyncConfig } from '../../sync-config.ts';
 import { SYNC_STATUSES } from '../../sync-runs/types.ts';
 import { gitRef, jsonObject, page, path, query, text, uuid } from '../fields.ts';
-import { route, type ResponseDef } from '../route.ts';
-import { ErrorBody, Sync, nullableTimestamp, pageOf, uuid as uuidOut } from '../schemas.ts';
+import { route } from '../route.ts';
+import {
+  errorReply,
+  INVALID_FIELD,
+  INVALID_PARAMETER,
+  NOT_FOUND,
+  NOT_FOUND_RUN,
+  TEMPORAL_UNAVAILABLE,
+} from './errors.ts';
+import { Sync, nullableTimestamp, pageOf, uuid as uuidOut } from '../schemas.ts';
 
 export const DEFAULT_TRIGGERED_BY = 'api';
 export const DEFAULT_CANCEL_REASON = 'cancelled by request';
 
-const error = (description: string): ResponseDef => ({ description, schema: ErrorBody });
-const invalid = error('INVALID_ARGUMENT: a body field or path parameter is invalid; `field` names it.');
-const notFound = error('NOT_FOUND: the sync, source or schedule does not exist.');
-const unavailable = error(
-  'UPSTREAM_UNAVAILABLE (with Retry-After): the Temporal service could not be reached; see each operation. Every ' +
-    'Temporal-backed write first checks that Temporal answers (TEMPORAL_CONNECT_TIMEOUT_MS) and changes nothing ' +
-    'when it does not.',
-);
 const syncParams = { sync_id: path.uuid() };
 
 /** config_overrides of a sync or schedule: merged over the source config; the keys lib/sync-config.ts knows checked. */
@@ -96,13 +96,13 @@ export const createSync = route({
   body: { schema: CreateSync, required: true },
   success: { status: 201, description: 'The new run, status `pending`.', schema: Sync },
   responses: {
-    400: invalid,
-    404: notFound,
-    409: error(
+    400: INVALID_FIELD,
+    404: NOT_FOUND_RUN,
+    409: errorReply(
       'CONFLICT: the source has an active (pending or running) sync; `details.active_sync_id` names it. ' +
         'FAILED_PRECONDITION: the source is disabled.',
     ),
-    503: unavailable,
+    503: TEMPORAL_UNAVAILABLE,
   },
 });
 
@@ -121,10 +121,10 @@ export const cancelSync = route({
   body: { schema: CancelSync, required: false },
   success: { status: 200, description: 'The run (usually `cancelled`).', schema: Sync },
   responses: {
-    400: invalid,
-    404: notFound,
-    409: error('FAILED_PRECONDITION: the sync is not pending or running.'),
-    503: unavailable,
+    400: INVALID_FIELD,
+    404: NOT_FOUND_RUN,
+    409: errorReply('FAILED_PRECONDITION: the sync is not pending or running.'),
+    503: TEMPORAL_UNAVAILABLE,
   },
 });
 
@@ -141,13 +141,13 @@ export const retrySync = route({
   body: { schema: NoBody, required: false },
   success: { status: 200, description: 'The run, status `pending`.', schema: Sync },
   responses: {
-    400: invalid,
-    404: notFound,
-    409: error(
+    400: INVALID_FIELD,
+    404: NOT_FOUND_RUN,
+    409: errorReply(
       'FAILED_PRECONDITION: the sync is not failed or cancelled, or its source is disabled. CONFLICT: the ' +
         'source has another active sync.',
     ),
-    503: error('UPSTREAM_UNAVAILABLE: Temporal could not be reached; the run is marked failed again.'),
+    503: errorReply('UPSTREAM_UNAVAILABLE: Temporal could not be reached; the run is marked failed again.'),
   },
 });
 
@@ -167,14 +167,22 @@ export const embedSync = route({
   params: syncParams,
   body: { schema: NoBody, required: false },
   success: { status: 202, description: 'Started (or joined); what is missing now.', schema: EmbedAccepted },
-  responses: { 400: invalid, 404: notFound, 409: error('FAILED_PRECONDITION: the sync is not completed.') },
+  responses: {
+    400: INVALID_FIELD,
+    404: NOT_FOUND_RUN,
+    409: errorReply('FAILED_PRECONDITION: the sync is not completed.'),
+  },
 });
 
 const cleanDoc = {
   tags,
   params: syncParams,
   success: { status: 200, description: 'The run, status `cleaned`.', schema: Sync },
-  responses: { 400: invalid, 404: notFound, 409: error('FAILED_PRECONDITION: the sync is not completed or failed.') },
+  responses: {
+    400: INVALID_FIELD,
+    404: NOT_FOUND_RUN,
+    409: errorReply('FAILED_PRECONDITION: the sync is not completed or failed.'),
+  },
 };
 
 export const cleanSync = route({
@@ -209,7 +217,7 @@ export const pinSync = route({
   params: syncParams,
   body: { schema: NoBody, required: false },
   success: { status: 200, description: 'The run, `pinned: true`.', schema: Sync },
-  responses: { 400: invalid, 404: notFound },
+  responses: { 400: INVALID_FIELD, 404: NOT_FOUND_RUN },
 });
 
 export const unpinSync = route({
@@ -219,7 +227,7 @@ export const unpinSync = route({
   summary: 'Unpin a sync: retention treats it by its age again',
   params: syncParams,
   success: { status: 200, description: 'The run, `pinned: false`.', schema: Sync },
-  responses: { 400: invalid, 404: notFound },
+  responses: { 400: INVALID_FIELD, 404: NOT_FOUND_RUN },
 });
 
 export const purgeSync = route({
@@ -236,10 +244,10 @@ export const purgeSync = route({
   params: syncParams,
   success: { status: 204, description: 'Purged.' },
   responses: {
-    400: invalid,
-    404: notFound,
-    409: error('FAILED_PRECONDITION: other syncs share this sync’s graph (details.shared_by): purge those first.'),
-    503: unavailable,
+    400: INVALID_FIELD,
+    404: NOT_FOUND_RUN,
+    409: errorReply('FAILED_PRECONDITION: other syncs share this sync’s graph (details.shared_by): purge those first.'),
+    503: TEMPORAL_UNAVAILABLE,
   },
 });
 
@@ -258,9 +266,6 @@ export const SYNC_COMMANDS = [
 
 // ---------------------------------------------------------------------------------------------------------- reads
 
-const E400 = error('INVALID_ARGUMENT: `error.field` names the parameter.');
-const E404 = error('NOT_FOUND');
-
 export const listSyncs = route({
   method: 'GET',
   path: '/api/syncs',
@@ -271,7 +276,7 @@ export const listSyncs = route({
     ...page('uuid'),
   },
   success: { status: 200, description: 'A page of runs', schema: pageOf(Sync) },
-  responses: { 400: E400 },
+  responses: { 400: INVALID_PARAMETER },
 });
 
 export const getSync = route({
@@ -280,7 +285,7 @@ export const getSync = route({
   summary: 'One sync run',
   params: syncParams,
   success: { status: 200, description: 'The run', schema: Sync },
-  responses: { 400: E400, 404: E404 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND },
 });
 
 export const listIssues = route({
@@ -294,7 +299,7 @@ export const listIssues = route({
     ...page('bigint'),
   },
   success: { status: 200, description: 'A page of issues', schema: pageOf(Issue) },
-  responses: { 400: E400, 404: E404 },
+  responses: { 400: INVALID_PARAMETER, 404: NOT_FOUND },
 });
 
 /** The sync reads the graph component serves. */
