@@ -1,7 +1,7 @@
 /** The gateway's own part of the API document: /health, /api/events, /auth/*, and what every route shares. */
 import { EVENT_SCHEMAS } from '../../lib/api/events.ts';
-import { componentsOf } from '../../lib/api/openapi.ts';
-import { errorResponse, json, ref, sharedSchemas } from '../../lib/openapi.ts';
+import { componentsOf, json, ref } from '../../lib/api/openapi.ts';
+import { errorResponse, sharedSchemas } from '../../lib/openapi.ts';
 
 export type OpenApiDoc = Record<string, unknown> & {
   paths?: Record<string, Record<string, unknown>>;
