@@ -1,56 +1,20 @@
 /** The graph component's response shapes as the tests read them (see graph-api/openapi.ts). */
 import type { Graph, Stats } from '../../lib/api/routes/graph.ts';
+import type { FileText } from '../../lib/api/routes/nodes.ts';
+import type { Source } from '../../lib/api/routes/sources.ts';
+import type { Issue } from '../../lib/api/routes/syncs.ts';
+import type { Schedule, Sync } from '../../lib/api/schemas.ts';
 
 export interface ErrorBody {
   error: { code: string; message: string; field?: string; details?: Record<string, unknown> };
 }
 
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
-export interface SourceBody {
-  id: string;
-  source_type: string;
-  owner: string;
-  name: string;
-  url: string | null;
-  default_branch: string;
-  config: Record<string, unknown>;
-  enabled: boolean;
-  last_sync_id: string | null;
-  last_synced_at: string | null;
-  meta: Record<string, unknown>;
-  has_access_token: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface SyncBody {
-  id: string;
-  source_id: string;
-  status: string;
-  schedule_id: number | null;
-  created_at: string;
-  [k: string]: unknown;
-}
-
-export interface IssueBody {
-  id: number;
-  sync_id: string;
-  level: string;
-  phase: string;
-  code: string;
-  message: string;
-}
-
-export interface ScheduleBody {
-  id: number;
-  source_id: string;
-  interval_minutes: number;
-  enabled: boolean;
-}
+/** Sources, syncs, issues and schedules as their declarations type them (lib/api/routes/, lib/api/schemas.ts). */
+export type { Page } from '../../lib/api/schemas.ts';
+export type SourceBody = Source;
+export type SyncBody = Sync;
+export type IssueBody = Issue;
+export type ScheduleBody = Schedule;
 
 /** The merged graph (lib/api/routes/graph.ts). */
 export type GraphBody = Graph;
@@ -85,13 +49,7 @@ export interface NodeBody {
   neighbors: NeighborBody[];
 }
 
-export interface FileBody {
-  node_id: string;
-  sync_id: string;
-  content: string;
-  chunk_count: number;
-  truncated: boolean;
-}
+export type FileBody = FileText;
 
 export interface SummaryBody {
   node_id: string;
