@@ -58,12 +58,13 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', defs: Re
 function response(r: ResponseDef, defs: Record<string, unknown>): Record<string, unknown> {
   if (r.schema === undefined) return { description: r.description };
   const schema = isZod(r.schema) ? jsonSchemaOf(r.schema, 'output', defs) : r.schema;
-  return { description: r.description, content: json(schema) };
+  return { description: r.description, content: { [r.contentType ?? 'application/json']: { schema } } };
 }
 
 function parameters(def: RouteDef): unknown[] {
   const out: unknown[] = [];
   for (const [where, shape] of [
+    ['header', def.headers],
     ['path', def.params],
     ['query', def.query],
   ] as const) {

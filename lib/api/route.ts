@@ -21,6 +21,8 @@ export interface ResponseDef {
   description: string;
   /** A zod schema (documented from it; named ones by $ref), a hand-written JSON Schema, or no content. */
   schema?: z.ZodType | JsonSchema;
+  /** The media type of the content (default application/json), e.g. text/event-stream. */
+  contentType?: string;
 }
 
 export interface RouteDef<
@@ -37,15 +39,17 @@ export interface RouteDef<
   description?: string;
   params?: P;
   query?: Q;
+  /** Header parameters, documented only (lib/api/fields.ts `param`): the route reads them itself. */
+  headers?: Shape;
   /**
    * The JSON body: an object schema; `required: false` lets an absent body count as `{}`. `before` looks at the raw
    * object before anything else (a PATCH naming a field that cannot change).
    */
   body?: { schema: B; required: boolean; before?: (raw: Record<string, unknown>) => void };
   /** The answer on success: its status and the schema of its body (none for 204). */
-  success: { status: number; description: string; schema?: R };
-  /** The other answers (errors, another success), by status. */
-  responses?: Record<number, ResponseDef>;
+  success: { status: number; description: string; schema?: R; contentType?: string };
+  /** The other answers (errors, another success), by status, and `default` (any other status). */
+  responses?: { [status: number]: ResponseDef; default?: ResponseDef };
   /** OpenAPI `security` (e.g. [] for webhooks, authenticated by signature). */
   security?: unknown[];
 }
