@@ -101,6 +101,12 @@ export interface SymbolLanguage {
    * (scip-typescript: the class when it declares none), scip-python to the class.
    */
   constructionTarget: 'class' | 'constructor';
+  /**
+   * Only `new T()` constructs (JavaScript, TypeScript): a plain call or a JSX element (`<Panel />`, which passes the
+   * component to the JSX factory as a value) that names a class refers to the class, not to its constructor, as
+   * TypeScript's call hierarchy and scip-typescript see it. Absent: a call of a type constructs it (Swift `T(...)`).
+   */
+  constructsWithNew?: boolean;
   /** The first parameter of a method that is the instance (Python `self`/`cls`): not counted in the arity. */
   instanceParam: boolean;
   /** Bare names of the language's builtins and standard globals: calls of them are external. */

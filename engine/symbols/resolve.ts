@@ -855,6 +855,9 @@ class Resolver {
     if (e.t === 'def' || e.t === 'static' || e.t === 'module') return { ...e, prov: 'import' };
     if (e.t === 'unknown' && file.lang.modulesAreFiles && moduleNameOf(first.path) === b.imported)
       return { t: 'module', files, pkg: null, prov: 'import' };
+    // A name of a repository module that is no definition there (`export const assign = Object.assign`): a value
+    // of that module, never a same-named function elsewhere.
+    if (e.t === 'unknown' && file.family === 'ecmascript') return DYNAMIC;
     return e;
   }
 
@@ -1144,7 +1147,12 @@ class Resolver {
           return;
         }
         let to: Member = m as Member;
-        if (isCall && target.t === 'static' && file.lang.constructionTarget === 'constructor') {
+        if (
+          isCall &&
+          target.t === 'static' &&
+          file.lang.constructionTarget === 'constructor' &&
+          (code === 'n' || !file.lang.constructsWithNew)
+        ) {
           const ctor = this.constructorOf(target.type, args);
           if (ctor) to = ctor;
         }
@@ -1162,7 +1170,10 @@ class Resolver {
       case 'instance':
         return;
       case 'dynamic':
-        if (isCall) this.fallback(file, from, name, receiver, line, text, 'dynamic_receiver', st);
+        // A bare name the code declares (a parameter, a local, a value a repository module exports) is that
+        // declaration, a function value: not guessed by unique name. A receiver of unknown type may be.
+        if (isCall && receiver === null) this.miss(file, from, 'call', text, line, 'dynamic', st);
+        else if (isCall) this.fallback(file, from, name, receiver, line, text, 'dynamic_receiver', st);
         return;
       case 'ambiguous':
         if (isCall) this.miss(file, from, 'call', text, line, 'ambiguous', st);

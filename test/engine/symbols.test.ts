@@ -73,6 +73,8 @@ const RULES: Array<[string, string, string, string, string]> = [
   ['javascript', 'calls', 'lib/app.js#start:function', 'lib/store.js#Store.add:method', 'receiver_type'],
   ['javascript', 'calls', 'lib/store.js#Store.add:method', 'lib/store.js#Store.count:method', 'self'],
   ['javascript', 'calls', 'lib/ui.jsx#List:function', 'lib/ui.jsx#Item:function', 'scope'],
+  // A JSX element naming a class component refers to the class (only `new` reaches the constructor).
+  ['javascript', 'calls', 'lib/panel.jsx#withHook.Inner:function', 'lib/panel.jsx#Panel:class', 'scope'],
   // Python: from-imports through a package's __init__, `import a.b as m`, `from . import mod`, self, super(),
   // `x = Foo()` fields, typed parameters, Optional[...].
   ['python', 'calls', 'shop/service.py#checkout:function', 'shop/models.py#find:function', 'import'],
@@ -222,6 +224,27 @@ const NOT_EDGES: Array<[string, string, string, string, string]> = [
     'JSX: an intrinsic element (<li>) is an HTML tag, not the only function named li',
   ],
   [
+    'javascript',
+    'calls',
+    'lib/panel.jsx#withHook.Inner:function',
+    'lib/panel.jsx#Panel.constructor:constructor',
+    'JSX: <Panel /> passes the class to the JSX factory; it does not call the constructor',
+  ],
+  [
+    'javascript',
+    'calls',
+    'lib/panel.jsx#Panel.constructor:constructor',
+    'lib/spec-helpers.js#assign:function',
+    'An imported value that is no function (export const assign = Object.assign) is not the only function named assign',
+  ],
+  [
+    'javascript',
+    'calls',
+    'lib/panel.jsx#withHook.Inner:function',
+    'lib/spec-helpers.js#useThing:function',
+    'A call of a parameter (useThing) is a function value, not the only function named useThing',
+  ],
+  [
     'python',
     'calls',
     'shop/service.py#settle:function',
@@ -267,6 +290,15 @@ test('symbol graph: dynamic calls are kept unresolved with their reason, externa
         u.reason === 'dynamic_receiver' &&
         u.from.endsWith('#settle:function'),
     ),
+  );
+  // A called parameter and an imported value that is no function: kept as function values (lower bound).
+  const js = (await graphOf('javascript')).out;
+  assert.deepEqual(
+    js.unresolved.filter((u) => u.from.startsWith('lib/panel.jsx#')).map((u) => [u.from, u.text, u.reason]),
+    [
+      ['lib/panel.jsx#Panel.constructor:constructor', 'assign', 'dynamic'],
+      ['lib/panel.jsx#withHook.Inner:function', 'useThing', 'dynamic'],
+    ],
   );
 });
 

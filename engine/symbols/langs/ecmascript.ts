@@ -88,6 +88,7 @@ export function ecmascript(id: 'javascript' | 'typescript', queryFiles: (dialect
     packageScope: false,
     constructorName: 'constructor',
     constructionTarget: 'constructor',
+    constructsWithNew: true,
     instanceParam: false,
     builtins: BUILTINS,
     commonMembers: COMMON_MEMBERS,
