@@ -93,7 +93,8 @@ interface TypeEntity {
 /** What a name or an expression denotes. */
 type Entity =
   | { t: 'def'; m: Member; prov: Provenance }
-  | { t: 'module'; files: FileCtx[]; pkg: string | null; prov: Provenance }
+  /** A module (file), a package (`pkg`), or a TypeScript namespace of the file (`ns`: its chain, `a` or `a.b`). */
+  | { t: 'module'; files: FileCtx[]; pkg: string | null; prov: Provenance; ns?: string }
   | { t: 'instance'; type: TypeEntity; prov: Provenance }
   | { t: 'static'; type: TypeEntity; prov: Provenance }
   | { t: 'external' }
@@ -744,6 +745,15 @@ class Resolver {
         if (file.locals.get(s)?.has(name)) return DYNAMIC;
       }
     }
+    if (this.namespacesOf(file).size > 0) {
+      // Inside a namespace, its members and nested namespaces by their bare names, innermost namespace first.
+      for (let ns = this.namespaceOf(file, scope); ns !== ''; ns = ns.slice(0, Math.max(0, ns.lastIndexOf('.')))) {
+        const e = this.inNamespace(file, `${ns}.${name}`);
+        if (e.t !== 'unknown')
+          return e.t === 'def' || e.t === 'static' || e.t === 'module' ? { ...e, prov: 'scope' } : e;
+      }
+      if (this.namespacesOf(file).has(name)) return { t: 'module', files: [file], pkg: null, prov: 'scope', ns: name };
+    }
     const imp = file.imports.get(name);
     if (imp) return this.importEntity(file, imp, 0);
     if (file.pkg !== null && file.lang.packageTopLevel !== false) {
@@ -874,6 +884,8 @@ class Resolver {
     if (tops && tops.length > 0) return this.entityOfDef({ file, def: tops[0]! }, 'qualified');
     if (name === 'default' && file.defaultExport !== undefined && file.defaultExport !== 'default')
       return this.lookupInModule(file, file.defaultExport, depth + 1);
+    if (this.namespacesOf(file).has(name))
+      return { t: 'module', files: [file], pkg: null, prov: 'qualified', ns: name };
     if (file.language === 'java') {
       // A static member of the file's class(es).
       for (const d of [...(file.children.get('')?.values() ?? [])].flat()) {
@@ -905,6 +917,50 @@ class Resolver {
         this.files.get(`${dir === '' ? '' : dir + '/'}${name}.py`) ?? this.files.get(`${dir}/${name}/__init__.py`);
       if (sub) return { t: 'module', files: [sub], pkg: null, prov: 'qualified' };
     }
+    return UNKNOWN;
+  }
+
+  private readonly namespaceCache = new Map<FileCtx, Set<string>>();
+
+  /**
+   * TypeScript namespaces of a file (`namespace util { export function f() {} }`): a namespace is no symbol, so its
+   * members are top-level definitions whose key carries its chain (`util.f:function`, `a.b.g:function`). The chains,
+   * `a` and `a.b`; empty for other languages.
+   */
+  private namespacesOf(file: FileCtx): Set<string> {
+    let out = this.namespaceCache.get(file);
+    if (out) return out;
+    out = new Set();
+    if (file.family === 'ecmascript') {
+      for (const d of file.defs) {
+        if (d.container !== null || d.container_name === undefined) continue;
+        const chain = d.key.slice(0, d.key.indexOf(':'));
+        for (let at = chain.indexOf('.'); at !== -1; at = chain.indexOf('.', at + 1)) out.add(chain.slice(0, at));
+      }
+    }
+    this.namespaceCache.set(file, out);
+    return out;
+  }
+
+  /** The chain of the namespace a scope lies in ('' outside any). */
+  private namespaceOf(file: FileCtx, scope: string | null): string {
+    let d = scope === null ? undefined : file.byKey.get(scope);
+    while (d && d.container !== null) d = file.byKey.get(d.container);
+    if (!d || d.container_name === undefined) return '';
+    const chain = d.key.slice(0, d.key.indexOf(':'));
+    return chain.slice(0, Math.max(0, chain.lastIndexOf('.')));
+  }
+
+  /** A member of a namespace by its chain (`util.assertNever`): the definition, or a nested namespace. */
+  private inNamespace(file: FileCtx, chain: string): Entity {
+    const name = chain.slice(chain.lastIndexOf('.') + 1);
+    const def = file.children
+      .get('')
+      ?.get(name)
+      ?.find((d) => d.key.slice(0, d.key.indexOf(':')) === chain);
+    if (def) return this.entityOfDef({ file, def }, 'qualified');
+    if (this.namespacesOf(file).has(chain))
+      return { t: 'module', files: [file], pkg: null, prov: 'qualified', ns: chain };
     return UNKNOWN;
   }
 
@@ -1037,6 +1093,7 @@ class Resolver {
   private memberOf(file: FileCtx, e: Entity, name: string, depth: number): Entity {
     switch (e.t) {
       case 'module': {
+        if (e.ns !== undefined) return this.inNamespace(e.files[0]!, `${e.ns}.${name}`);
         if (e.pkg !== null) {
           const x = this.inPackage(e.pkg, name, null) ?? UNKNOWN;
           return x.t === 'def' || x.t === 'static' ? { ...x, prov: 'qualified' } : x;

@@ -181,6 +181,28 @@ const RULES: Array<[string, string, string, string, string]> = [
     'src/main/java/com/ex/Shape.java#Shape.area:method',
     'hierarchy',
   ],
+  // TypeScript namespaces: a member through the imported namespace, a nested namespace, one inside the namespace.
+  [
+    'typescript',
+    'calls',
+    'src/use-checks.ts#validate:function',
+    'src/checks.ts#checks.assertNever:function',
+    'qualified',
+  ],
+  [
+    'typescript',
+    'calls',
+    'src/use-checks.ts#validate:function',
+    'src/checks.ts#checks.deep.depth:function',
+    'qualified',
+  ],
+  [
+    'typescript',
+    'calls',
+    'src/checks.ts#checks.both:function',
+    'src/checks.ts#checks.deep.depth:function',
+    'qualified',
+  ],
   // A construction of a class that declares a constructor calls the constructor (one that declares none: the class).
   ['typescript', 'calls', 'src/store.ts#openStore:function', 'src/store.ts#Store.constructor:constructor', 'scope'],
   // A field used as a receiver, though a method has its name: the field's type, not the method.
