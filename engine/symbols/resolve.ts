@@ -742,7 +742,9 @@ class Resolver {
       if (s !== '') {
         const b = file.bindings.get(s)?.get(name);
         if (b) return this.bindingEntity(file, s, b);
-        if (file.locals.get(s)?.has(name)) return DYNAMIC;
+        // A local of the definition's own name is the name it is bound to (`const f = () => f()`: the binding's
+        // name lies in the definition's extent), so the lookup goes on outward and finds the definition itself.
+        if (file.locals.get(s)?.has(name) && d?.name !== name) return DYNAMIC;
       }
     }
     if (this.namespacesOf(file).size > 0) {
