@@ -47,9 +47,10 @@ function exportsSubpath(
   subpaths: ReadonlyArray<{ key: string; value: unknown }>,
   sub: string,
   ts: boolean,
+  custom: readonly string[],
 ): string | null {
   const exact = subpaths.find((e) => e.key === sub);
-  if (exact) return exportsEntry(exact.value, ts);
+  if (exact) return exportsEntry(exact.value, ts, custom);
   let best: { key: string; value: unknown; star: string } | null = null;
   for (const e of subpaths) {
     const at = e.key.indexOf('*');
@@ -60,12 +61,15 @@ function exportsSubpath(
       best = { ...e, star: sub.slice(head.length, sub.length - tail.length) };
   }
   if (best === null) return null;
-  const target = exportsEntry(best.value, ts);
+  const target = exportsEntry(best.value, ts, custom);
   return target === null ? null : target.split('*').join(best.star);
 }
 
-/** A bare specifier naming a package of the repository (a workspace package), or a path inside one. */
-function workspacePackage(repo: RepoIndex, spec: string, ts: boolean): string | null {
+/**
+ * A bare specifier naming a package of the repository (a workspace package), or a path inside one. `custom`: the
+ * importer's tsconfig customConditions, matched first (TypeScript importers).
+ */
+function workspacePackage(repo: RepoIndex, spec: string, ts: boolean, custom: readonly string[]): string | null {
   const parts = spec.split('/');
   const nameLen = spec.startsWith('@') ? 2 : 1;
   const dir = repo.packageDirs.get(parts.slice(0, nameLen).join('/'));
@@ -73,11 +77,11 @@ function workspacePackage(repo: RepoIndex, spec: string, ts: boolean): string | 
   const sub = parts.slice(nameLen).join('/');
   const pkg = repo.packages.get(dir);
   if (sub !== '') {
-    const mapped = exportsSubpath(pkg?.subpaths ?? [], `./${sub}`, ts);
+    const mapped = exportsSubpath(pkg?.subpaths ?? [], `./${sub}`, ts, custom);
     const p = join(dir, mapped ?? sub);
     return p === null ? null : lookup(repo, p, ts);
   }
-  const entry = ts ? pkg?.exportsTs : pkg?.exportsJs;
+  const entry = ts ? (custom.length > 0 ? exportsEntry(pkg?.exports, true, custom) : pkg?.exportsTs) : pkg?.exportsJs;
   if (entry) {
     const p = join(dir, entry);
     const hit = p === null ? null : lookup(repo, p, ts);
@@ -122,5 +126,5 @@ export function resolveJsImport(ref: ImportRef, from: string, repo: RepoIndex): 
       if (hit !== null) return [hit];
     }
   }
-  return one(workspacePackage(repo, spec, ts));
+  return one(workspacePackage(repo, spec, ts, ts ? (config?.customConditions ?? []) : []));
 }

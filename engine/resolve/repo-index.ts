@@ -12,6 +12,8 @@ export interface TsConfigInfo {
   /** Repository-relative base for `paths` and bare specifiers; null when baseUrl is not set. */
   baseUrl: string | null;
   paths: Array<{ pattern: string; targets: string[] }>;
+  /** `compilerOptions.customConditions`: export conditions TypeScript matches before its own (`@zod/source`). */
+  customConditions: string[];
 }
 
 /** What import resolution knows about the whole tree: built once per analysis, after discovery. */
@@ -61,15 +63,23 @@ export interface PackageJsonInfo {
   exportsJs: string | null;
   /** The subpath entries of `exports` (`./x`, `./x/*`), their values as written (a path or conditions). */
   subpaths: Array<{ key: string; value: unknown }>;
+  /** `exports` as written (for an importer with custom conditions). */
+  exports: unknown;
 }
 
-/** The path an `exports` value gives under the importer's conditions (TypeScript reads `types` first). */
-export function exportsEntry(exp: unknown, ts: boolean): string | null {
+/**
+ * The path an `exports` value gives under the importer's conditions (TypeScript reads `types` first, after the custom
+ * conditions of the importer's tsconfig).
+ */
+export function exportsEntry(exp: unknown, ts: boolean, custom: readonly string[] = []): string | null {
   if (typeof exp === 'string') return exp;
   if (!isRecord(exp)) return null;
-  if ('.' in exp) return exportsEntry(exp['.'], ts);
-  for (const key of ts ? ['types', 'import', 'require', 'node', 'default'] : ['import', 'require', 'node', 'default']) {
-    const hit = exportsEntry(exp[key], ts);
+  if ('.' in exp) return exportsEntry(exp['.'], ts, custom);
+  const keys = ts
+    ? [...custom, 'types', 'import', 'require', 'node', 'default']
+    : ['import', 'require', 'node', 'default'];
+  for (const key of keys) {
+    const hit = exportsEntry(exp[key], ts, custom);
     if (hit !== null) return hit;
   }
   return null;
@@ -171,7 +181,10 @@ function tsconfigInfo(dir: string, text: string): TsConfigInfo {
       if (Array.isArray(targets)) paths.push({ pattern, targets: targets.filter((t) => typeof t === 'string') });
     }
   }
-  return { dir, baseUrl, paths };
+  const customConditions = Array.isArray(opts.customConditions)
+    ? opts.customConditions.filter((c): c is string => typeof c === 'string')
+    : [];
+  return { dir, baseUrl, paths, customConditions };
 }
 
 const nonEmpty = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
@@ -183,6 +196,7 @@ function packageJsonInfo(json: Record<string, unknown>): PackageJsonInfo {
     types: nonEmpty(json.types) ?? nonEmpty(json.typings),
     exportsTs: exportsEntry(json.exports, true),
     exportsJs: exportsEntry(json.exports, false),
+    exports: json.exports,
     subpaths: isRecord(json.exports)
       ? Object.entries(json.exports)
           .filter(([key]) => key.startsWith('./'))
