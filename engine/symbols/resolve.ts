@@ -1106,6 +1106,7 @@ class Resolver {
       }
       case 'static':
       case 'instance': {
+        if (name === 'constructor' && file.lang.constructsWithNew) return DYNAMIC;
         const hit = this.member(e.type, name, undefined, false, e.t === 'static' ? 'qualified' : e.prov);
         if (hit && hit !== 'ambiguous' && hit !== 'open') return this.entityOfDef(hit.m, hit.prov);
         const field = this.field(e.type, name);
@@ -1266,6 +1267,9 @@ class Resolver {
       const e = this.memberOf(file, recv, name, 0);
       return e.t === 'unknown' ? UNKNOWN : e;
     }
+    // `x.constructor` (JavaScript, TypeScript) is the object's class as a value (`this.constructor.create()`, typed
+    // `Function`), never the constructor method: constructors are reached by `new` and `super(...)` only.
+    if (name === 'constructor' && file.lang.constructsWithNew) return DYNAMIC;
     const own: Provenance = recv.t === 'static' ? 'qualified' : recv.prov;
     const hit = this.member(recv.type, name, args, file.lang.overloads, own);
     if (hit === 'ambiguous') return AMBIGUOUS;

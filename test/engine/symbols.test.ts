@@ -269,6 +269,13 @@ const NOT_EDGES: Array<[string, string, string, string, string]> = [
     'A call of a parameter (useThing) is a function value, not the only function named useThing',
   ],
   [
+    'javascript',
+    'calls',
+    'lib/store.js#Store.copy:method',
+    'lib/store.js#Store.constructor:constructor',
+    'this.constructor.of() reads the class through this.constructor; it does not call the constructor',
+  ],
+  [
     'python',
     'calls',
     'shop/service.py#settle:function',
