@@ -152,6 +152,16 @@ if (final !== 'completed') {
   const run = await api<unknown>('GET', `/api/syncs/${syncId}`);
   throw new Error(`the demo sync ended ${final || 'without a final status'}: ${JSON.stringify(run)}`);
 }
+// The precise tier (issue 29): the stack starts a precise worker with the indexers it installed, so this repository's
+// TypeScript gets compiler-grade symbol edges (provenance scip) out of the box; say what each language got.
+const run = await api<{ stats?: { precise?: Record<string, { status: string; edges?: number; reason?: string }> } }>(
+  'GET',
+  `/api/syncs/${syncId}`,
+);
+const precise = Object.entries(run.stats?.precise ?? {}).map(
+  ([language, p]) => `${language} ${p.status}${p.reason ? ` (${p.reason})` : ` (${p.edges ?? 0} scip edges)`}`,
+);
+console.log(`[demo] precise tier: ${precise.length > 0 ? precise.join(', ') : 'not run (no precise worker)'}`);
 const stats = await api<Record<string, unknown>>('GET', '/api/graph/stats');
 console.log(
   `[demo] sync completed in ${((Date.now() - started) / 1000).toFixed(1)} s; graph stats: ${JSON.stringify(stats)}`,

@@ -1,17 +1,19 @@
 /**
  * The precise worker (issue 29): one Temporal worker per language it has an indexer for, each on that language's
- * queue (`precise-<language>`), running preciseIndex only. It declares what it has in precise_workers (its queues and
+ * queue (`precise-<language>`), and one on this process's own queue (`<prefix>-host@<host>:<pid>:<id>`), where a sync
+ * sends preciseIndex for the index preparePrecise holds here (activities/precise/precise-index.ts). It declares what it has in precise_workers (its queues and
  * indexer versions and limits), refreshed every 20 s while it runs and removed when it stops, so the sync's plan step
  * sends a language only where a live worker can index it. `createPreciseWorker` takes ready dependencies (tests run
  * it in-process); temporal/precise-worker-main.ts builds them from the environment.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
-import { createPreciseActivities } from '../activities/precise/index.ts';
+import { createPreciseIndex } from '../activities/precise/index.ts';
 import { INDEXER_NAMES, installedIndexers, type PreciseLanguage } from '../activities/precise/indexers.ts';
 import { PRECISE_LANGUAGES, preciseQueue, type PreciseSettings } from '../activities/precise/settings.ts';
 import type { Pool } from '../lib/db.ts';
@@ -57,12 +59,14 @@ export interface PreciseWorkerDeps {
 
 export class PreciseWorker {
   private timer: NodeJS.Timeout | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
   private constructor(
     readonly workers: Worker[],
     readonly identity: string,
     readonly queues: string[],
     private readonly declare: () => Promise<void>,
     private readonly undeclare: () => Promise<void>,
+    private readonly sweepHeld: (maxAgeMs?: number) => Promise<number>,
     private readonly log: Logger,
   ) {}
 
@@ -76,10 +80,18 @@ export class PreciseWorker {
     }
     const langs = Object.keys(indexers) as PreciseLanguage[];
     if (langs.length === 0) throw new Error('no SCIP indexer is installed (scripts/stack/indexers.sh; CKG_SCIP_*)');
-    const activities = createPreciseActivities({ pool: deps.pool, log: deps.log, settings: deps.settings, indexers });
+    const hostQueue = `${deps.queuePrefix}-host@${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    const precise = createPreciseIndex({
+      pool: deps.pool,
+      log: deps.log,
+      settings: deps.settings,
+      indexers,
+      hostQueue,
+    });
+    const activities = precise.activities;
     const workers: Worker[] = [];
     const queues = langs.map((l) => preciseQueue(deps.queuePrefix, l));
-    for (const queue of queues) {
+    for (const queue of [...queues, hostQueue]) {
       workers.push(
         await Worker.create({
           connection: deps.connection,
@@ -122,7 +134,15 @@ export class PreciseWorker {
     const undeclare = async () => {
       await deps.pool.query(`DELETE FROM precise_workers WHERE identity = $1`, [identity]);
     };
-    return new PreciseWorker(workers, identity, queues, declare, undeclare, deps.log);
+    return new PreciseWorker(
+      workers,
+      identity,
+      queues,
+      declare,
+      undeclare,
+      (maxAgeMs?: number) => precise.sweepHeld(maxAgeMs),
+      deps.log,
+    );
   }
 
   getState() {
@@ -134,6 +154,12 @@ export class PreciseWorker {
     this.timer = setInterval(() => {
       this.declare().catch((err: unknown) => this.log.warning('precise_declare_failed', { error: String(err) }));
     }, 20_000);
+    this.sweeper = setInterval(() => {
+      this.sweepHeld().then(
+        (n) => (n > 0 ? this.log.info('precise_held_swept', { removed: n }) : undefined),
+        (err: unknown) => this.log.warning('precise_sweep_failed', { error: String(err) }),
+      );
+    }, 60_000);
     const stopAll = () => {
       for (const w of this.workers) if (w.getState() === 'RUNNING') w.shutdown();
     };
@@ -141,7 +167,10 @@ export class PreciseWorker {
       await Promise.all(this.workers.map((w) => w.run().finally(stopAll)));
     } finally {
       if (this.timer) clearInterval(this.timer);
+      if (this.sweeper) clearInterval(this.sweeper);
       await this.undeclare().catch(() => undefined);
+      // Held indexes die with the process that holds them (their syncs index again on another worker).
+      await this.sweepHeld(0).catch(() => undefined);
     }
   }
 

@@ -22,3 +22,11 @@ export const PRECISE_PATCH = 'precise-tier';
 export const CONCURRENT_WRITES_PATCH = 'light-tree-writes-together';
 /** Signal inputs checked; a failed last run fails the workflow; the end waits for the signal handlers (issue 31). */
 export const SIGNALS_PATCH = 'checked-signals-failed-workflows';
+
+/**
+ * Live patch (`patched`, not yet deprecated): the precise tier starts right after the clone (planPrecise from the
+ * clone's languages, preparePrecise per language: the indexers run beside the parse, writes and symbol graph), and
+ * its preciseIndex steps go to the worker holding each index once the symbol graph is written (was: plan and index
+ * after the symbol graph, beside the embedding).
+ */
+export const PRECISE_EARLY_PATCH = 'precise-starts-after-clone';

@@ -99,6 +99,11 @@ export interface CloneResult {
    * alone changed read again). Shown to operators; the workflow does not read it.
    */
   walk?: 'walked' | 'kept' | 'refreshed';
+  /**
+   * The languages of the tree's files by extension (plugin ids, sorted): the precise tier is planned from them right
+   * after the clone, before the parse (absent in results of workers before that change).
+   */
+  languages?: string[];
 }
 
 export interface BatchInput extends SyncIds {
@@ -169,6 +174,19 @@ export interface PrecisePlan {
 export interface PreciseIndexInput extends SyncIds {
   language: string;
   commitSha: string;
+}
+
+/**
+ * What preparePrecise (the indexer run at the start of the sync) left for the sync's preciseIndex: the task queue of
+ * the precise worker holding the index, or nothing (no index held: preciseIndex goes to the language's queue).
+ */
+export interface PrecisePrepared {
+  hostQueue?: string;
+}
+
+/** planPrecise's input: the languages the clone found (by extension), or none (read from the sync's files). */
+export interface PrecisePlanInput extends SyncIds {
+  languages?: string[];
 }
 
 export interface PreciseNoteInput extends SyncIds {

@@ -21,7 +21,8 @@
  *   the SemanticDB files into the index. Nothing is downloaded.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
 
 export type PreciseLanguage = 'typescript' | 'python' | 'go' | 'java';
@@ -60,6 +61,9 @@ export function installedIndexers(env: NodeJS.ProcessEnv = process.env): Partial
   if (java && existsSync(join(java, SEMANTICDB_PLUGIN)) && javacOf(env)) out.java = java;
   return out;
 }
+
+/** Runs scip-typescript's `index` without hover text, each file once (scip-typescript.mjs says why). */
+const TS_RUNNER = fileURLToPath(new URL('./scip-typescript.mjs', import.meta.url));
 
 /** The semanticdb-javac plugin, taken out of scip-java's jar by scripts/stack/indexers.sh. */
 export const SEMANTICDB_PLUGIN = 'semanticdb-plugin.jar';
@@ -201,7 +205,9 @@ export function indexerSteps(o: RunOptions): IndexerStep[] {
   };
   const heap = `--max-old-space-size=${Math.max(256, Math.floor(o.limits.memoryMb * 0.85))}`;
   if (o.language === 'typescript') {
-    const args = [heap, o.bin, 'index', '--no-progress-bar', '--output', o.output];
+    // Through our runner (scip-typescript.mjs): the same `index` command without hover text and with each file
+    // indexed once, however many tsconfig projects include it.
+    const args = [heap, TS_RUNNER, realpathSync(o.bin), 'index', '--no-progress-bar', '--output', o.output];
     const hasConfig = existsSync(join(o.root, 'tsconfig.json')) || existsSync(join(o.root, 'jsconfig.json'));
     if (!hasConfig) args.push('--infer-tsconfig');
     return [{ cmd: process.execPath, args, env: base, cwd: o.root }];

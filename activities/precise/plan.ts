@@ -6,7 +6,7 @@
  * config says `precise: false` runs none (and has no issue: it was asked for).
  */
 import type { Pool } from '../../lib/db.ts';
-import type { PrecisePlan, PreciseNoteInput, SyncIds } from '../../workflows/sync-types.ts';
+import type { PrecisePlan, PrecisePlanInput, PreciseNoteInput } from '../../workflows/sync-types.ts';
 import { recordIssues } from '../store/index.ts';
 import { INDEXER_LANGUAGES, INDEXER_NAMES, type PreciseLanguage } from './indexers.ts';
 import { PRECISE_LANGUAGES } from './settings.ts';
@@ -20,7 +20,11 @@ interface WorkerRow {
 }
 
 export function createPrecisePlan({ pool }: { pool: Pool }) {
-  async function planPrecise({ syncId, sourceId }: SyncIds): Promise<PrecisePlan> {
+  /**
+   * Planned right after the clone from the clone's languages (`languages`, by extension), or, as before, after the
+   * writes from the sync's files.
+   */
+  async function planPrecise({ syncId, sourceId, languages }: PrecisePlanInput): Promise<PrecisePlan> {
     const cfg = await pool.query<{ precise: unknown; shared: boolean }>(
       `SELECT config_snapshot -> 'precise' AS precise, graph_sync_id IS NOT NULL AS shared
          FROM sync_runs WHERE id = $1 AND source_id = $2`,
@@ -28,11 +32,16 @@ export function createPrecisePlan({ pool }: { pool: Pool }) {
     );
     // A sync sharing its predecessor's graph (an unchanged re-sync, schema V50) has that sync's precise edges already.
     if (cfg.rows[0]?.precise === false || cfg.rows[0]?.shared === true) return { run: [], skipped: [] };
-    const langs = await pool.query<{ language: string }>(
-      `SELECT DISTINCT c.language FROM sync_files s JOIN file_contents c ON c.id = s.content_id WHERE s.sync_id = $1`,
-      [syncId],
+    const present = new Set(
+      languages ??
+        (
+          await pool.query<{ language: string }>(
+            `SELECT DISTINCT c.language FROM sync_files s JOIN file_contents c ON c.id = s.content_id
+              WHERE s.sync_id = $1`,
+            [syncId],
+          )
+        ).rows.map((r) => r.language),
     );
-    const present = new Set(langs.rows.map((r) => r.language));
     const wanted = PRECISE_LANGUAGES.filter((l) => INDEXER_LANGUAGES[l].some((x) => present.has(x)));
     if (wanted.length === 0) return { run: [], skipped: [] };
     const workers = await pool.query<WorkerRow>(

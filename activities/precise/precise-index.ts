@@ -14,6 +14,13 @@
  *      functions and methods, are deleted; the precise edges are written through the symbol graph's writer
  *      (provenance scip, confidence 1); the step ledger records the result (what was added, removed and confirmed
  *      against the heuristic tier). A repeated step returns the recorded result.
+ *
+ * preparePrecise runs step 1 early: the sync starts it right after its clone (it needs only the commit), so the indexer
+ * runs beside the parse, the writes and the symbol graph instead of after them. The worker keeps the checkout and the
+ * index (`held`, in its scratch folder) and answers with its own task queue (`hostQueue`); the sync sends preciseIndex
+ * there once its symbol graph is written, and preciseIndex uses the held index instead of fetching and indexing again.
+ * A held index not taken within HELD_TTL_MS is removed (a sync that failed or was cancelled in between); a
+ * preciseIndex that finds none (another worker, a restart) fetches and indexes itself, as before.
  */
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,12 +30,12 @@ import type { EngineIssue } from '../../engine/types.ts';
 import { readScipIndex } from '../../engine/precise/scip.ts';
 import { derivePrecise, type PreciseResult } from '../../engine/precise/derive.ts';
 import type { EngineDefinition } from '../../engine/precise/edges.ts';
-import type { PreciseIndexInput, PreciseLanguageResult } from '../../workflows/sync-types.ts';
+import type { PreciseIndexInput, PreciseLanguageResult, PrecisePrepared } from '../../workflows/sync-types.ts';
 import { GRAPH_NAME, loadGraphLabels } from '../store/graph.ts';
 import { loadSymbolFacts, recordIssues, symbolVertices, writeSymbolEdges } from '../store/index.ts';
 import { CloneError, checkoutRef, displayUrl } from '../sync/git-checkout.ts';
 import { loadAccessToken } from '../sync/access-token.ts';
-import { startHeartbeat } from '../sync/heartbeat.ts';
+import { startHeartbeat, type Heartbeat } from '../sync/heartbeat.ts';
 import { claimRun } from '../sync/run-claim.ts';
 import { recordStep, recordedResult, withSavepoints } from '../sync/steps.ts';
 import { INDEXER_LANGUAGES, runIndexer, type PreciseLanguage } from './indexers.ts';
@@ -43,7 +50,27 @@ export interface PreciseDeps {
   settings: PreciseSettings;
   /** The indexers this worker has (installedIndexers). */
   indexers: Partial<Record<PreciseLanguage, { bin: string; version: string }>>;
+  /**
+   * This worker process's own task queue (temporal/precise-worker.ts), where the sync sends preciseIndex for an index
+   * preparePrecise holds here. Without one, preparePrecise holds nothing (preciseIndex indexes by itself).
+   */
+  hostQueue?: string;
 }
+
+/** A held index not taken by its preciseIndex within this long is removed (sweepHeld). */
+export const HELD_TTL_MS = 2 * 60 * 60_000;
+
+/** An index preparePrecise made and holds for the sync's preciseIndex on this worker. */
+interface Held {
+  scratch: string;
+  /** The checkout (the index's files: their lines tell calls from references). */
+  dir: string;
+  output: string;
+  indexerMs: number;
+  at: number;
+}
+
+const heldKey = (syncId: string, language: string) => `${syncId}\u0000${language}`;
 
 /** The key of a stored result: the indexer's name and version and what changes its output. */
 export function toolKey(language: PreciseLanguage, version: string, allowDependencies: boolean): string {
@@ -98,9 +125,75 @@ async function deleteCovered(
   return { removed, callsDeleted: calls.rowCount ?? 0, referencesDeleted: refs.rowCount ?? 0 };
 }
 
+/** The engine's definitions of the sync's files of the indexer's languages (the symbol facts the sync stored). */
+async function engineDefinitions(
+  pool: Pool,
+  syncId: string,
+  language: PreciseLanguage,
+): Promise<Map<string, EngineDefinition[]>> {
+  const defsByFile = new Map<string, EngineDefinition[]>();
+  for (const f of await loadSymbolFacts(pool, syncId)) {
+    if (!INDEXER_LANGUAGES[language].includes(f.language)) continue;
+    defsByFile.set(
+      f.file_path,
+      f.facts.defs.map((d) => ({ key: d.key, name: d.name, kind: d.symbol_kind, line: d.line, end_line: d.end_line })),
+    );
+  }
+  return defsByFile;
+}
+
+/** Reads an index and derives its edges in the engine's symbols, reading the files' lines first (derive is sync). */
+async function deriveIndex(
+  held: Held,
+  defsByFile: ReadonlyMap<string, EngineDefinition[]>,
+): Promise<PreciseResult | { unreadable: string }> {
+  let index;
+  try {
+    index = readScipIndex(await readFile(held.output));
+  } catch (err) {
+    return { unreadable: String(err) };
+  }
+  // The files' lines tell calls from references; read them once, up front.
+  const cache = new Map<string, string[] | null>();
+  for (const doc of index.documents) {
+    if (cache.has(doc.relative_path)) continue;
+    try {
+      cache.set(doc.relative_path, (await readFile(join(held.dir, doc.relative_path), 'utf8')).split('\n'));
+    } catch {
+      cache.set(doc.relative_path, null);
+    }
+  }
+  return derivePrecise(index, defsByFile, (path) => cache.get(path) ?? null);
+}
+
+/** The counts against the heuristic tier: what the precise edges added and confirmed, with the confidence moved. */
+function compareTiers(
+  edges: PreciseResult['edges'],
+  vertexOf: ReadonlyMap<string, string>,
+  removed: Map<string, number>,
+): { added: number; confirmed: number; moved: number } {
+  let added = 0;
+  const before: number[] = [];
+  for (const e of edges) {
+    const s = vertexOf.get(e.from);
+    const t = vertexOf.get(e.to);
+    if (s === undefined || t === undefined) continue;
+    const key = `${e.label}\u0000${s}\u0000${t}`;
+    const was = removed.get(key);
+    if (was === undefined) added++;
+    else {
+      before.push(was);
+      removed.delete(key);
+    }
+  }
+  const moved = before.length === 0 ? 0 : Number((1 - before.reduce((a, b) => a + b, 0) / before.length).toFixed(4));
+  return { added, confirmed: before.length, moved };
+}
+
 export function createPreciseIndex(deps: PreciseDeps) {
   const { pool, log, settings } = deps;
   const metrics = preciseMetrics();
+  const held = new Map<string, Held>();
 
   async function failed(
     input: PreciseIndexInput,
@@ -131,17 +224,156 @@ export function createPreciseIndex(deps: PreciseDeps) {
     return result;
   }
 
-  async function preciseIndex(input: PreciseIndexInput): Promise<PreciseLanguageResult> {
-    const { syncId, sourceId, commitSha } = input;
+  /** A new scratch folder of one run (the caller removes it, or holds it with its index). */
+  async function newScratch(language: string): Promise<string> {
+    await mkdir(settings.workDir, { recursive: true });
+    return mkdtemp(join(settings.workDir, `${language}-`));
+  }
+
+  /**
+   * Fetches the commit into `scratch` and runs the indexer there within its limits. A failure is recorded (issue and
+   * step ledger, through `failed`) and returned as the step's result.
+   */
+  async function makeIndex(
+    input: PreciseIndexInput,
+    run: { source_url: string | null; source_name?: string | null },
+    started: number,
+    hb: Heartbeat,
+    scratch: string,
+  ): Promise<{ held: Held } | { failed: PreciseLanguageResult }> {
     const language = input.language as PreciseLanguage;
-    const done = await recordedResult<PreciseLanguageResult>(pool, syncId, preciseStep(language));
-    if (done) return done;
-    const indexer = deps.indexers[language];
+    const indexer = deps.indexers[language]!;
     const limits = settings.limits[language];
+    const dir = join(scratch, 'checkout');
+    const url = run.source_url ?? '';
+    try {
+      const token = await loadAccessToken(pool, input.sourceId);
+      await checkoutRef({
+        url,
+        urls: settings.sourceUrls,
+        ref: input.commitSha,
+        token,
+        dir,
+        timeoutMs: settings.cloneTimeoutMs,
+        signal: hb.signal,
+      });
+    } catch (err) {
+      hb.check();
+      if (!(err instanceof CloneError)) throw err;
+      const message = `the precise worker could not fetch ${displayUrl(url)} at ${input.commitSha.slice(0, 12)}: ${err.message}`;
+      return { failed: await failed(input, started, 'precise_clone_failed', message, { language }) };
+    }
+    hb.check();
+    const output = join(scratch, 'index.scip');
+    const r = await runIndexer({
+      language,
+      bin: indexer.bin,
+      root: dir,
+      output,
+      scratch,
+      limits,
+      allowDependencies: settings.allowDependencies,
+      version: input.commitSha,
+      project: run.source_name ?? 'source',
+      goCacheDir: join(settings.workDir, 'go-cache'),
+      signal: hb.signal,
+    });
+    metrics.seconds.observe({ language }, r.ms / 1000);
+    hb.check();
+    if (r.ok) return { held: { scratch, dir, output, indexerMs: r.ms, at: Date.now() } };
+    const [code, what] =
+      r.failure === 'timeout'
+        ? ['precise_timeout', `did not finish within ${Math.round(limits.wallMs / 1000)} s`]
+        : r.failure === 'memory'
+          ? ['precise_memory_limit', `went over its memory limit of ${limits.memoryMb} MB`]
+          : ['precise_indexer_failed', `failed (${r.failure})`];
+    const message = `${indexer.version} for ${language} ${what}; heuristic edges kept`;
+    const context = { language, indexer: indexer.version, output_tail: r.tail.slice(-1000) };
+    return { failed: await failed(input, started, code, message, context) };
+  }
+
+  /** Writes a precise result into the sync's graph in place of the heuristic edges it covers; records the step. */
+  async function applyResult(
+    input: PreciseIndexInput,
+    stored: PreciseResult,
+    o: { reused: boolean; indexer: string; indexerMs: number; started: number },
+  ): Promise<PreciseLanguageResult> {
+    const files = await fileVertices(pool, input.syncId);
+    const vertexOf = await symbolVertices(pool, files);
+    const labels = await loadGraphLabels(pool);
+    return withTransaction(pool, async (tx) => {
+      const del = await deleteCovered(tx, stored.covered, files);
+      const w = await writeSymbolEdges(withSavepoints(tx), input, stored.edges, vertexOf, labels);
+      const tiers = compareTiers(stored.edges, vertexOf, del.removed);
+      const result: PreciseLanguageResult = {
+        language: input.language,
+        status: o.reused ? 'reused' : 'indexed',
+        indexer: o.indexer,
+        edges: w.edges.calls + w.edges.references,
+        external: stored.external.length,
+        replaced: del.callsDeleted + del.referencesDeleted,
+        added: tiers.added,
+        removed: del.removed.size,
+        confirmed: tiers.confirmed,
+        confidence_moved: tiers.moved,
+        covered_files: stored.covered.length,
+        callables: stored.callables,
+        matched: stored.matched,
+        dangling: w.dangling,
+        indexer_ms: Math.round(o.indexerMs),
+        ms: Date.now() - o.started,
+      };
+      await recordIssues(tx, input.syncId, w.issues);
+      await recordStep(tx, input.syncId, preciseStep(input.language), result);
+      return result;
+    });
+  }
+
+  /**
+   * Runs the indexer at the start of the sync (step 1 only) and holds the index on this worker for the sync's
+   * preciseIndex, which the sync sends to `hostQueue`. Nothing is held (no `hostQueue`) when the step is recorded
+   * already, the commit's result is stored, or the indexer failed (its issue and result are recorded: preciseIndex
+   * returns them).
+   */
+  async function preparePrecise(input: PreciseIndexInput): Promise<PrecisePrepared> {
+    const language = input.language as PreciseLanguage;
+    const indexer = deps.indexers[language];
+    if (!deps.hostQueue || !indexer) return {};
+    if (held.has(heldKey(input.syncId, language))) return { hostQueue: deps.hostQueue };
+    if (await recordedResult(pool, input.syncId, preciseStep(language))) return {};
+    const key = toolKey(language, indexer.version, settings.allowDependencies);
+    if (await storedResult(pool, input.sourceId, input.commitSha, language, key)) return {};
     const started = Date.now();
     const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
     let scratch: string | null = null;
     try {
+      const run = await claimRun(pool, input);
+      scratch = await newScratch(language);
+      const made = await makeIndex(input, run, started, hb, scratch);
+      if ('failed' in made) return {};
+      held.set(heldKey(input.syncId, language), made.held);
+      scratch = null;
+      log.info('precise_prepared', { sync_id: input.syncId, language, indexer_ms: Math.round(made.held.indexerMs) });
+      return { hostQueue: deps.hostQueue };
+    } finally {
+      hb.stop();
+      if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  async function preciseIndex(input: PreciseIndexInput): Promise<PreciseLanguageResult> {
+    const { syncId, sourceId, commitSha } = input;
+    const language = input.language as PreciseLanguage;
+    // This worker's held index for the step, if preparePrecise made one here: taken (removed after this step).
+    const mine = held.get(heldKey(syncId, language)) ?? null;
+    held.delete(heldKey(syncId, language));
+    let scratch: string | null = mine?.scratch ?? null;
+    const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
+    try {
+      const done = await recordedResult<PreciseLanguageResult>(pool, syncId, preciseStep(language));
+      if (done) return done;
+      const indexer = deps.indexers[language];
+      const started = Date.now();
       const run = await claimRun(pool, input);
       if (!indexer) {
         return await failed(
@@ -156,119 +388,21 @@ export function createPreciseIndex(deps: PreciseDeps) {
       let result = await storedResult(pool, sourceId, commitSha, language, key);
       const reused = result !== null;
       let indexerMs = 0;
-      const facts = await loadSymbolFacts(pool, syncId);
-      const defsByFile = new Map<string, EngineDefinition[]>();
-      for (const f of facts) {
-        if (!INDEXER_LANGUAGES[language].includes(f.language)) continue;
-        defsByFile.set(
-          f.file_path,
-          f.facts.defs.map((d) => ({
-            key: d.key,
-            name: d.name,
-            kind: d.symbol_kind,
-            line: d.line,
-            end_line: d.end_line,
-          })),
-        );
-      }
       if (!result) {
-        await mkdir(settings.workDir, { recursive: true });
-        scratch = await mkdtemp(join(settings.workDir, `${language}-`));
-        const dir = join(scratch, 'checkout');
-        const url = run.source_url ?? '';
-        try {
-          const token = await loadAccessToken(pool, sourceId);
-          await checkoutRef({
-            url,
-            urls: settings.sourceUrls,
-            ref: commitSha,
-            token,
-            dir,
-            timeoutMs: settings.cloneTimeoutMs,
-            signal: hb.signal,
-          });
-        } catch (err) {
-          hb.check();
-          if (!(err instanceof CloneError)) throw err;
-          return await failed(
-            input,
-            started,
-            'precise_clone_failed',
-            `the precise worker could not fetch ${displayUrl(url)} at ${commitSha.slice(0, 12)}: ${err.message}`,
-            { language },
-          );
+        let index = mine;
+        if (!index) {
+          scratch = await newScratch(language);
+          const made = await makeIndex(input, run, started, hb, scratch);
+          if ('failed' in made) return made.failed;
+          index = made.held;
         }
-        hb.check();
-        const output = join(scratch, 'index.scip');
-        const r = await runIndexer({
-          language,
-          bin: indexer.bin,
-          root: dir,
-          output,
-          scratch,
-          limits,
-          allowDependencies: settings.allowDependencies,
-          version: commitSha,
-          project: run.source_name ?? 'source',
-          goCacheDir: join(settings.workDir, 'go-cache'),
-          signal: hb.signal,
-        });
-        indexerMs = r.ms;
-        metrics.seconds.observe({ language }, r.ms / 1000);
-        hb.check();
-        if (!r.ok) {
-          const code =
-            r.failure === 'timeout'
-              ? 'precise_timeout'
-              : r.failure === 'memory'
-                ? 'precise_memory_limit'
-                : 'precise_indexer_failed';
-          const what =
-            r.failure === 'timeout'
-              ? `did not finish within ${Math.round(limits.wallMs / 1000)} s`
-              : r.failure === 'memory'
-                ? `went over its memory limit of ${limits.memoryMb} MB`
-                : `failed (${r.failure})`;
-          return await failed(
-            input,
-            started,
-            code,
-            `${indexer.version} for ${language} ${what}; heuristic edges kept`,
-            {
-              language,
-              indexer: indexer.version,
-              output_tail: r.tail.slice(-1000),
-            },
-          );
+        indexerMs = index.indexerMs;
+        const derived = await deriveIndex(index, await engineDefinitions(pool, syncId, language));
+        if ('unreadable' in derived) {
+          const message = `the ${language} index could not be read: ${derived.unreadable}`;
+          return await failed(input, started, 'precise_index_unreadable', message, { language });
         }
-        let index;
-        try {
-          index = readScipIndex(await readFile(output));
-        } catch (err) {
-          return await failed(
-            input,
-            started,
-            'precise_index_unreadable',
-            `the ${language} index could not be read: ${String(err)}`,
-            {
-              language,
-            },
-          );
-        }
-        const cache = new Map<string, string[] | null>();
-        const linesOf = (path: string): string[] | null => {
-          if (!cache.has(path)) cache.set(path, null);
-          return cache.get(path) ?? null;
-        };
-        // The files' lines tell calls from references; read them once, up front (derive is synchronous).
-        for (const doc of index.documents) {
-          try {
-            cache.set(doc.relative_path, (await readFile(join(dir, doc.relative_path), 'utf8')).split('\n'));
-          } catch {
-            cache.set(doc.relative_path, null);
-          }
-        }
-        result = derivePrecise(index, defsByFile, linesOf);
+        result = derived;
         await pool.query(
           `INSERT INTO precise_results (source_id, commit_sha, language, tool_key, result)
            VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
@@ -276,51 +410,7 @@ export function createPreciseIndex(deps: PreciseDeps) {
         );
       }
       hb.check();
-      const stored = result;
-      const files = await fileVertices(pool, syncId);
-      const vertexOf = await symbolVertices(pool, files);
-      const labels = await loadGraphLabels(pool);
-      const out = await withTransaction(pool, async (tx) => {
-        const del = await deleteCovered(tx, stored.covered, files);
-        const w = await writeSymbolEdges(withSavepoints(tx), input, stored.edges, vertexOf, labels);
-        let added = 0;
-        let confirmed = 0;
-        const moved: number[] = [];
-        for (const e of stored.edges) {
-          const s = vertexOf.get(e.from);
-          const t = vertexOf.get(e.to);
-          if (s === undefined || t === undefined) continue;
-          const before = del.removed.get(`${e.label}\u0000${s}\u0000${t}`);
-          if (before === undefined) added++;
-          else {
-            confirmed++;
-            moved.push(before);
-            del.removed.delete(`${e.label}\u0000${s}\u0000${t}`);
-          }
-        }
-        const result: PreciseLanguageResult = {
-          language,
-          status: reused ? 'reused' : 'indexed',
-          indexer: indexer.version,
-          edges: w.edges.calls + w.edges.references,
-          external: stored.external.length,
-          replaced: del.callsDeleted + del.referencesDeleted,
-          added,
-          removed: del.removed.size,
-          confirmed,
-          confidence_moved:
-            moved.length === 0 ? 0 : Number((1 - moved.reduce((a, b) => a + b, 0) / moved.length).toFixed(4)),
-          covered_files: stored.covered.length,
-          callables: stored.callables,
-          matched: stored.matched,
-          dangling: w.dangling,
-          indexer_ms: Math.round(indexerMs),
-          ms: Date.now() - started,
-        };
-        await recordIssues(tx, syncId, w.issues);
-        await recordStep(tx, syncId, preciseStep(language), result);
-        return result;
-      });
+      const out = await applyResult(input, result, { reused, indexer: indexer.version, indexerMs, started });
       metrics.runs.inc({ language, outcome: out.status });
       metrics.edges.inc({ language }, out.edges);
       log.info('precise_done', { sync_id: syncId, source_id: sourceId, ...out });
@@ -331,5 +421,17 @@ export function createPreciseIndex(deps: PreciseDeps) {
     }
   }
 
-  return { preciseIndex };
+  /** Removes the held indexes older than `maxAgeMs` (their sync never asked for them); returns how many. */
+  async function sweepHeld(maxAgeMs = HELD_TTL_MS, now = Date.now()): Promise<number> {
+    let n = 0;
+    for (const [k, h] of held) {
+      if (now - h.at < maxAgeMs) continue;
+      held.delete(k);
+      await rm(h.scratch, { recursive: true, force: true }).catch(() => undefined);
+      n++;
+    }
+    return n;
+  }
+
+  return { activities: { preparePrecise, preciseIndex }, sweepHeld };
 }

@@ -17,6 +17,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { RunWithSource } from '../../lib/sync-runs/index.ts';
 import type { Tree } from '../../engine/types.ts';
+import { pluginForExtension } from '../../engine/languages/registry.ts';
 import { recordIssues } from '../store/index.ts';
 import type { CloneInput, CloneResult } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -203,6 +204,22 @@ async function planBatches(
   return { bounds, writeConcurrency: sameBounds(bounds, plan.bounds) ? plan.writeConcurrency : 1, graphOf };
 }
 
+/**
+ * The languages of a tree's files by extension (plugin ids, sorted): what the precise tier is planned from before the
+ * parse. The parse's classification also reads shebang lines and tells C++ headers apart; neither matters for the
+ * precise tier's languages (its indexers read files by extension too).
+ */
+export function treeLanguages(tree: Tree): string[] {
+  const out = new Set<string>();
+  for (const f of tree.files) {
+    const name = f.path.slice(f.path.lastIndexOf('/') + 1);
+    const dot = name.lastIndexOf('.');
+    const plugin = dot > 0 ? pluginForExtension(name.slice(dot)) : undefined;
+    if (plugin) out.add(plugin.id);
+  }
+  return [...out].sort();
+}
+
 export function createCloneRepository(deps: ActivityDeps) {
   const { pool, settings, log, workspaces } = deps;
   async function cloneRepository(input: CloneInput): Promise<CloneResult> {
@@ -265,6 +282,7 @@ export function createCloneRepository(deps: ActivityDeps) {
         batches: bounds.length - 1,
         bounds,
         walk: walked,
+        languages: treeLanguages(tree),
         ...(writeConcurrency > 1 ? { writeConcurrency } : {}),
       };
     } finally {

@@ -144,6 +144,62 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
     assert.deepEqual(r.covered, ['src/app.ts', 'src/util.ts']);
   });
 
+  it('indexes a file once when tsconfig projects overlap, and writes no hover signatures', async () => {
+    // A solution tsconfig whose two projects both hold src/ (as hono's build and spec projects do).
+    const files = {
+      ...TS_FILES,
+      'tsconfig.json':
+        '{ "files": [], "references": [{ "path": "./tsconfig.a.json" }, { "path": "./tsconfig.b.json" }] }\n',
+      'tsconfig.a.json': '{ "compilerOptions": { "strict": true, "composite": true }, "include": ["src/util.ts"] }\n',
+      'tsconfig.b.json': '{ "compilerOptions": { "strict": true, "composite": true }, "include": ["src"] }\n',
+    };
+    const root = mkdtempSync(join(tmpdir(), 'ckg-precise-src-'));
+    const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-run-'));
+    try {
+      writeTree(root, files);
+      const output = join(scratch, 'index.scip');
+      const run = await runIndexer({
+        language: 'typescript',
+        bin: installedIndexers().typescript!,
+        root,
+        output,
+        scratch,
+        limits: { wallMs: 120_000, memoryMb: 2048 },
+        allowDependencies: false,
+        version: 'test',
+        project: 'fixture',
+      });
+      assert.ok(run.ok, `${run.failure} ${run.tail}`);
+      // The documents and each definition's documentation (SymbolInformation field 3), read with a schema of our own.
+      const Index = protobuf.Root.fromJSON({
+        nested: {
+          Index: { fields: { documents: { rule: 'repeated', type: 'Document', id: 2 } } },
+          Document: {
+            fields: { relative_path: { type: 'string', id: 1 }, symbols: { rule: 'repeated', type: 'Info', id: 3 } },
+          },
+          Info: {
+            fields: { symbol: { type: 'string', id: 1 }, documentation: { rule: 'repeated', type: 'string', id: 3 } },
+          },
+        },
+      }).lookupType('Index');
+      const raw = Index.toObject(Index.decode(readFileSync(output)), { arrays: true }) as {
+        documents: Array<{ relative_path: string; symbols: Array<{ symbol: string; documentation: string[] }> }>;
+      };
+      assert.deepEqual(raw.documents.map((d) => d.relative_path).sort(), ['src/app.ts', 'src/util.ts']);
+      const helper = raw.documents.flatMap((d) => d.symbols).find((x) => x.symbol.endsWith('/helper().'));
+      assert.ok(helper, 'helper is defined');
+      assert.ok(!helper.documentation.join('\n').includes('(x: number): number'), helper.documentation.join('\n'));
+      // Calls are read as before.
+      const derived = derivePrecise(readScipIndex(readFileSync(output)), TS_DEFS, (p) =>
+        readFileSync(join(root, p), 'utf8').split('\n'),
+      );
+      assert.deepEqual(edgeList(derived), edgeList(r));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
   it('writes calls with their lines and counts, and a function used as a value as a reference', () => {
     assert.deepEqual(edgeList(r), [
       'calls src/app.ts#App.run:method -> src/util.ts#helper:function 4 x1 scip 1',

@@ -3,7 +3,8 @@
  * own queues) with scip-typescript and scip-python as the stack installs them, a real git repository.
  *   - no precise worker: the sync completes, one issue per language (phase precise), heuristic edges kept;
  *   - with one: the stored calls/references edges of the covered files are exactly what a direct reading of the
- *     indexer's index gives (provenance scip, confidence 1), and the sync's stats say what changed;
+ *     indexer's index gives (provenance scip, confidence 1), and the sync's stats say what changed; the indexers
+ *     start right after the clone (before the parse) and their edges are written on the worker holding the index;
  *   - the same commit again: the stored result is reused (no indexer run), same edges;
  *   - an indexer past its wall limit: an issue, the sync completes, the heuristic edges stay.
  */
@@ -18,7 +19,7 @@ import {
   getRun,
   insertPendingSync,
   insertSource,
-  runSync,
+  startSync,
   quietLog,
   type Harness,
 } from '../support/pipeline.ts';
@@ -79,6 +80,8 @@ describe('precise step in the sync workflow', () => {
   let workDir: string;
   let precise: { worker: PreciseWorker; run: Promise<void>; close: () => Promise<void> } | null = null;
   const syncs: string[] = [];
+  /** The last sync's scheduled activities in order: type and task queue. */
+  let scheduled: Array<{ type: string; queue: string }> = [];
 
   async function startPrecise(wallMs?: number) {
     const connection = await connectWorker();
@@ -106,8 +109,13 @@ describe('precise step in the sync workflow', () => {
 
   async function sync(): Promise<string> {
     const syncId = await insertPendingSync(h.db.pool, sourceId);
-    const result = await runSync(h, sourceId, syncId);
+    const handle = await startSync(h, sourceId, syncId);
+    const result = await handle.result();
     assert.equal(result.status, 'completed', JSON.stringify(result));
+    scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      return a ? [{ type: a.activityType?.name ?? '', queue: a.taskQueue?.name ?? '' }] : [];
+    });
     syncs.push(syncId);
     return syncId;
   }
@@ -172,6 +180,15 @@ describe('precise step in the sync workflow', () => {
     assert.equal(stats.precise.python!.status, 'indexed');
     assert.equal(stats.precise.typescript!.edges + stats.precise.python!.edges, stored.length);
     assert.ok((stats.durations_ms.precise ?? 0) > 0);
+    // The tier starts right after the clone: planned before the first parse, one indexer run per language; each
+    // language's edges go to the precise worker that holds its index (its own queue). (Were that worker's step lost,
+    // a second preciseIndex would go to the language's queue: not counted here, it depends on the machine's load.)
+    const types = scheduled.map((a) => a.type);
+    assert.ok(types.indexOf('planPrecise') < types.indexOf('parseBatch'), types.join(', '));
+    assert.equal(types.filter((t) => t === 'preparePrecise').length, 2);
+    const held = scheduled.filter((a) => a.type === 'preciseIndex' && /-host@/.test(a.queue));
+    assert.equal(held.length, 2, JSON.stringify(scheduled));
+    assert.ok(stats.precise.typescript!.indexer_ms! > 0 && stats.precise.python!.indexer_ms! > 0);
   });
 
   it('reuses the stored result for an unchanged commit', async () => {
