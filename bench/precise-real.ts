@@ -16,7 +16,7 @@
  *
  *   set -a; source .stack/env; set +a            # DATABASE_URL, TEMPORAL_ADDRESS, CKG_SCIP_* (scripts/stack/indexers.sh)
  *   heavy node --import tsx bench/precise-real.ts [--repos hono,flask] [--mirrors /work/.mirror] [--model minilm]
- *         [--no-ab] [--json FILE]
+ *         [--no-ab] [--rounds N] [--json FILE]
  *
  * Repositories come from git mirrors (`<mirrors>/<owner>+<name>/repo`, bare: the search tool's fetch lays them out so),
  * copied with `git archive HEAD` into a temporary repository at run time; nothing is committed. --no-ab syncs only B
@@ -73,6 +73,8 @@ const { values: opts } = parseArgs({
     model: { type: 'string', default: 'lexical' },
     'no-ab': { type: 'boolean', default: false },
     json: { type: 'string' },
+    // A/B pairs per repository (A, B, A, B, ...): the wall ratio is the median of the pairs' ratios.
+    rounds: { type: 'string', default: '1' },
   },
 });
 
@@ -262,6 +264,9 @@ interface RepoReport {
   wall_a_ms?: number;
   wall_b_ms: number;
   ratio?: number;
+  /** Every A/B pair's walls (ms) and ratio, with the load before each pair, when --rounds > 1. */
+  pairs?: Array<{ a: number; b: number; ratio: number; load: string }>;
+  durations_a?: SyncStats['durations_ms'];
   durations_b: SyncStats['durations_ms'];
   load: string;
   failures: string[];
@@ -277,6 +282,14 @@ async function runRepo(client: Client, spec: RepoSpec, a: Side | null, b: Side):
     const loadBefore = load();
     const ra = a ? await sync(client, a, dir, `${spec.name}-a`) : null;
     const rb = await sync(client, b, dir, `${spec.name}-b`);
+    // More A/B pairs (new sources each time: nothing is reused), for a ratio less at the mercy of the machine's load.
+    const pairs = ra ? [{ a: ra.wallMs, b: rb.wallMs, ratio: rb.wallMs / ra.wallMs, load: loadBefore }] : [];
+    for (let i = 1; a && i < Number(opts.rounds); i++) {
+      const l = load();
+      const x = await sync(client, a, dir, `${spec.name}-a${i}`);
+      const y = await sync(client, b, dir, `${spec.name}-b${i}`);
+      pairs.push({ a: x.wallMs, b: y.wallMs, ratio: y.wallMs / x.wallMs, load: l });
+    }
     const report: RepoReport = {
       repo: spec.name,
       files,
@@ -289,7 +302,10 @@ async function runRepo(client: Client, spec: RepoSpec, a: Side | null, b: Side):
     };
     if (ra) {
       report.wall_a_ms = ra.wallMs;
-      report.ratio = Number((rb.wallMs / ra.wallMs).toFixed(2));
+      report.durations_a = ra.stats.durations_ms;
+      const ratios = pairs.map((p) => p.ratio).sort((x, y) => x - y);
+      report.ratio = Number(ratios[Math.floor((ratios.length - 1) / 2)]!.toFixed(2));
+      if (pairs.length > 1) report.pairs = pairs.map((p) => ({ ...p, ratio: Number(p.ratio.toFixed(2)) }));
     }
     const storedB = await storedSymbolEdges(b.db.pool, rb.syncId);
     const covered = new Set<string>();
@@ -361,6 +377,9 @@ function print(r: RepoReport): void {
     console.log(`    confirmed by provenance ${JSON.stringify(d.confirmed_by_provenance)}`);
   }
   const d = r.durations_b;
+  if (r.durations_a) console.log(`  A's steps: ${JSON.stringify(r.durations_a)}`);
+  console.log(`  B's steps: ${JSON.stringify(d)}`);
+  for (const p of r.pairs ?? []) console.log(`  pair: A ${s(p.a)}, B ${s(p.b)}, ratio ${p.ratio}; load ${p.load}`);
   console.log(
     `  wall: without precise ${s(r.wall_a_ms)}, with ${s(r.wall_b_ms)}, ratio ${r.ratio ?? '-'}; B's steps: embedding ${s((d.embedding_summaries ?? 0) + (d.embedding_chunks ?? 0))}, precise ${s(d.precise)}, total ${s(d.total)}`,
   );
