@@ -96,106 +96,129 @@ interface DefExtra {
 }
 
 /**
- * The file's symbols (the spec's Symbol vertices, with keys) and, when the language has a SymbolLanguage and a
- * symbols query and `withFacts` holds, its symbol facts. Without facts `query` may be the key patterns alone
- * (LoadedLanguage.symbolKeyQuery): the keys come out the same. Runs in the parse threads right after the
- * definitions query.
+ * The file's definitions as a tree: parents (the innermost enclosing definition, from the source order: outer
+ * definitions come first), kinds, which are Symbols, the attributes the symbols query adds, and lookups by offset.
  */
-export function extractSymbols(
-  defs: readonly RawDefinition[],
-  src: Src,
-  lang: SymbolLanguage | undefined,
-  query: Parser.Query | null,
-  root: Parser.SyntaxNode,
-  signatureStyle: 'brace' | 'colon',
-  withFacts = true,
-): { symbols: SymbolInfo[]; facts?: SymbolFacts } {
-  const n = defs.length;
-  // Parents (the innermost enclosing definition) from the source order: outer definitions come first.
-  const parent = new Int32Array(n).fill(-1);
-  const stack: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const d = defs[i]!;
-    while (stack.length > 0 && defs[stack[stack.length - 1]!]!.endIndex <= d.startIndex) stack.pop();
-    if (stack.length > 0) parent[i] = stack[stack.length - 1]!;
-    stack.push(i);
+class DefTree {
+  readonly n: number;
+  readonly parent: Int32Array;
+  readonly kinds: Array<SymbolDefKind | null>;
+  readonly isSymbol: boolean[];
+  readonly extras: DefExtra[];
+  private readonly starts: number[];
+
+  constructor(
+    readonly defs: readonly RawDefinition[],
+    lang: SymbolLanguage | undefined,
+  ) {
+    const n = (this.n = defs.length);
+    this.parent = new Int32Array(n).fill(-1);
+    const stack: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const d = defs[i]!;
+      while (stack.length > 0 && defs[stack[stack.length - 1]!]!.endIndex <= d.startIndex) stack.pop();
+      if (stack.length > 0) this.parent[i] = stack[stack.length - 1]!;
+      stack.push(i);
+    }
+    this.kinds = defs.map((d) => defKind(d, lang?.constructorName ?? null));
+    this.isSymbol = defs.map((d) => SPEC_KIND[d.chunkType] !== undefined);
+    this.extras = defs.map(() => ({ supertypes: [] }));
+    this.starts = defs.map((d) => d.startIndex);
   }
-  const kinds = defs.map((d) => defKind(d, lang?.constructorName ?? null));
-  const isSymbol = defs.map((d) => SPEC_KIND[d.chunkType] !== undefined);
-  const extras: DefExtra[] = defs.map(() => ({ supertypes: [] }));
-  const startsOfDefs = defs.map((d) => d.startIndex);
 
   /** The innermost definition around offset `at`, or -1. */
-  const enclosing = (at: number): number => {
+  enclosing(at: number): number {
     let lo = 0;
-    let hi = n - 1;
+    let hi = this.n - 1;
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (startsOfDefs[mid]! <= at) {
+      if (this.starts[mid]! <= at) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    while (found !== -1 && defs[found]!.endIndex <= at) found = parent[found]!;
+    while (found !== -1 && this.defs[found]!.endIndex <= at) found = this.parent[found]!;
     return found;
-  };
-  const enclosingSymbol = (at: number): number => {
-    let i = enclosing(at);
-    while (i !== -1 && !isSymbol[i]) i = parent[i]!;
-    return i;
-  };
-  const enclosingFunction = (at: number): number => {
-    let i = enclosing(at);
-    while (i !== -1 && !(isSymbol[i] && FUNCTION_KINDS.has(kinds[i]!))) i = parent[i]!;
-    return i;
-  };
-
-  /** A use before its enclosing symbol's index is known: the tuple's fields, `def` the raw definition index. */
-  interface RawUse {
-    kind: UseFact[0];
-    line: number;
-    name: string;
-    receiver: string | null;
-    args?: number;
-    def: number;
   }
-  const rawUses: RawUse[] = [];
-  const rawBindings: Array<{ binding: 'p' | 'l' | 'f'; name: string; type: string; via?: 'n' | 'c'; def: number }> = [];
-  const imports: ImportBindingFact[] = [];
-  const aliases: Array<{ name: string; alias: string; def: number }> = [];
-  let pkg: string | undefined;
-  let defaultExport: string | undefined;
 
-  if (lang && query) {
-    const text = src.text;
-    const lineAt = (x: number): number => rowOf(src.starts, x) + 1;
-    // Per match, the first node of each capture name; offsets and texts are read (native calls) only where used.
-    const textOf = (n: Parser.SyntaxNode | undefined): string | undefined =>
-      n === undefined ? undefined : text.slice(n.startIndex, n.endIndex);
-    const receiverOf = (n: Parser.SyntaxNode | undefined): string | null => {
-      const r = textOf(n);
-      if (r === undefined) return null;
-      return lang.normalizeReceiver ? lang.normalizeReceiver(r) : r;
-    };
+  enclosingSymbol(at: number): number {
+    let i = this.enclosing(at);
+    while (i !== -1 && !this.isSymbol[i]) i = this.parent[i]!;
+    return i;
+  }
+
+  enclosingFunction(at: number): number {
+    let i = this.enclosing(at);
+    while (i !== -1 && !(this.isSymbol[i] && FUNCTION_KINDS.has(this.kinds[i]!))) i = this.parent[i]!;
+    return i;
+  }
+
+  /** The innermost enclosing definition of i that is a Symbol, or -1. */
+  symbolParent(i: number): number {
+    let p = this.parent[i]!;
+    while (p !== -1 && !this.isSymbol[p]) p = this.parent[p]!;
+    return p;
+  }
+
+  /** The name a definition gives its children's container chain and container_name. */
+  containerNameOf(i: number, lang: SymbolLanguage | undefined): string {
+    const name = this.defs[i]!.name;
+    return !this.isSymbol[i] && lang?.containerName ? lang.containerName(name) : name;
+  }
+}
+
+/** A use before its enclosing symbol's index is known: the tuple's fields, `def` the raw definition index. */
+interface RawUse {
+  kind: UseFact[0];
+  line: number;
+  name: string;
+  receiver: string | null;
+  args?: number;
+  def: number;
+}
+
+interface RawBinding {
+  binding: 'p' | 'l' | 'f';
+  name: string;
+  type: string;
+  via?: 'n' | 'c';
+  def: number;
+}
+
+/** What the symbols query's matches give, before the definitions' fact indexes are known. */
+interface Gathered {
+  uses: RawUse[];
+  bindings: RawBinding[];
+  imports: ImportBindingFact[];
+  /** `self.x = x`: the field x takes the type of the enclosing function's typed name (resolved in bindingFacts). */
+  aliases: Array<{ name: string; alias: string; def: number }>;
+  pkg?: string;
+  defaultExport?: string;
+}
+
+type Captures = Map<string, Parser.SyntaxNode>;
+
+/**
+ * Reads the symbols query's matches into uses, bindings, imports and definition attributes. One method per kind of
+ * pattern (the capture that names it); each returns whether the match was its kind. Per match, the first node of
+ * each capture name; offsets and texts are read (native calls) only where used.
+ */
+class MatchReader {
+  readonly out: Gathered = { uses: [], bindings: [], imports: [], aliases: [] };
+  /** A decorator's uses belong to what it decorates (Python: the decorator sits outside the definition's node). */
+  private readonly decorated: Array<{ start: number; end: number; owner: number }> = [];
+
+  constructor(
+    private readonly tree: DefTree,
+    private readonly src: Src,
+    private readonly lang: SymbolLanguage,
+  ) {}
+
+  readAll(query: Parser.Query, root: Parser.SyntaxNode): Gathered {
     const matches = query.matches(root);
-    // A decorator's uses belong to what it decorates (Python: the decorator sits outside the definition's node).
-    const decorated: Array<{ start: number; end: number; owner: number }> = [];
-    for (const m of matches) {
-      let dec: Parser.SyntaxNode | undefined;
-      let owner: Parser.SyntaxNode | undefined;
-      for (const c of m.captures) {
-        if (c.name === 'decorator') dec ??= c.node;
-        else if (c.name === 'decorator.owner') owner ??= c.node;
-      }
-      if (dec && owner) decorated.push({ start: dec.startIndex, end: dec.endIndex, owner: owner.startIndex });
-    }
-    const ownerAt = (at: number): number => {
-      for (const d of decorated) if (d.start <= at && at < d.end) return d.owner;
-      return at;
-    };
-    const useAt = (at: number): number => enclosingSymbol(decorated.length > 0 ? ownerAt(at) : at);
-    const caps = new Map<string, Parser.SyntaxNode>();
+    this.findDecorated(matches);
+    const caps: Captures = new Map();
     for (const match of matches) {
       caps.clear();
       let isImport = false;
@@ -204,186 +227,257 @@ export function extractSymbols(
         if (!caps.has(c.name)) caps.set(c.name, c.node);
       }
       if (caps.has('decorator')) continue;
-      if (isImport) {
-        const views: CaptureView[] = match.captures.map((c) => ({
-          name: c.name,
-          text: c.node.text,
-          row: c.node.startPosition.row,
-          type: c.node.type,
-        }));
-        imports.push(...lang.readImportBindings(views));
-        continue;
+      if (isImport) this.readImport(match);
+      else this.readMatch(caps);
+    }
+    return this.out;
+  }
+
+  /** A match of any other pattern: the first reader whose capture it holds, else the definition attributes. */
+  private readMatch(caps: Captures): void {
+    if (
+      this.readCall(caps) ||
+      this.readValue(caps) ||
+      this.readTypeExpr(caps) ||
+      this.readSupertype(caps) ||
+      this.readBinding(caps) ||
+      this.readLocal(caps) ||
+      this.readModule(caps)
+    )
+      return;
+    this.readDefAttributes(caps);
+  }
+
+  private findDecorated(matches: readonly Parser.QueryMatch[]): void {
+    for (const m of matches) {
+      let dec: Parser.SyntaxNode | undefined;
+      let owner: Parser.SyntaxNode | undefined;
+      for (const c of m.captures) {
+        if (c.name === 'decorator') dec ??= c.node;
+        else if (c.name === 'decorator.owner') owner ??= c.node;
       }
-      const callName = caps.get('call.name');
-      const dyn = caps.get('call.dynamic');
-      const ctor = caps.get('call.super') ?? caps.get('call.this');
-      if (callName || dyn || ctor) {
-        const at = (callName ?? dyn ?? ctor)!.startIndex;
-        const def = useAt(at);
-        const argsCap = caps.get('call.args');
-        const args = argsCap ? argsCap.namedChildCount : undefined;
-        if (dyn) {
-          rawUses.push({ kind: 'd', name: textOf(dyn)!, receiver: null, line: lineAt(at), def });
-          continue;
-        }
-        if (ctor) {
-          const which = caps.has('call.super') ? 'super' : 'this';
-          rawUses.push({
-            kind: 'c',
-            name: lang.constructorName ?? 'constructor',
-            receiver: which,
-            line: lineAt(at),
-            ...(args !== undefined ? { args } : {}),
-            def,
-          });
-          continue;
-        }
-        let name = textOf(callName)!;
-        let receiver = receiverOf(caps.get('call.receiver'));
-        const isNew = caps.has('call.new');
-        if (isNew) {
-          // A construction names a type: `a.B<T>` -> receiver a, name B.
-          const cleaned = lang.cleanType(name)[0];
-          if (cleaned === undefined) continue;
-          const dot = cleaned.lastIndexOf('.');
-          if (dot !== -1) {
-            receiver = receiver === null ? cleaned.slice(0, dot) : `${receiver}.${cleaned.slice(0, dot)}`;
-            name = cleaned.slice(dot + 1);
-          } else name = cleaned;
-        }
-        rawUses.push({
-          kind: isNew ? 'n' : 'c',
-          name,
-          receiver,
-          line: lineAt(at),
-          ...(args !== undefined ? { args } : {}),
-          def,
-        });
-        continue;
-      }
-      const valueName = caps.get('value.name');
-      if (valueName) {
-        const at = valueName.startIndex;
-        rawUses.push({
-          kind: 'v',
-          name: text.slice(at, valueName.endIndex),
-          receiver: receiverOf(caps.get('value.receiver')),
-          line: lineAt(at),
-          def: useAt(at),
-        });
-        continue;
-      }
-      const typeExpr = caps.get('type.expr');
-      if (typeExpr) {
-        const at = typeExpr.startIndex;
-        const def = enclosingSymbol(at);
-        for (const t of lang.cleanType(text.slice(at, typeExpr.endIndex))) {
-          const dot = t.lastIndexOf('.');
-          rawUses.push({
-            kind: 't',
-            name: dot === -1 ? t : t.slice(dot + 1),
-            receiver: dot === -1 ? null : t.slice(0, dot),
-            line: lineAt(at),
-            def,
-          });
-        }
-        continue;
-      }
-      const ext = caps.get('super.extends') ?? caps.get('super.implements');
-      if (ext) {
-        const at = ext.startIndex;
-        const def = enclosing(at);
-        if (def === -1) continue;
-        const relation = caps.has('super.extends') ? 'extends' : 'implements';
-        for (const t of lang.cleanType(text.slice(at, ext.endIndex))) {
-          extras[def]!.supertypes.push({ text: t, relation, line: lineAt(at) });
-        }
-        continue;
-      }
-      const bindName = caps.get('bind.param') ?? caps.get('bind.local') ?? caps.get('bind.field');
-      if (bindName) {
-        const bindAt = bindName.startIndex;
-        const def = enclosing(bindAt);
-        const binding = caps.has('bind.param') ? 'p' : caps.has('bind.field') ? 'f' : 'l';
-        const written = text.slice(bindAt, bindName.endIndex);
-        const aliasCap = caps.get('bind.alias');
-        if (aliasCap) {
-          // `self.x = x`: the field takes the type of the enclosing function's typed name x (resolved below).
-          aliases.push({ name: written, alias: textOf(aliasCap)!, def });
-          continue;
-        }
-        const typeCap = caps.get('bind.type') ?? caps.get('bind.new') ?? caps.get('bind.call');
-        if (!typeCap) continue;
-        const via = caps.has('bind.type') ? undefined : caps.has('bind.new') ? ('n' as const) : ('c' as const);
-        const typeAt = typeCap.startIndex;
-        const raw = text.slice(typeAt, typeCap.endIndex);
-        const bound = lang.normalizeName ? lang.normalizeName(written) : written;
-        if (binding !== 'f') {
-          // A parameter or variable is a local of its function too.
-          const fn = enclosingFunction(bindAt);
-          if (fn !== -1) (extras[fn]!.locals ??= new Set()).add(bound);
-        }
-        const call = raw.replace(/\s+/g, '');
-        const cleaned =
-          via === 'c' ? [lang.normalizeReceiver ? lang.normalizeReceiver(call) : call] : lang.cleanType(raw);
-        if (via === undefined && cleaned.length > 0) {
-          // A declared type is a type reference.
-          const from = enclosingSymbol(typeAt);
-          for (const t of cleaned) {
-            const dot = t.lastIndexOf('.');
-            rawUses.push({
-              kind: 't',
-              name: dot === -1 ? t : t.slice(dot + 1),
-              receiver: dot === -1 ? null : t.slice(0, dot),
-              line: lineAt(typeAt),
-              def: from,
-            });
-          }
-        }
-        const type = cleaned[0];
-        if (type === undefined || type === '') continue;
-        rawBindings.push({ binding, name: bound, type, ...(via ? { via } : {}), def });
-        continue;
-      }
-      const local = caps.get('local');
-      if (local) {
-        const at = local.startIndex;
-        const def = enclosingFunction(at);
-        if (def === -1) continue;
-        const e = extras[def]!;
-        (e.locals ??= new Set()).add(text.slice(at, local.endIndex));
-        continue;
-      }
-      const defaultCap = caps.get('export.default');
-      if (defaultCap) {
-        defaultExport = textOf(defaultCap);
-        continue;
-      }
-      const pkgCap = caps.get('package.name');
-      if (pkgCap) {
-        pkg = textOf(pkgCap)!.replace(/\s+/g, '');
-        // One spelling for package names (PHP `A\B` is `A.B`, as receivers are written).
-        if (lang.normalizeReceiver) pkg = lang.normalizeReceiver(pkg);
-        continue;
-      }
-      // Definition attributes.
-      for (const [name, c] of caps) {
-        if (!name.startsWith('def.')) continue;
-        const at = c.startIndex;
-        const def = enclosing(at);
-        if (def === -1) continue;
-        const e = extras[def]!;
-        const t = text.slice(at, c.endIndex);
-        if (name === 'def.receiver') e.receiver = lang.cleanType(t)[0];
-        else if (name === 'def.self') e.selfName = t;
-        else if (name === 'def.returns') e.returns = lang.cleanType(t)[0];
-        else if (name === 'def.params') e.params = t;
-        else if (name === 'def.static') e.static = true;
-      }
+      if (dec && owner) this.decorated.push({ start: dec.startIndex, end: dec.endIndex, owner: owner.startIndex });
     }
   }
 
-  // Keys: the chain of enclosing definitions' names (a Go method: its receiver type) + name + kind.
+  private lineAt(x: number): number {
+    return rowOf(this.src.starts, x) + 1;
+  }
+
+  private textOf(n: Parser.SyntaxNode): string {
+    return this.src.text.slice(n.startIndex, n.endIndex);
+  }
+
+  private receiverOf(n: Parser.SyntaxNode | undefined): string | null {
+    if (n === undefined) return null;
+    const r = this.textOf(n);
+    return this.lang.normalizeReceiver ? this.lang.normalizeReceiver(r) : r;
+  }
+
+  /** The symbol a use at `at` belongs to (a decorator's: the decorated definition's). */
+  private useAt(at: number): number {
+    if (this.decorated.length > 0) {
+      for (const d of this.decorated)
+        if (d.start <= at && at < d.end) {
+          at = d.owner;
+          break;
+        }
+    }
+    return this.tree.enclosingSymbol(at);
+  }
+
+  private readImport(match: Parser.QueryMatch): void {
+    const views: CaptureView[] = match.captures.map((c) => ({
+      name: c.name,
+      text: c.node.text,
+      row: c.node.startPosition.row,
+      type: c.node.type,
+    }));
+    this.out.imports.push(...this.lang.readImportBindings(views));
+  }
+
+  private readCall(caps: Captures): boolean {
+    const callName = caps.get('call.name');
+    const dyn = caps.get('call.dynamic');
+    const ctor = caps.get('call.super') ?? caps.get('call.this');
+    if (!callName && !dyn && !ctor) return false;
+    const at = (callName ?? dyn ?? ctor)!.startIndex;
+    const def = this.useAt(at);
+    const argsCap = caps.get('call.args');
+    const args = argsCap ? argsCap.namedChildCount : undefined;
+    if (dyn) {
+      this.out.uses.push({ kind: 'd', name: this.textOf(dyn), receiver: null, line: this.lineAt(at), def });
+      return true;
+    }
+    if (ctor) {
+      this.out.uses.push({
+        kind: 'c',
+        name: this.lang.constructorName ?? 'constructor',
+        receiver: caps.has('call.super') ? 'super' : 'this',
+        line: this.lineAt(at),
+        ...(args !== undefined ? { args } : {}),
+        def,
+      });
+      return true;
+    }
+    let name = this.textOf(callName!);
+    let receiver = this.receiverOf(caps.get('call.receiver'));
+    const isNew = caps.has('call.new');
+    if (isNew) {
+      // A construction names a type: `a.B<T>` -> receiver a, name B.
+      const cleaned = this.lang.cleanType(name)[0];
+      if (cleaned === undefined) return true;
+      const dot = cleaned.lastIndexOf('.');
+      if (dot !== -1) {
+        receiver = receiver === null ? cleaned.slice(0, dot) : `${receiver}.${cleaned.slice(0, dot)}`;
+        name = cleaned.slice(dot + 1);
+      } else name = cleaned;
+    }
+    this.out.uses.push({
+      kind: isNew ? 'n' : 'c',
+      name,
+      receiver,
+      line: this.lineAt(at),
+      ...(args !== undefined ? { args } : {}),
+      def,
+    });
+    return true;
+  }
+
+  private readValue(caps: Captures): boolean {
+    const valueName = caps.get('value.name');
+    if (!valueName) return false;
+    const at = valueName.startIndex;
+    this.out.uses.push({
+      kind: 'v',
+      name: this.src.text.slice(at, valueName.endIndex),
+      receiver: this.receiverOf(caps.get('value.receiver')),
+      line: this.lineAt(at),
+      def: this.useAt(at),
+    });
+    return true;
+  }
+
+  /** Type references, one per cleaned type (`a.B` -> receiver a, name B). */
+  private pushTypeUses(raw: string | readonly string[], at: number, def: number): void {
+    const types = typeof raw === 'string' ? this.lang.cleanType(raw) : raw;
+    for (const t of types) {
+      const dot = t.lastIndexOf('.');
+      this.out.uses.push({
+        kind: 't',
+        name: dot === -1 ? t : t.slice(dot + 1),
+        receiver: dot === -1 ? null : t.slice(0, dot),
+        line: this.lineAt(at),
+        def,
+      });
+    }
+  }
+
+  private readTypeExpr(caps: Captures): boolean {
+    const typeExpr = caps.get('type.expr');
+    if (!typeExpr) return false;
+    const at = typeExpr.startIndex;
+    this.pushTypeUses(this.src.text.slice(at, typeExpr.endIndex), at, this.tree.enclosingSymbol(at));
+    return true;
+  }
+
+  private readSupertype(caps: Captures): boolean {
+    const ext = caps.get('super.extends') ?? caps.get('super.implements');
+    if (!ext) return false;
+    const at = ext.startIndex;
+    const def = this.tree.enclosing(at);
+    if (def === -1) return true;
+    const relation = caps.has('super.extends') ? 'extends' : 'implements';
+    for (const t of this.lang.cleanType(this.src.text.slice(at, ext.endIndex))) {
+      this.tree.extras[def]!.supertypes.push({ text: t, relation, line: this.lineAt(at) });
+    }
+    return true;
+  }
+
+  private readBinding(caps: Captures): boolean {
+    const bindName = caps.get('bind.param') ?? caps.get('bind.local') ?? caps.get('bind.field');
+    if (!bindName) return false;
+    const { lang, tree } = this;
+    const bindAt = bindName.startIndex;
+    const def = tree.enclosing(bindAt);
+    const binding = caps.has('bind.param') ? 'p' : caps.has('bind.field') ? 'f' : 'l';
+    const written = this.src.text.slice(bindAt, bindName.endIndex);
+    const aliasCap = caps.get('bind.alias');
+    if (aliasCap) {
+      this.out.aliases.push({ name: written, alias: this.textOf(aliasCap), def });
+      return true;
+    }
+    const typeCap = caps.get('bind.type') ?? caps.get('bind.new') ?? caps.get('bind.call');
+    if (!typeCap) return true;
+    const via = caps.has('bind.type') ? undefined : caps.has('bind.new') ? ('n' as const) : ('c' as const);
+    const typeAt = typeCap.startIndex;
+    const raw = this.src.text.slice(typeAt, typeCap.endIndex);
+    const bound = lang.normalizeName ? lang.normalizeName(written) : written;
+    if (binding !== 'f') {
+      // A parameter or variable is a local of its function too.
+      const fn = tree.enclosingFunction(bindAt);
+      if (fn !== -1) (tree.extras[fn]!.locals ??= new Set()).add(bound);
+    }
+    const call = raw.replace(/\s+/g, '');
+    const cleaned = via === 'c' ? [lang.normalizeReceiver ? lang.normalizeReceiver(call) : call] : lang.cleanType(raw);
+    // A declared type is a type reference.
+    if (via === undefined && cleaned.length > 0) this.pushTypeUses(cleaned, typeAt, tree.enclosingSymbol(typeAt));
+    const type = cleaned[0];
+    if (type === undefined || type === '') return true;
+    this.out.bindings.push({ binding, name: bound, type, ...(via ? { via } : {}), def });
+    return true;
+  }
+
+  private readLocal(caps: Captures): boolean {
+    const local = caps.get('local');
+    if (!local) return false;
+    const at = local.startIndex;
+    const def = this.tree.enclosingFunction(at);
+    if (def === -1) return true;
+    const e = this.tree.extras[def]!;
+    (e.locals ??= new Set()).add(this.src.text.slice(at, local.endIndex));
+    return true;
+  }
+
+  /** The file's default export and package name. */
+  private readModule(caps: Captures): boolean {
+    const defaultCap = caps.get('export.default');
+    if (defaultCap) {
+      this.out.defaultExport = this.textOf(defaultCap);
+      return true;
+    }
+    const pkgCap = caps.get('package.name');
+    if (!pkgCap) return false;
+    let pkg = this.textOf(pkgCap).replace(/\s+/g, '');
+    // One spelling for package names (PHP `A\B` is `A.B`, as receivers are written).
+    if (this.lang.normalizeReceiver) pkg = this.lang.normalizeReceiver(pkg);
+    this.out.pkg = pkg;
+    return true;
+  }
+
+  private readDefAttributes(caps: Captures): void {
+    for (const [name, c] of caps) {
+      if (!name.startsWith('def.')) continue;
+      const at = c.startIndex;
+      const def = this.tree.enclosing(at);
+      if (def === -1) continue;
+      const e = this.tree.extras[def]!;
+      const t = this.src.text.slice(at, c.endIndex);
+      if (name === 'def.receiver') e.receiver = this.lang.cleanType(t)[0];
+      else if (name === 'def.self') e.selfName = t;
+      else if (name === 'def.returns') e.returns = this.lang.cleanType(t)[0];
+      else if (name === 'def.params') e.params = t;
+      else if (name === 'def.static') e.static = true;
+    }
+  }
+}
+
+/**
+ * Keys: the chain of enclosing definitions' names (a Go method: its receiver type) + name + kind; definitions with
+ * the same base are told apart by their parameter types where the language has overloads, else by a counter.
+ */
+function symbolKeys(tree: DefTree, lang: SymbolLanguage | undefined): string[] {
+  const { n, defs, parent, isSymbol, extras, kinds } = tree;
   const bases: string[] = new Array<string>(n);
   const chains: string[] = new Array<string>(n);
   for (let i = 0; i < n; i++) {
@@ -391,8 +485,7 @@ export function extractSymbols(
     const p = parent[i]!;
     const receiver = extras[i]!.receiver;
     const chain = receiver !== undefined ? receiver : p === -1 ? '' : chains[p]!;
-    const written = !isSymbol[i] && lang?.containerName ? lang.containerName(d.name) : d.name;
-    const name = written.replace(/#/g, '_');
+    const name = tree.containerNameOf(i, lang).replace(/#/g, '_');
     chains[i] = chain === '' ? name : `${chain}.${name}`;
     bases[i] = `${chains[i]}:${kinds[i] ?? d.chunkType}`;
   }
@@ -425,83 +518,75 @@ export function extractSymbols(
       keys[i] = candidate;
     }
   }
+  return keys;
+}
 
-  const symbols: SymbolInfo[] = [];
-  const factDefs: DefinitionFact[] = [];
-  const symbolParent = (i: number): number => {
-    let p = parent[i]!;
-    while (p !== -1 && !isSymbol[p]) p = parent[p]!;
-    return p;
+/** The spec's Symbol of definition i (a Symbol), with its key, lines, signature and doc. */
+function symbolInfo(tree: DefTree, i: number, keys: readonly string[], src: Src, style: 'brace' | 'colon'): SymbolInfo {
+  const d = tree.defs[i]!;
+  const sp = tree.symbolParent(i);
+  const info: SymbolInfo = {
+    name: d.name,
+    kind: SPEC_KIND[d.chunkType]!,
+    line: d.nameRow + 1,
+    key: keys[i]!,
+    symbol_kind: tree.kinds[i] ?? 'function',
+    end_line: rowOf(src.starts, Math.max(d.startIndex, d.endIndex - 1)) + 1,
+    container: sp === -1 ? null : keys[sp]!,
   };
-  for (let i = 0; i < n; i++) {
-    if (!isSymbol[i]) continue;
-    const d = defs[i]!;
-    const kind = SPEC_KIND[d.chunkType]!;
-    const sp = symbolParent(i);
-    const container = sp === -1 ? null : keys[sp]!;
-    const end_line = rowOf(src.starts, Math.max(d.startIndex, d.endIndex - 1)) + 1;
-    const symbol_kind = kinds[i] ?? 'function';
-    const info: SymbolInfo = {
-      name: d.name,
-      kind,
-      line: d.nameRow + 1,
-      key: keys[i]!,
-      symbol_kind,
-      end_line,
-      container,
-    };
-    const signature = signatureOf(src, d, signatureStyle);
-    if (signature !== '') info.signature = signature;
-    const doc = docOf(src, d, signatureStyle);
-    if (doc !== '') info.doc = doc;
-    symbols.push(info);
-    if (lang && query && withFacts) {
-      const e = extras[i]!;
-      const p = parent[i]!;
-      const parentName =
-        p === -1 ? undefined : !isSymbol[p] && lang.containerName ? lang.containerName(defs[p]!.name) : defs[p]!.name;
-      const containerName = e.receiver ?? parentName;
-      let arity: number | null = null;
-      if (e.params !== undefined) {
-        arity = lang.arity(e.params);
-        if (arity !== null && lang.instanceParam && FUNCTION_KINDS.has(symbol_kind) && symbol_kind !== 'function')
-          arity = Math.max(0, arity - 1);
-      }
-      const fact: DefinitionFact = {
-        key: keys[i]!,
-        name: d.name,
-        symbol_kind,
-        container,
-        line: d.nameRow + 1,
-        end_line,
-      };
-      if (containerName !== undefined) fact.container_name = containerName;
-      if (arity !== null) fact.arity = arity;
-      if (e.supertypes.length > 0) fact.supertypes = e.supertypes;
-      if (e.static) fact.static = true;
-      if (e.returns !== undefined) fact.returns = e.returns;
-      if (e.selfName !== undefined) fact.self_name = e.selfName;
-      if (e.locals && e.locals.size > 0) fact.locals = [...e.locals].sort();
-      factDefs.push(fact);
-    }
-  }
-  if (!lang || !query || !withFacts) return { symbols };
+  const signature = signatureOf(src, d, style);
+  if (signature !== '') info.signature = signature;
+  const doc = docOf(src, d, style);
+  if (doc !== '') info.doc = doc;
+  return info;
+}
 
-  // Facts index their symbols by position in `factDefs`.
-  const factIndex = new Int32Array(n).fill(-1);
-  for (let i = 0, k = 0; i < n; i++) if (isSymbol[i]) factIndex[i] = k++;
-  // Value uses of a local name of the enclosing functions are no symbol uses.
+/** The definition fact of Symbol i (its SymbolInfo already made). */
+function definitionFact(tree: DefTree, i: number, info: SymbolInfo, lang: SymbolLanguage): DefinitionFact {
+  const e = tree.extras[i]!;
+  const p = tree.parent[i]!;
+  const containerName = e.receiver ?? (p === -1 ? undefined : tree.containerNameOf(p, lang));
+  const symbol_kind = info.symbol_kind as SymbolDefKind;
+  let arity: number | null = null;
+  if (e.params !== undefined) {
+    arity = lang.arity(e.params);
+    if (arity !== null && lang.instanceParam && FUNCTION_KINDS.has(symbol_kind) && symbol_kind !== 'function')
+      arity = Math.max(0, arity - 1);
+  }
+  const fact: DefinitionFact = {
+    key: info.key!,
+    name: info.name,
+    symbol_kind,
+    container: info.container ?? null,
+    line: info.line,
+    end_line: info.end_line!,
+  };
+  if (containerName !== undefined) fact.container_name = containerName;
+  if (arity !== null) fact.arity = arity;
+  if (e.supertypes.length > 0) fact.supertypes = e.supertypes;
+  if (e.static) fact.static = true;
+  if (e.returns !== undefined) fact.returns = e.returns;
+  if (e.selfName !== undefined) fact.self_name = e.selfName;
+  if (e.locals && e.locals.size > 0) fact.locals = [...e.locals].sort();
+  return fact;
+}
+
+/**
+ * The use facts (symbols indexed by position among the Symbols: `factIndex`) and the count of top-level uses. A
+ * call's own `a.b` is no value use of b; a value use of a local name of the enclosing functions is no symbol use;
+ * one reference per name and line.
+ */
+function useFacts(tree: DefTree, raw: readonly RawUse[], factIndex: Int32Array): { uses: UseFact[]; topLevel: number } {
   const shadowed = (def: number, name: string): boolean => {
-    for (let i = def; i !== -1; i = parent[i]!) if (extras[i]!.locals?.has(name)) return true;
+    for (let i = def; i !== -1; i = tree.parent[i]!) if (tree.extras[i]!.locals?.has(name)) return true;
     return false;
   };
   const uses: UseFact[] = [];
   let topLevel = 0;
   const seen = new Set<string>();
-  // A call's own `a.b` is no value use of b.
   const calls = new Set<string>();
-  for (const r of rawUses) if (r.kind === 'c') calls.add(`${r.def}\0${r.receiver}\0${r.name}\0${r.line}`);
-  for (const r of rawUses) {
+  for (const r of raw) if (r.kind === 'c') calls.add(`${r.def}\0${r.receiver}\0${r.name}\0${r.line}`);
+  for (const r of raw) {
     if (r.kind === 'v' && r.receiver !== null && calls.has(`${r.def}\0${r.receiver}\0${r.name}\0${r.line}`)) continue;
     if (r.def === -1) {
       topLevel++;
@@ -510,7 +595,6 @@ export function extractSymbols(
     if (r.kind === 'v' && r.receiver === null && shadowed(r.def, r.name)) continue;
     const from = factIndex[r.def]!;
     if (r.kind === 'v' || r.kind === 't') {
-      // One reference per name and line.
       const sig = `${from}\0${r.kind}\0${r.receiver}\0${r.name}\0${r.line}`;
       if (seen.has(sig)) continue;
       seen.add(sig);
@@ -520,10 +604,17 @@ export function extractSymbols(
     if (r.args !== undefined) use.push(r.args);
     uses.push(use);
   }
-  for (const a of aliases) {
-    const source = rawBindings.find((b) => b.def === a.def && b.name === a.alias && b.binding !== 'f');
+  return { uses, topLevel };
+}
+
+/** The binding facts: aliases take their source's type; each binding is scoped to the Symbol holding it. */
+function bindingFacts(tree: DefTree, g: Gathered, factIndex: Int32Array): BindingFact[] {
+  const { parent, kinds, isSymbol } = tree;
+  const raw = g.bindings;
+  for (const a of g.aliases) {
+    const source = raw.find((b) => b.def === a.def && b.name === a.alias && b.binding !== 'f');
     if (source)
-      rawBindings.push({
+      raw.push({
         binding: 'f',
         name: a.name,
         type: source.type,
@@ -532,7 +623,7 @@ export function extractSymbols(
       });
   }
   const bindings: BindingFact[] = [];
-  for (const b of rawBindings) {
+  for (const b of raw) {
     let scope = b.def;
     let binding = b.binding;
     if (binding === 'f') {
@@ -546,31 +637,76 @@ export function extractSymbols(
     if (b.via) fact.push(b.via);
     bindings.push(fact);
   }
-  const facts: SymbolFacts = {
+  return bindings;
+}
+
+/**
+ * Implementation blocks (Rust impl): a container that is no symbol but carries supertypes, or whose name the
+ * language cleans, gives its type those supertypes and the methods defined in it.
+ */
+function implFacts(tree: DefTree, keys: readonly string[], lang: SymbolLanguage): ImplFact[] {
+  const { n, defs, parent, isSymbol, kinds, extras } = tree;
+  const impls: ImplFact[] = [];
+  for (let i = 0; i < n; i++) {
+    if (isSymbol[i] || kinds[i] !== null) continue;
+    const methods: string[] = [];
+    for (let j = i + 1; j < n && defs[j]!.startIndex < defs[i]!.endIndex; j++)
+      if (parent[j] === i && isSymbol[j]) methods.push(keys[j]!);
+    if (extras[i]!.supertypes.length === 0) continue;
+    impls.push({ type: lang.containerName!(defs[i]!.name), supertypes: extras[i]!.supertypes, methods });
+  }
+  return impls;
+}
+
+/**
+ * The file's symbols (the spec's Symbol vertices, with keys) and, when the language has a SymbolLanguage and a
+ * symbols query and `withFacts` holds, its symbol facts. Without facts `query` may be the key patterns alone
+ * (LoadedLanguage.symbolKeyQuery): the keys come out the same. Runs in the parse threads right after the
+ * definitions query.
+ */
+export function extractSymbols(
+  defs: readonly RawDefinition[],
+  src: Src,
+  lang: SymbolLanguage | undefined,
+  query: Parser.Query | null,
+  root: Parser.SyntaxNode,
+  signatureStyle: 'brace' | 'colon',
+  withFacts = true,
+): { symbols: SymbolInfo[]; facts?: SymbolFacts } {
+  const tree = new DefTree(defs, lang);
+  const gathered = lang && query ? new MatchReader(tree, src, lang).readAll(query, root) : null;
+  const keys = symbolKeys(tree, lang);
+  const facts = lang && gathered && withFacts;
+  const symbols: SymbolInfo[] = [];
+  const factDefs: DefinitionFact[] = [];
+  // Facts index their symbols by position in `factDefs`.
+  const factIndex = new Int32Array(tree.n).fill(-1);
+  for (let i = 0; i < tree.n; i++) {
+    if (!tree.isSymbol[i]) continue;
+    const info = symbolInfo(tree, i, keys, src, signatureStyle);
+    symbols.push(info);
+    if (facts) {
+      factIndex[i] = factDefs.length;
+      factDefs.push(definitionFact(tree, i, info, lang));
+    }
+  }
+  if (!facts) return { symbols };
+  const { uses, topLevel } = useFacts(tree, gathered.uses, factIndex);
+  const out: SymbolFacts = {
     version: SYMBOL_FACTS_VERSION,
     defs: factDefs,
-    bindings,
+    bindings: bindingFacts(tree, gathered, factIndex),
     uses,
     top_level_uses: topLevel,
-    imports,
+    imports: gathered.imports,
   };
-  if (pkg !== undefined) facts.package = pkg;
-  // Implementation blocks (Rust impl): a container that is no symbol but carries supertypes, or whose name the
-  // language cleans, gives its type those supertypes and the methods defined in it.
+  if (gathered.pkg !== undefined) out.package = gathered.pkg;
   if (lang.containerName) {
-    const impls: ImplFact[] = [];
-    for (let i = 0; i < n; i++) {
-      if (isSymbol[i] || kinds[i] !== null) continue;
-      const methods: string[] = [];
-      for (let j = i + 1; j < n && defs[j]!.startIndex < defs[i]!.endIndex; j++)
-        if (parent[j] === i && isSymbol[j]) methods.push(keys[j]!);
-      if (extras[i]!.supertypes.length === 0) continue;
-      impls.push({ type: lang.containerName(defs[i]!.name), supertypes: extras[i]!.supertypes, methods });
-    }
-    if (impls.length > 0) facts.impls = impls;
+    const impls = implFacts(tree, keys, lang);
+    if (impls.length > 0) out.impls = impls;
   }
-  if (defaultExport !== undefined) facts.default_export = defaultExport;
-  return { symbols, facts };
+  if (gathered.defaultExport !== undefined) out.default_export = gathered.defaultExport;
+  return { symbols, facts: out };
 }
 
 const SIGNATURE_MAX = 240;
