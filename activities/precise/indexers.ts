@@ -92,6 +92,30 @@ function javaSources(root: string): string[] {
   return out.sort();
 }
 
+/**
+ * The tsconfig for a checkout that has none, as scip-typescript's `--infer-tsconfig` decides it (`{}` when a .ts/.tsx
+ * file exists, else allowJs for the JavaScript files), from a walk of our own: scip-typescript's gives up after 1000
+ * entries in walk order, which a `.git` folder can fill before any source (fastapi: no files indexed). Hidden folders
+ * and node_modules are not walked.
+ */
+export function inferredTsconfig(root: string): string {
+  let js = false;
+  const walk = (dir: string): boolean => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+      if (e.isDirectory()) {
+        if (walk(join(dir, e.name))) return true;
+      } else if (e.isFile()) {
+        if (/\.(ts|tsx)$/.test(e.name)) return true;
+        if (/\.(js|jsx)$/.test(e.name)) js = true;
+      }
+    }
+    return false;
+  };
+  const ts = walk(root);
+  return !ts && js ? '{"compilerOptions":{"allowJs":true}}\n' : '{}\n';
+}
+
 export interface IndexerRun {
   ok: boolean;
   /** Why it failed: `timeout`, `memory`, `exit N`, `signal S`, `spawn ...`. */
@@ -209,7 +233,7 @@ export function indexerSteps(o: RunOptions): IndexerStep[] {
     // indexed once, however many tsconfig projects include it.
     const args = [heap, TS_RUNNER, realpathSync(o.bin), 'index', '--no-progress-bar', '--output', o.output];
     const hasConfig = existsSync(join(o.root, 'tsconfig.json')) || existsSync(join(o.root, 'jsconfig.json'));
-    if (!hasConfig) args.push('--infer-tsconfig');
+    if (!hasConfig) writeFileSync(join(o.root, 'tsconfig.json'), inferredTsconfig(o.root));
     return [{ cmd: process.execPath, args, env: base, cwd: o.root }];
   }
   if (o.language === 'python') {

@@ -11,7 +11,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTree } from '../support/git-repos.ts';
-import { installedIndexers, runIndexer, type PreciseLanguage } from '../../activities/precise/indexers.ts';
+import {
+  inferredTsconfig,
+  installedIndexers,
+  runIndexer,
+  type PreciseLanguage,
+} from '../../activities/precise/indexers.ts';
 import protobuf from 'protobufjs';
 import { readScipIndex } from '../../engine/precise/scip.ts';
 import { derivePrecise } from '../../engine/precise/derive.ts';
@@ -366,6 +371,18 @@ describe('precise tier: limits and symbols', () => {
     });
     assert.equal(run.ok, false);
     assert.equal(run.failure, 'timeout');
+  });
+
+  it('infers a tsconfig past a large .git folder: allowJs for JavaScript alone, {} once TypeScript is there', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ckg-precise-infer-'));
+    after(() => rmSync(root, { recursive: true, force: true }));
+    // More entries than scip-typescript's own walk visits (1000) before the sources, as a clone's .git can hold.
+    const objects: Record<string, string> = {};
+    for (let i = 0; i < 1100; i++) objects[`.git/objects/${String(i).padStart(4, '0')}`] = 'x';
+    writeTree(root, { ...objects, 'node_modules/x/index.ts': '', 'docs/js/site.js': 'export const a = 1;\n' });
+    assert.equal(inferredTsconfig(root), '{"compilerOptions":{"allowJs":true}}\n');
+    writeTree(root, { 'src/a.ts': 'export const b = 2;\n' });
+    assert.equal(inferredTsconfig(root), '{}\n');
   });
 
   it('parses SCIP symbols into monikers and descriptors', () => {
