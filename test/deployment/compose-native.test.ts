@@ -22,6 +22,7 @@ import { connectSse, type Frame, type SseClient } from '../support/sse-client.ts
 import { uniqueTaskQueue } from '../support/temporal.ts';
 import { startIdp } from '../../standins/idp/server.ts';
 import { quietLog } from '../standins/helpers.ts';
+import { waitFor } from '../support/wait.ts';
 
 const FILES: Record<string, string> = {
   'README.md': '# Shapes\n\nArea helpers.\n',
@@ -255,18 +256,22 @@ describe('docker-compose.yml, run natively', { timeout: 600_000 }, () => {
     assert.equal(started.status, 201, JSON.stringify(started.body));
     syncId = String(started.body.id);
 
-    const deadline = Date.now() + 240_000;
-    for (;;) {
-      const ends = stream.events.filter((f) => f.event === 'sync_lifecycle' && rowOf(f).sync_id === syncId);
-      const end = ends.find((f) => ['completed', 'failed', 'cancelled'].includes(String(rowOf(f).payload.status)));
-      if (end) {
-        assert.equal(rowOf(end).payload.status, 'completed', `${end.data}\n${d.logs()}`);
-        break;
-      }
-      assert.ok(!stream.ended, 'the event stream ended early');
-      assert.ok(Date.now() < deadline, `no end of the sync within 240 s\n${d.logs()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const events = stream;
+    const end = await waitFor(
+      () => `the end of the sync\n${d.logs()}`,
+      () => {
+        assert.ok(!events.ended, 'the event stream ended early');
+        return events.events.find(
+          (f) =>
+            f.event === 'sync_lifecycle' &&
+            rowOf(f).sync_id === syncId &&
+            ['completed', 'failed', 'cancelled'].includes(String(rowOf(f).payload.status)),
+        );
+      },
+      240_000,
+      100,
+    );
+    assert.equal(rowOf(end).payload.status, 'completed', `${end.data}\n${d.logs()}`);
     const progress = stream.events.filter((f) => f.event === 'sync_progress' && rowOf(f).sync_id === syncId);
     assert.ok(progress.length > 0, 'progress frames arrived');
   });

@@ -14,6 +14,7 @@ import { temporalIdOfSchedule } from '../support/fixtures.ts';
 import { createRepo, type TestRepo } from '../support/git-repos.ts';
 import { startService, type Service } from '../support/service.ts';
 import { connectSse, type Frame, type SseClient } from '../support/sse-client.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** A small repository: TypeScript and Python files importing each other, a markdown file. */
 const FILES: Record<string, string> = {
@@ -67,16 +68,6 @@ interface Json {
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-async function until<T>(what: string, check: () => T | undefined | false, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 const rowOf = (f: Frame): EventRow => JSON.parse(f.data ?? 'null') as EventRow;
 
 describe('the service end to end through the gateway', () => {
@@ -116,15 +107,17 @@ describe('the service end to end through the gateway', () => {
 
   /** An SSE stream through the gateway; retried while the gateway's event hub has not read the database yet (503). */
   async function openStream(headers: Record<string, string>): Promise<SseClient> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const s = await connectSse(`${svc.gateway.url}/api/events`, headers);
-      if (s.status === 200) return s;
-      await s.waitForEnd(5000);
-      assert.equal(s.status, 503, `GET /api/events: ${s.status} ${s.body}`);
-      if (Date.now() > deadline) throw new Error('the event stream did not open within 30 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    return waitFor(
+      'the event stream to open',
+      async () => {
+        const s = await connectSse(`${svc.gateway.url}/api/events`, headers);
+        if (s.status === 200) return s;
+        await s.waitForEnd(5000);
+        assert.equal(s.status, 503, `GET /api/events: ${s.status} ${s.body}`);
+        return undefined;
+      },
+      30_000,
+    );
   }
 
   before(async () => {
@@ -231,7 +224,7 @@ describe('the service end to end through the gateway', () => {
         f.event === 'sync_lifecycle' &&
         rowOf(f).sync_id === syncId &&
         ['failed', 'cancelled'].includes(String(rowOf(f).payload.status));
-      await until(
+      await waitFor(
         'the completed sync_lifecycle frame',
         () => {
           const bad = stream.events.find(failedFrame);
@@ -242,7 +235,7 @@ describe('the service end to end through the gateway', () => {
         SYNC_TIMEOUT_MS,
       );
       // source_changed (synced) is written in the same transaction as the completed lifecycle event, right after it.
-      await until(
+      await waitFor(
         'the synced source_changed frame',
         () => stream.events.some((f) => f.event === 'source_changed' && rowOf(f).payload.change === 'synced'),
         30_000,

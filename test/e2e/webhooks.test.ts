@@ -15,6 +15,7 @@ import { clientToken, configHome, runCli } from '../support/agent-stack.ts';
 import { connectClient } from '../support/temporal.ts';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
 import { startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
 
 const SECRET = 'wh-secret-0123456789abcdef';
 const WAIT_MS = 120_000;
@@ -112,17 +113,19 @@ describe('code-host webhooks through the gateway', () => {
 
   /** Waits until no follow-up is queued and no sync of the source is active: the deliveries have all played out. */
   async function settled(): Promise<void> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      const r = await svc.db.pool.query<{ busy: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM sync_followups WHERE source_id = $1)
-             OR EXISTS (SELECT 1 FROM sync_runs WHERE source_id = $1 AND status IN ('pending', 'running')) AS busy`,
-        [sourceId],
-      );
-      if (!r.rows[0]!.busy) return;
-      if (Date.now() > deadline) throw new Error('webhook syncs did not settle');
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await waitFor(
+      'the webhook syncs to settle',
+      async () => {
+        const r = await svc.db.pool.query<{ busy: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM sync_followups WHERE source_id = $1)
+               OR EXISTS (SELECT 1 FROM sync_runs WHERE source_id = $1 AND status IN ('pending', 'running')) AS busy`,
+          [sourceId],
+        );
+        return !r.rows[0]!.busy;
+      },
+      WAIT_MS,
+      100,
+    );
   }
 
   const commitOf = async (syncId: string) =>
@@ -436,11 +439,12 @@ describe('code-host webhooks through the gateway', () => {
 
     const merged = await send(mr('merge'));
     assert.equal((merged.body.results as Array<{ status: string }>)[0]!.status, 'closed');
-    const deadline = Date.now() + WAIT_MS;
-    while ((await syncsOf()).find((r) => r.id === review.id)!.status !== 'cleaned') {
-      if (Date.now() > deadline) throw new Error('the merged request’s sync was not cleaned');
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await waitFor(
+      'the merged request’s sync to be cleaned',
+      async () => (await syncsOf()).find((r) => r.id === review.id)!.status === 'cleaned',
+      WAIT_MS,
+      100,
+    );
     const closed = await call('GET', `/api/graph/pr?source_id=${sourceId}&number=3`);
     assert.equal(closed.status, 409, JSON.stringify(closed.body));
   });

@@ -11,6 +11,7 @@ import type { Page, Request } from 'playwright-core';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
 import { ensureExplorerBuilt, freePort, launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { startService, type Service } from '../support/service.ts';
+import { waitFor } from '../support/wait.ts';
 
 const FILES: Record<string, string> = {
   'README.md': '# Expressions\n\nA tokenizer and a parser, with report helpers in Python.\n',
@@ -81,14 +82,16 @@ describe('the web explorer in headless Chromium', () => {
   }
 
   async function completed(syncId: string): Promise<void> {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const s = await api<{ status: string; error: string | null }>('GET', `/api/syncs/${syncId}`);
-      if (s.status === 'completed') return;
-      assert.ok(!['failed', 'cancelled'].includes(s.status), `sync ${s.status}: ${s.error}`);
-      assert.ok(Date.now() < deadline, 'sync did not complete within 120 s');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitFor(
+      `sync ${syncId} to complete`,
+      async () => {
+        const s = await api<{ status: string; error: string | null }>('GET', `/api/syncs/${syncId}`);
+        assert.ok(!['failed', 'cancelled'].includes(s.status), `sync ${s.status}: ${s.error}`);
+        return s.status === 'completed';
+      },
+      120_000,
+      250,
+    );
   }
 
   const shot = async (name: string) => {
@@ -101,11 +104,7 @@ describe('the web explorer in headless Chromium', () => {
   })()`;
   /** Polls an in-page expression until it is truthy (waitForFunction would eval, which the page's CSP forbids). */
   async function pageUntil(expression: string, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await page.evaluate<unknown>(expression))) {
-      assert.ok(Date.now() < deadline, `timed out after ${timeoutMs} ms waiting for ${expression}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(expression, async () => Boolean(await page.evaluate<unknown>(expression)), timeoutMs, 100);
   }
   const storedToken = () => page.evaluate<string | undefined>(STORED_TOKEN);
 
@@ -249,11 +248,7 @@ describe('the web explorer in headless Chromium', () => {
     const mark = searches().length;
     await page.check('#search-all');
     await pageUntil(`document.querySelectorAll('#search-results .search-kind').length === 3`);
-    const start = Date.now();
-    while (searches().length < mark + 3) {
-      assert.ok(Date.now() - start < 30_000, 'the searches of every source');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor('the searches of every source', () => searches().length >= mark + 3, 30_000);
     for (const u of searches().slice(mark)) assert.equal(u.searchParams.get('source_id'), null, u.pathname);
     await page.uncheck('#search-all');
   });

@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, createPublicKey } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { startGateway, waitFor, type TestGateway } from '../support/gateway.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { waitFor } from '../support/wait.ts';
 import { newKey, startTestIdp, type TestIdp } from '../support/idp-keys.ts';
 import { startUpstream, type TestUpstream } from '../support/upstream.ts';
 
@@ -30,7 +31,7 @@ describe('gateway authentication', () => {
       },
       { now: () => clock.t },
     );
-    await waitFor(() => gw.keys?.refreshCount === 1, 5000, 'initial key set');
+    await waitFor('initial key set', () => gw.keys?.refreshCount === 1, 5000, 10);
   });
   after(async () => {
     await gw.close();
@@ -208,9 +209,14 @@ describe('gateway authentication', () => {
     const t0 = performance.now();
     assert.equal((await call(oldToken)).status, 200, 'served from the stale set');
     assert.ok(performance.now() - t0 < 400, 'the request did not wait for the slow refresh');
-    await waitFor(() => idp.fetches === base + 1, 3000, 'background refresh started');
+    await waitFor('background refresh started', () => idp.fetches === base + 1, 3000, 10);
     assert.equal((await call(oldToken)).status, 200, 'still the stale set while the refresh runs');
-    await waitFor(() => gw.events('jwks_refreshed').some((l) => l.reason === 'expired' && l.keys === 1), 3000);
+    await waitFor(
+      'jwks_refreshed (expired)',
+      () => gw.events('jwks_refreshed').some((l) => l.reason === 'expired' && l.keys === 1),
+      3000,
+      10,
+    );
     idp.delayMs = 0;
     assert.equal(idp.fetches, base + 1, 'exactly one background refresh');
     // The refreshed set no longer holds key-1: refused (after the one unknown-kid refresh the interval allows).

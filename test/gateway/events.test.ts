@@ -4,7 +4,8 @@ import http from 'node:http';
 import { createRetentionActivities } from '../../activities/retention/index.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { startGateway, waitFor, type TestGateway } from '../support/gateway.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { waitFor } from '../support/wait.ts';
 import { startTestIdp, type TestIdp } from '../support/idp-keys.ts';
 import { testLogger } from '../support/log.ts';
 import { connectSse, type Frame, type SseClient } from '../support/sse-client.ts';
@@ -43,7 +44,7 @@ describe('gateway event stream', () => {
       INGESTION_SERVICE_URL: 'http://127.0.0.1:1',
     });
     token = await idp.sign({}, { expiresIn: 3600 });
-    await waitFor(() => gw.hub.ready, 5000, 'hub ready');
+    await waitFor('hub ready', () => gw.hub.ready, 5000, 10);
   });
   after(async () => {
     for (const c of open) c.close();
@@ -67,7 +68,7 @@ describe('gateway event stream', () => {
    */
   async function idsUpToSentinel(c: SseClient): Promise<number[]> {
     const sentinel = await emit('sync_progress', { sentinel: true });
-    await waitFor(() => ids(c.events).includes(sentinel), 5000, 'the sentinel frame');
+    await waitFor('the sentinel frame', () => ids(c.events).includes(sentinel), 5000, 10);
     const got = ids(c.events);
     return got.slice(0, got.indexOf(sentinel));
   }
@@ -77,7 +78,7 @@ describe('gateway event stream', () => {
     const first = await emit('sync_lifecycle', { status: 'pending' });
     const stored = [first];
     for (let i = 0; i < 4; i++) stored.push(await emit('sync_progress', { progress_done: i }));
-    await waitFor(() => gw.hub.lastId === stored.at(-1), 3000, 'hub caught up');
+    await waitFor('hub caught up', () => gw.hub.lastId === stored.at(-1), 3000, 10);
 
     const c = await connect(`?last_event_id=${first}`);
     assert.equal(c.status, 200);
@@ -85,7 +86,7 @@ describe('gateway event stream', () => {
     assert.equal(c.headers['cache-control'], 'no-cache, no-transform');
     await c.waitForEvents(4);
     assert.deepEqual(ids(c.events), stored.slice(1));
-    await waitFor(() => gw.events('sse_replay').some((l) => l.after === first && l.rows === 4), 2000, 'sse_replay');
+    await waitFor('sse_replay', () => gw.events('sse_replay').some((l) => l.after === first && l.rows === 4), 2000, 10);
 
     const live = Number(
       await writeEvent(db.pool, { type: 'source_changed', sourceId, payload: { change: 'updated' } }),
@@ -115,9 +116,9 @@ describe('gateway event stream', () => {
 
   it('without a resume id the stream starts live, with no catch-up', async () => {
     const before = await emit();
-    await waitFor(() => gw.hub.lastId === before, 3000, 'hub past the earlier row');
+    await waitFor('hub past the earlier row', () => gw.hub.lastId === before, 3000, 10);
     const c = await connect();
-    await waitFor(() => c.frames.some((f) => f.comment === 'heartbeat'), 2000, 'first heartbeat');
+    await waitFor('first heartbeat', () => c.frames.some((f) => f.comment === 'heartbeat'), 2000, 10);
     assert.equal(c.events.length, 0);
     const id = await emit();
     await c.waitForEvents(1);
@@ -149,7 +150,7 @@ describe('gateway event stream', () => {
   it('the Last-Event-ID header wins over last_event_id', async () => {
     const x = await emit();
     const y = await emit();
-    await waitFor(() => gw.hub.lastId === y);
+    await waitFor('hub caught up', () => gw.hub.lastId === y, 5000, 10);
     const c = await connect(`?last_event_id=0`, { 'last-event-id': String(x) });
     await c.waitForEvents(1);
     assert.deepEqual(await idsUpToSentinel(c), [y]);
@@ -180,7 +181,7 @@ describe('gateway event stream', () => {
 
   it('heartbeat comments keep the stream alive', async () => {
     const c = await connect();
-    await waitFor(() => c.frames.filter((f) => f.comment === 'heartbeat').length >= 2, 2000, 'two heartbeats');
+    await waitFor('two heartbeats', () => c.frames.filter((f) => f.comment === 'heartbeat').length >= 2, 2000, 10);
     c.close();
   });
 
@@ -191,7 +192,7 @@ describe('gateway event stream', () => {
     const oldPid = gw.hub.listenerPid!;
     await db.pool.query('SELECT pg_terminate_backend($1)', [oldPid]);
     for (let i = 0; i < 5; i++) sent.push(await emit('sync_progress', { phase: 'while-down', i }));
-    await waitFor(() => gw.hub.listenerPid !== undefined && gw.hub.listenerPid !== oldPid, 10000, 'new listener');
+    await waitFor('new listener', () => gw.hub.listenerPid !== undefined && gw.hub.listenerPid !== oldPid, 10000, 10);
     for (let i = 0; i < 3; i++) sent.push(await emit('sync_progress', { phase: 'after', i }));
     await c.waitForEvents(sent.length);
     assert.deepEqual(await idsUpToSentinel(c), sent);
@@ -209,7 +210,7 @@ describe('gateway event stream', () => {
       const later = await emit('sync_progress', { after: 'late' });
       assert.ok(later > early);
       // The hub has read the later row and holds it at the hole (its debug line), and the client has nothing.
-      await waitFor(() => gw.events('sse_gap_seen').some((l) => l.next_id === later), 5000, 'the hole seen');
+      await waitFor('the hole seen', () => gw.events('sse_gap_seen').some((l) => l.next_id === later), 5000, 10);
       assert.equal(c.events.length, 0, 'the later row is held while the hole may still fill');
       await slow.query('COMMIT');
       await c.waitForEvents(2);
@@ -285,13 +286,13 @@ describe('gateway event stream', () => {
     const openBefore = gw.hub.clientCount;
     const clients = await Promise.all(Array.from({ length: 200 }, () => connect()));
     assert.ok(clients.every((c) => c.status === 200));
-    await waitFor(() => connectedCount() - before === 200, 5000, '200 connected');
+    await waitFor('200 connected', () => connectedCount() - before === 200, 5000, 10);
     const sent: number[] = [];
     for (let i = 0; i < 20; i++) sent.push(await emit('sync_progress', { i }));
     await Promise.all(clients.map((c) => c.waitForEvents(20)));
     for (const c of clients) assert.deepEqual(ids(c.events), sent);
     for (const c of clients) c.close();
-    await waitFor(() => gw.hub.clientCount === openBefore, 5000, 'all 200 disconnected');
+    await waitFor('all 200 disconnected', () => gw.hub.clientCount === openBefore, 5000, 10);
   });
 
   it('a client that stops reading is dropped without holding up the others', async () => {
@@ -305,10 +306,10 @@ describe('gateway event stream', () => {
       },
     );
     stalled.on('error', () => undefined);
-    await waitFor(() => stalledRes, 3000, 'stalled client connected');
+    await waitFor('stalled client connected', () => stalledRes, 3000, 10);
     const stalledPort = stalled.socket!.localPort;
     const healthy = await connect();
-    await waitFor(() => gw.hub.clientCount >= 2, 3000);
+    await waitFor('two clients', () => gw.hub.clientCount >= 2, 3000, 10);
     const big = 'x'.repeat(20_000);
     let n = 0;
     const t0 = performance.now();
@@ -341,7 +342,7 @@ describe('gateway event stream', () => {
     const more = [await emit(), await emit()];
     const sentinel = await emit('sync_progress', { sentinel: true });
     for (const client of [c, live]) {
-      await waitFor(() => ids(client.events).includes(sentinel), 20000, 'the sentinel frame');
+      await waitFor('the sentinel frame', () => ids(client.events).includes(sentinel), 20000, 10);
       const all = ids(client.events);
       const got = all.slice(0, all.indexOf(sentinel));
       assert.equal(got.length, 20003, '~4 MB of frames, far more than SSE_CLIENT_BUFFER_BYTES');
@@ -359,7 +360,7 @@ describe('gateway event stream', () => {
     const old = [first];
     for (let i = 1; i < 3; i++) old.push(await emit('sync_progress', { n: i }));
     const kept = [await emit('sync_progress', { n: 3 }), await emit('sync_progress', { n: 4 })];
-    await waitFor(() => gw.hub.lastId === kept.at(-1), 3000, 'hub caught up');
+    await waitFor('hub caught up', () => gw.hub.lastId === kept.at(-1), 3000, 10);
     // Every row up to the third is older than the retention age; the pruner (the retention activity) deletes them.
     await db.pool.query(`UPDATE events SET created_at = now() - interval '3 days' WHERE id <= $1`, [old.at(-1)]);
     const pruner = createRetentionActivities({ pool: db.pool, log: testLogger('retention-test') });

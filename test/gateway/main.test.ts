@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { closedPort } from '../support/upstream.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { waitFor } from '../support/gateway.ts';
+import { waitFor } from '../support/wait.ts';
 
 function run(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], {
@@ -41,7 +41,7 @@ describe('gateway/main.ts', () => {
   it('starts (gateway_started), serves /health, and stops cleanly on SIGTERM (gateway_stopped, exit 0)', async () => {
     const port = await closedPort();
     const p = run({ DATABASE_URL: db.url, APP_PORT: String(port), APP_HOST: '127.0.0.1', AUTH_DISABLED: 'true' });
-    await waitFor(() => p.lines.some((l) => l.event === 'gateway_started'), 20000, 'gateway_started');
+    await waitFor('gateway_started', () => p.lines.some((l) => l.event === 'gateway_started'), 20000, 10);
     const r = await fetch(`http://127.0.0.1:${port}/health`);
     assert.deepEqual(await r.json(), { status: 'ok' });
     p.child.kill('SIGTERM');

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { startGateway, waitFor, type TestGateway } from '../support/gateway.ts';
+import { startGateway, type TestGateway } from '../support/gateway.ts';
+import { waitFor } from '../support/wait.ts';
 import { closedPort, startUpstream, type TestUpstream } from '../support/upstream.ts';
 
 interface Reply {
@@ -285,7 +286,7 @@ describe('gateway proxy', () => {
       const before = attempts('GET').length;
       const late = http.createServer((_req, res) => res.end('late but fine'));
       const pending = send(dead.url, 'GET', '/api/graph/late');
-      await waitFor(() => attempts('GET').length > before, 2000, 'first failed attempt');
+      await waitFor('first failed attempt', () => attempts('GET').length > before, 2000, 10);
       await new Promise<void>((r) => late.listen(port, '127.0.0.1', r));
       try {
         const r = await pending;
@@ -317,7 +318,12 @@ describe('gateway proxy', () => {
       setTimeout(() => res.socket?.destroy(), 50);
     };
     await assert.rejects(send(gw.url, 'GET', '/api/graph/stats'));
-    await waitFor(() => gw.events('upstream_error').some((l) => l.kind === 'body_interrupted'), 2000);
+    await waitFor(
+      'upstream_error body_interrupted',
+      () => gw.events('upstream_error').some((l) => l.kind === 'body_interrupted'),
+      2000,
+      10,
+    );
   });
 
   it('504 UPSTREAM_TIMEOUT when the upstream does not answer within UPSTREAM_TIMEOUT_SECONDS', async () => {
@@ -360,9 +366,9 @@ describe('gateway proxy', () => {
       const replies = await Promise.all(Array.from({ length: 160 }, () => send(pooled.url, 'GET', '/api/graph/stats')));
       assert.ok(replies.every((r) => r.status === 200));
       assert.equal(peak, 100, 'the 160 concurrent requests shared at most 100 connections');
-      await waitFor(() => open.size <= 20, 2000, 'idle connections trimmed');
+      await waitFor('idle connections trimmed', () => open.size <= 20, 2000, 10);
       assert.ok(open.size > 0 && open.size <= 20, `kept alive: ${open.size}`);
-      await waitFor(() => open.size === 0, 4000, 'idle connections expire after 2 s');
+      await waitFor('idle connections expire after 2 s', () => open.size === 0, 4000, 10);
     } finally {
       await pooled.close();
       server.closeAllConnections();

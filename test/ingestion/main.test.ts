@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { testEnv } from '../support/env.ts';
+import { waitFor } from '../support/wait.ts';
 
 const entry = fileURLToPath(new URL('../../temporal/ingestion-main.ts', import.meta.url));
 
@@ -30,12 +31,11 @@ function run(env: Record<string, string>) {
 describe('ingestion-main', () => {
   it('starts, logs ingestion_started with its port, answers /health, and stops cleanly on SIGTERM', async () => {
     const p = run({ APP_PORT: '0', APP_HOST: '127.0.0.1' });
-    const deadline = Date.now() + 30_000;
-    while (!p.lines.some((l) => l.event === 'ingestion_started')) {
-      if (Date.now() > deadline) throw new Error(`no ingestion_started: ${JSON.stringify(p.lines)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const started = p.lines.find((l) => l.event === 'ingestion_started')!;
+    const started = await waitFor(
+      () => `ingestion_started: ${JSON.stringify(p.lines)}`,
+      () => p.lines.find((l) => l.event === 'ingestion_started'),
+      30_000,
+    );
     assert.equal(started.component, 'ingestion');
     assert.equal(started.task_queue, 'ckg-sync');
     const res = await fetch(`http://127.0.0.1:${String(started.port)}/health`);

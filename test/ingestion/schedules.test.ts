@@ -8,11 +8,11 @@ import {
   events,
   startHarness,
   syncStatus,
-  waitFor,
   waitForEnd,
   waitForStatus,
   type Harness,
 } from '../support/ingestion/harness.ts';
+import { waitFor } from '../support/wait.ts';
 import type { ErrorBody, Schedule } from '../../lib/api/schemas.ts';
 
 describe('ingestion: schedules as Temporal Schedules', () => {

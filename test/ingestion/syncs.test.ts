@@ -15,11 +15,11 @@ import {
   lifecycle,
   startHarness,
   syncStatus,
-  waitFor,
   waitForEnd,
   waitForStatus,
   type Harness,
 } from '../support/ingestion/harness.ts';
+import { waitFor } from '../support/wait.ts';
 import type { Sync } from '../../lib/api/schemas.ts';
 
 describe('ingestion: sync commands', () => {

@@ -13,6 +13,7 @@ import { insertSource } from '../support/fixtures.ts';
 import { createRepo, type TestRepo } from '../support/git-repos.ts';
 import { writeSymbolGraph, writeSyncFiles } from '../support/graph-data.ts';
 import { unitVector, rng } from '../../bench/graph-data.ts';
+import { waitFor } from '../support/wait.ts';
 
 const TOOLS = [
   'context',
@@ -405,14 +406,17 @@ describe('MCP server: streamable HTTP through the gateway and stdio from the CLI
     assert.equal(again.isError, true);
     assert.match(text(again), /^CONFLICT \(HTTP 409\)/);
     assert.ok(text(again).includes(started.id), 'the active sync is named');
-    let state: { status: string; progress: string } = { status: started.status, progress: '' };
-    const until = Date.now() + 90_000;
-    while (!['completed', 'failed', 'cancelled'].includes(state.status) && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 300));
-      state = JSON.parse(
-        text(await http.callTool({ name: 'sync_progress', arguments: { sync_id: started.id } })),
-      ) as typeof state;
-    }
+    const state = await waitFor(
+      'the sync to end (sync_progress)',
+      async () => {
+        const s = JSON.parse(
+          text(await http.callTool({ name: 'sync_progress', arguments: { sync_id: started.id } })),
+        ) as { status: string; progress: string };
+        return ['completed', 'failed', 'cancelled'].includes(s.status) && s;
+      },
+      90_000,
+      300,
+    );
     assert.equal(state.status, 'completed');
     assert.match(state.progress, /^\d+\/\d+/);
   });

@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { startGateway, type TestGateway } from '../support/gateway.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import { closedPort, startUpstream, type TestUpstream } from '../support/upstream.ts';
+import { waitFor } from '../support/wait.ts';
 
 const metricsText = async () => (await exposition()).body;
 
@@ -152,16 +153,19 @@ describe('gateway: the operators’ port, readiness of its upstreams, request id
 
   it('is ready when its database, event listener and upstreams are; 503 naming the one that is not', async () => {
     // The event listener connects in the background after the start.
-    const deadline = Date.now() + 10_000;
     let status = 0;
     let report = { status: '', checks: {} as Record<string, string> };
-    while (status !== 200 && Date.now() < deadline) {
-      const res = await fetch(`${gw.ops.url}/ready`);
-      status = res.status;
-      report = (await res.json()) as typeof report;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.equal(status, 200, JSON.stringify(report));
+    await waitFor(
+      () => `/ready to answer 200 (last: ${status} ${JSON.stringify(report)})`,
+      async () => {
+        const res = await fetch(`${gw.ops.url}/ready`);
+        status = res.status;
+        report = (await res.json()) as typeof report;
+        return status === 200;
+      },
+      10_000,
+      100,
+    );
     assert.deepEqual(report.checks, { database: 'ok', event_stream: 'ok', graph: 'ok', ingestion: 'ok' });
 
     const res = await fetch(`${down.ops.url}/ready`);

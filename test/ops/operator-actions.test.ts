@@ -29,14 +29,8 @@ import {
 } from '../../workflows/sync-contract.ts';
 import { insertSource, insertSync, temporalIdOfSchedule } from '../support/fixtures.ts';
 import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
-import {
-  events,
-  startHarness,
-  waitFor,
-  waitForEnd,
-  waitForStatus,
-  type Harness,
-} from '../support/ingestion/harness.ts';
+import { events, startHarness, waitForEnd, waitForStatus, type Harness } from '../support/ingestion/harness.ts';
+import { waitFor } from '../support/wait.ts';
 import { testEnv } from '../support/env.ts';
 import { launchBrowser } from '../support/browser.ts';
 import type { Schedule, Sync } from '../../lib/api/schemas.ts';

@@ -12,9 +12,9 @@ import {
   runSync,
   startSync,
   syncCounts,
-  waitFor,
   type Harness,
 } from '../support/pipeline.ts';
+import { waitFor } from '../support/wait.ts';
 
 async function lifecycle(h: Harness, syncId: string) {
   const r = await h.db.pool.query<{ payload: Record<string, unknown> }>(
@@ -26,8 +26,10 @@ async function lifecycle(h: Harness, syncId: string) {
 
 async function waitForPhase(h: Harness, syncId: string, phase: string) {
   await waitFor(
+    `phase ${phase}`,
     async () => ((await getRun(h.db.pool, syncId)).progress_meta.phase === phase ? true : undefined),
     120_000,
+    25,
   );
 }
 

@@ -18,9 +18,9 @@ import {
   insertSource,
   startSync,
   syncCounts,
-  waitFor,
   type Harness,
 } from '../support/pipeline.ts';
+import { waitFor } from '../support/wait.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 import { testEnv } from '../support/env.ts';
 
@@ -97,6 +97,7 @@ describe('worker crash in each phase', () => {
     };
     for (const [i, phase] of PHASES.entries()) {
       await waitFor(
+        'the phase to kill in',
         async () => ((await getRun(h.db.pool, syncId)).progress_meta.phase === phase ? true : undefined),
         60_000,
         5,
@@ -109,10 +110,15 @@ describe('worker crash in each phase', () => {
       worker = await startWorkerProcess(env);
       const next = PHASES[i + 1];
       // Recovered: the run went on to the next phase (or, after the last, ended).
-      await waitFor(async () => {
-        const run = await getRun(h.db.pool, syncId);
-        return run.status !== 'running' || (next !== undefined && run.progress_meta.phase === next) ? true : undefined;
-      }, 120_000);
+      await waitFor(
+        `the run to go on after the crash in ${phase}`,
+        async () => {
+          const run = await getRun(h.db.pool, syncId);
+          return run.status !== 'running' || (next !== undefined && run.progress_meta.phase === next);
+        },
+        120_000,
+        25,
+      );
       const after = await evidence();
       if (phase === 'parsing') {
         // The batches lived on the killed worker: the sync cloned again on the new one and resumed there.
@@ -147,6 +153,7 @@ describe('worker crash in each phase', () => {
       handle = await startSync(h, sourceId, syncId);
       // Both writes waiting at once: they ran side by side (a light tree of 1,201 files is two batches).
       await waitFor(
+        "two writes waiting on the step ledger's lock",
         async () => {
           const w = await h.db.pool.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM pg_stat_activity

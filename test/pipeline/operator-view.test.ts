@@ -16,9 +16,9 @@ import {
   insertPendingSync,
   insertSource,
   startSync,
-  waitFor,
   type Harness,
 } from '../support/pipeline.ts';
+import { waitFor } from '../support/wait.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -68,9 +68,11 @@ describe('operator view of a sync in the Temporal UI', () => {
     try {
       handle = await startSync(h, sourceId, syncId);
       await waitFor(
+        'the embedding_summaries phase',
         async () =>
           (await getRun(h.db.pool, syncId)).progress_meta.phase === 'embedding_summaries' ? true : undefined,
         120_000,
+        25,
       );
       const mid = await handle.query(progressQuery);
       assert.equal(mid.syncId, syncId);
@@ -139,11 +141,16 @@ describe('operator view of a sync in the Temporal UI', () => {
     const handle = await startSync(h, sourceId, syncId);
     assert.equal((await syncWorkflowResult(handle.result())).status, 'failed');
     const query = `CkgSourceOwner = 'acme' AND CkgSyncStatus = 'failed' AND ExecutionStatus = 'Failed' AND TaskQueue = '${h.taskQueue}'`;
-    const found = await waitFor(async () => {
-      const ids: string[] = [];
-      for await (const wf of h.client.workflow.list({ query })) ids.push(wf.workflowId);
-      return ids.includes(sourceId) ? ids : undefined;
-    }, 15_000);
+    const found = await waitFor(
+      'the Failed filter to list the sync',
+      async () => {
+        const ids: string[] = [];
+        for await (const wf of h.client.workflow.list({ query })) ids.push(wf.workflowId);
+        return ids.includes(sourceId) ? ids : undefined;
+      },
+      15_000,
+      25,
+    );
     assert.ok(found.includes(sourceId));
     const d = await handle.describe();
     assert.equal(d.status.name, 'FAILED', 'a failed sync is a failed workflow execution');

@@ -16,9 +16,9 @@ import {
   insertSource,
   startSync,
   syncCounts,
-  waitFor,
   type Harness,
 } from '../support/pipeline.ts';
+import { waitFor } from '../support/wait.ts';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -89,6 +89,7 @@ describe('parse look-ahead of the batch pipeline', () => {
       // The parses of batches 1 and 2 finish while the write of batch 0 waits, and the workflow has decided what
       // comes next (a workflow task completed after the second of them): no parse of batch 3 was scheduled.
       const events = await waitFor(
+        'parse 2 completed and the write decided',
         async () => {
           const history = (await handle.fetchHistory()).events ?? [];
           const steps = batchSteps(history);

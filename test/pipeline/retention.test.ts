@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
 import { addCommit, createRepo, MULTI_LANGUAGE_FILES, type TestRepo } from '../support/git-repos.ts';
 import { startIngestionComponent, type IngestionComponent } from '../support/ingestion-component.ts';
-import { createHarness, insertPendingSync, insertSource, runSync, waitFor, type Harness } from '../support/pipeline.ts';
+import { createHarness, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';
+import { waitFor } from '../support/wait.ts';
 import type { RetentionInput } from '../../lib/retention.ts';
 import type { Pool, Queryable } from '../../lib/db.ts';
 import { loadSnapshot } from '../../graph-api/graph/snapshot.ts';
@@ -281,11 +282,16 @@ describe('retention of syncs', () => {
       { keepCompleted: 10, keepFailed: 5, purgeAfterSeconds: 3600, eventMaxAgeHours: 168, maxSyncsPerRun: 100 },
     ]);
     await schedule.trigger();
-    const workflowId = await waitFor(async () => {
-      const x = await schedule.describe();
-      const a = x.info.recentActions[0];
-      return a ? a.action.workflow.workflowId : undefined;
-    }, 20_000);
+    const workflowId = await waitFor(
+      "the retention schedule's triggered run",
+      async () => {
+        const x = await schedule.describe();
+        const a = x.info.recentActions[0];
+        return a ? a.action.workflow.workflowId : undefined;
+      },
+      20_000,
+      25,
+    );
     const result = (await h.client.workflow.getHandle(workflowId).result()) as RetentionResult;
     assert.equal(result.cleaned, 2, JSON.stringify(result)); // completed[1] and the old failed run
     assert.equal(result.purged, 1); // the cancelled run, over for longer than the purge delay

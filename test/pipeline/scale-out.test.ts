@@ -27,10 +27,10 @@ import {
   insertSource,
   startSync,
   syncCounts,
-  waitFor,
   type Harness,
   type SyncCounts,
 } from '../support/pipeline.ts';
+import { waitFor } from '../support/wait.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 import { testEnv } from '../support/env.ts';
 
@@ -148,6 +148,7 @@ describe('scale-out: three worker processes, twelve sources', () => {
       handles = await Promise.all(sources.map((s, i) => startSync(h, s, syncs[i]!)));
       // The big sync's worker wrote batch 0 and waits on the held row with batch 1.
       await waitFor(
+        'a write blocked by the holder',
         async () => {
           const r = await h.db.pool.query<{ query: string }>(
             `SELECT query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,

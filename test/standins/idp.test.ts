@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { startIdp, type Idp } from '../../standins/idp/server.ts';
 import { quietLog, runEntry } from './helpers.ts';
+import { waitFor } from '../support/wait.ts';
 
 const SECRET = 'gw-secret-for-tests';
 const REDIRECT = 'http://localhost:5173/callback';
@@ -54,16 +55,6 @@ async function verify(idp: Idp, token: string, currentDate?: Date): Promise<JWTP
 async function publishedKids(idp: Idp): Promise<string[]> {
   const jwks = (await (await fetch(idp.jwksUrl)).json()) as { keys: { kid: string }[] };
   return jwks.keys.map((k) => k.kid);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** A browser's cookie handling, enough for one origin. */
@@ -406,10 +397,14 @@ describe('idp stand-in: lifetimes, keys and commands', () => {
       assert.notEqual(newKid, oldKid);
 
       // The server notices the key file by itself.
-      const kids = await until('the new key in the JWKS', async () => {
-        const k = await publishedKids(idp);
-        return k.length === 2 ? k : undefined;
-      });
+      const kids = await waitFor(
+        'the new key in the JWKS',
+        async () => {
+          const k = await publishedKids(idp);
+          return k.length === 2 ? k : undefined;
+        },
+        5000,
+      );
       assert.deepEqual(kids, [newKid, oldKid]);
 
       const newToken = String((await clientCredentials(idp)).body.access_token);
@@ -417,7 +412,7 @@ describe('idp stand-in: lifetimes, keys and commands', () => {
       await verify(idp, newToken);
       await verify(idp, oldToken); // within the grace period
 
-      await until(
+      await waitFor(
         'the old key to leave the JWKS',
         async () => ((await publishedKids(idp)).length === 1 ? true : undefined),
         6000,

@@ -18,6 +18,7 @@ import {
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../support/wait.ts';
 
 export const KEYCLOAK_VERSION = '26.7.3';
 /** SHA-1 published beside the zip on Maven Central. */
@@ -148,23 +149,25 @@ export async function startKeycloak(
   };
 
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`keycloak exited (${child.exitCode}) before it was ready:\n${log.slice(-4000)}`);
-    }
-    try {
-      const res = await fetch(`${baseUrl}/realms/${realm}/.well-known/openid-configuration`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`keycloak not ready within 300 s:\n${log.slice(-4000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 500));
+  try {
+    await waitFor(
+      () => `keycloak to be ready:\n${log.slice(-4000)}`,
+      async () => {
+        if (child.exitCode !== null) {
+          throw new Error(`keycloak exited (${child.exitCode}) before it was ready:\n${log.slice(-4000)}`);
+        }
+        try {
+          return (await fetch(`${baseUrl}/realms/${realm}/.well-known/openid-configuration`)).ok;
+        } catch {
+          return false; // not listening yet
+        }
+      },
+      300_000,
+      500,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
   }
   return { baseUrl, process: child, log: () => log, stop };
 }

@@ -37,6 +37,7 @@ import {
 } from './compose.ts';
 import { databaseUrl } from './db.ts';
 import { testEnv } from './env.ts';
+import { waitFor } from './wait.ts';
 
 export const ROOT = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 
@@ -203,7 +204,7 @@ export async function startNativeDeployment(
   const startOne = async (name: string): Promise<void> => {
     const s = file.services[name]!;
     for (const [dep, { condition }] of Object.entries(s.depends_on ?? {})) {
-      await waitFor(dep, condition);
+      await dependency(dep, condition);
     }
     if (stopping) return;
     if (name === 'postgres') return prepareDatabase(file, database);
@@ -230,20 +231,22 @@ export async function startNativeDeployment(
     processes.set(name, spawnNative(name, argv, { ...baseEnv, ...imageEnv, ...env[name] }));
   };
 
-  const waitFor = async (dep: string, condition: string): Promise<void> => {
+  const dependency = async (dep: string, condition: string): Promise<void> => {
     const started = done.get(dep);
     if (!started) throw new Error(`depends_on names ${dep}, which is not in the deployment`);
     await started;
     if (condition !== 'service_healthy' || INFRA.has(dep)) return;
     const s = file.services[dep]!;
     const p = processes.get(dep)!;
-    const deadline = Date.now() + Math.max(180_000, durationMs(s.healthcheck?.interval, 5000) * 10);
-    for (;;) {
-      if (p.child.exitCode !== null) throw new Error(`${dep} exited (${p.child.exitCode}):\n${p.output.join('')}`);
-      if (await healthcheck(s, { ...baseEnv, ...imageEnv, ...env[dep] })) return;
-      if (Date.now() > deadline) throw new Error(`${dep} never became healthy:\n${p.output.join('').slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    await waitFor(
+      () => `${dep} to become healthy:\n${p.output.join('').slice(-3000)}`,
+      () => {
+        if (p.child.exitCode !== null) throw new Error(`${dep} exited (${p.child.exitCode}):\n${p.output.join('')}`);
+        return healthcheck(s, { ...baseEnv, ...imageEnv, ...env[dep] });
+      },
+      Math.max(180_000, durationMs(s.healthcheck?.interval, 5000) * 10),
+      300,
+    );
   };
 
   // Every service starts as soon as what it depends on allows, all at once otherwise (as compose does).
@@ -271,7 +274,7 @@ export async function startNativeDeployment(
     get keycloak() {
       return keycloak ?? Promise.reject(new Error('keycloak was not started'));
     },
-    healthy: (service) => waitFor(service, 'service_healthy'),
+    healthy: (service) => dependency(service, 'service_healthy'),
     url: (service, port) => `http://127.0.0.1:${map.ports.get(`${service}:${port}`)}`,
     publicUrl: (hostPort) => `http://127.0.0.1:${map.published.get(hostPort)}`,
     logs: () => [...processes.values()].map((p) => `--- ${p.name}\n${p.output.join('').slice(-4000)}`).join('\n'),

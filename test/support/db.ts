@@ -7,6 +7,7 @@ import pg from 'pg';
 import { createPool, type Pool } from '../../lib/db.ts';
 import { loadMigrations, migrate } from '../../schema/migrate.ts';
 import { testEnv } from './env.ts';
+import { waitFor } from './wait.ts';
 
 const TEMPLATE_LOCK = 7_301_202_612;
 
@@ -106,14 +107,16 @@ export async function waitForLockWait(
   timeoutMs = 20_000,
   everyMs = 20,
 ): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const w = await db.query(
-      `SELECT 1 FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND (${where})`,
-    );
-    if ((w.rowCount ?? 0) > 0) return;
-    if (Date.now() >= until) throw new Error(message);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  await waitFor(
+    message,
+    async () => {
+      const w = await db.query(
+        `SELECT 1 FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND (${where})`,
+      );
+      return (w.rowCount ?? 0) > 0;
+    },
+    timeoutMs,
+    everyMs,
+  );
 }

@@ -27,14 +27,3 @@ export async function startGateway(
   const gw = await createGateway(config, { ...deps, log });
   return Object.assign(gw, { logs, events: (name: string) => logs.filter((l) => l.event === name) });
 }
-
-/** Resolves once `check` returns a truthy value (polls every 10 ms), or rejects after `ms`. */
-export async function waitFor<T>(check: () => T | undefined | false, ms = 5000, what = 'condition'): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

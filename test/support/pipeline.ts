@@ -187,17 +187,6 @@ export async function getRun(db: Queryable, syncId: string): Promise<RunRow> {
   return r.rows[0]!;
 }
 
-/** Polls until fn returns a value other than undefined (or throws after timeoutMs). */
-export async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 25): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 /** Counts of everything a sync leaves: rows, vectors, graph, issues. */
 export interface SyncCounts {
   files: number;

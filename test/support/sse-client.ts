@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import { sseParser } from '../../lib/api/sse.ts';
+import { waitFor } from './wait.ts';
 
 export interface Frame {
   id?: string;
@@ -44,8 +45,8 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
         body: '',
         close: () => req.destroy(),
         waitForEvents: (n, ms = 10000) =>
-          poll(() => client.events.length >= n, ms, `${n} events`).then(() => client.events),
-        waitForEnd: (ms = 10000) => poll(() => client.ended, ms, 'end of stream'),
+          waitFor(`${n} events`, () => client.events.length >= n, ms, 5).then(() => client.events),
+        waitForEnd: (ms = 10000) => waitFor('end of stream', () => client.ended, ms, 5).then(() => undefined),
       };
       const push = (f: Frame) => {
         client.frames.push(f);
@@ -68,12 +69,4 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
     });
     req.on('error', reject);
   });
-}
-
-async function poll(check: () => boolean, ms: number, what: string): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

@@ -29,7 +29,7 @@ import { TEST_URL_POLICY, testEnv } from '../env.ts';
 import { addCommit, addRef, createRepo, generatedFiles, type TestRepo } from '../git-repos.ts';
 import { startObservedModelHost, type ObservedModelHost } from '../observed-model-host.ts';
 import { connectClient, connectWorker, prebuiltWorkflows, uniqueTaskQueue } from '../temporal.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../wait.ts';
 
 /** Latency of every embedding request while syncs are held. */
 export const HOLD_LATENCY_MS = 1000;
@@ -218,23 +218,6 @@ export async function startHarness(overrides: Partial<IngestionSettings> = {}): 
       rmSync(cloneDir, { recursive: true, force: true });
     },
   };
-}
-
-export { sleep };
-
-/** Polls `fn` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 export async function syncStatus(h: Harness, syncId: string): Promise<string | undefined> {
