@@ -119,6 +119,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     ],
     ttlMs: config.OPENAPI_CACHE_SECONDS * 1000,
     log,
+    ...(deps.now ? { now: deps.now } : {}),
   });
   void openapi.document();
 

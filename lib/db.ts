@@ -150,10 +150,10 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
  * a wedge: the pool then has no connections at all, and requests get 503 until it is back. Returns the reason when
  * wedged, undefined when alive.
  */
-export function poolLiveness(pool: pg.Pool, stuckMs: number): () => string | undefined {
-  let lastProgress = Date.now();
+export function poolLiveness(pool: pg.Pool, stuckMs: number, now: () => number = Date.now): () => string | undefined {
+  let lastProgress = now();
   const progress = () => {
-    lastProgress = Date.now();
+    lastProgress = now();
   };
   pool.on('acquire', progress);
   pool.on('release', progress);
@@ -161,7 +161,7 @@ export function poolLiveness(pool: pg.Pool, stuckMs: number): () => string | und
   return () => {
     const max = pool.options.max;
     const saturated = pool.totalCount >= max && pool.idleCount === 0;
-    const still = Date.now() - lastProgress;
+    const still = now() - lastProgress;
     if (!saturated || still < stuckMs) return undefined;
     return `all ${max} database connections have been checked out for ${Math.round(still / 1000)} s with none released`;
   };

@@ -20,6 +20,8 @@ export interface OpenApiOptions {
   ttlMs: number;
   log: Logger;
   fetchTimeoutMs?: number;
+  /** Milliseconds since the epoch, for the merged copy's age (Date.now). */
+  now?: () => number;
 }
 
 export interface OpenApiService {
@@ -30,6 +32,7 @@ export function createOpenApi(options: OpenApiOptions): OpenApiService {
   const lastGood = new Map<string, OpenApiDoc>();
   let merged: { doc: OpenApiDoc; at: number } | undefined;
   let inflight: Promise<OpenApiDoc> | undefined;
+  const now = options.now ?? Date.now;
 
   async function fetchOne(source: ComponentSource): Promise<void> {
     try {
@@ -51,13 +54,13 @@ export function createOpenApi(options: OpenApiOptions): OpenApiService {
       if (doc) parts.push({ name: s.name, destination: s.destination, doc });
     }
     const doc = mergeDocuments(options.base, parts);
-    merged = { doc, at: Date.now() };
+    merged = { doc, at: now() };
     return doc;
   }
 
   return {
     document() {
-      if (merged && Date.now() - merged.at < options.ttlMs) return Promise.resolve(merged.doc);
+      if (merged && now() - merged.at < options.ttlMs) return Promise.resolve(merged.doc);
       inflight ??= rebuild().finally(() => (inflight = undefined));
       return inflight;
     },

@@ -39,6 +39,8 @@ export interface IngestionDeps {
   settings: IngestionSettings;
   /** Starts the syncs webhook deliveries ask for; without one, createApp runs passes only when a delivery kicks it. */
   webhookSweeper?: Sweeper;
+  /** Milliseconds since the epoch, for how long a failed Temporal probe is remembered (Date.now). */
+  now?: () => number;
 }
 
 /** Every Temporal call a request makes ends by the request's start + this: the request's own waits + the call timeout. */

@@ -36,10 +36,11 @@ class TemporalGate {
   constructor(
     private readonly client: Client,
     private readonly timeoutMs: number,
+    private readonly now: () => number,
   ) {}
 
   async check(): Promise<void> {
-    if (Date.now() < this.downUntil) throw temporalUnavailable(this.lastError);
+    if (this.now() < this.downUntil) throw temporalUnavailable(this.lastError);
     this.probing ??= this.probe().finally(() => {
       this.probing = undefined;
     });
@@ -53,7 +54,7 @@ class TemporalGate {
     } catch (err) {
       if (isGrpcServiceError(err) && !UNREACHABLE.has(err.code)) return;
       this.lastError = err;
-      this.downUntil = Date.now() + TEMPORAL_DOWN_MEMORY_MS;
+      this.downUntil = this.now() + TEMPORAL_DOWN_MEMORY_MS;
       throw temporalUnavailable(err);
     }
   }
@@ -68,6 +69,7 @@ export async function requireTemporal(deps: IngestionDeps): Promise<void> {
     gate = new TemporalGate(
       deps.temporal,
       deps.settings.temporalConnectTimeoutMs ?? DEFAULT_TEMPORAL_CONNECT_TIMEOUT_MS,
+      deps.now ?? Date.now,
     );
     gates.set(deps.temporal, gate);
   }

@@ -57,6 +57,8 @@ describe('gateway API reference and CORS', () => {
   let ingestion: TestUpstream;
   let gw: TestGateway;
   let graphVersion = graphDoc;
+  /** The gateway's clock: the wall clock, or a time the cache test sets and moves. */
+  let frozen: number | undefined;
 
   before(async () => {
     db = await createTestDatabase();
@@ -72,14 +74,17 @@ describe('gateway API reference and CORS', () => {
         res.end(JSON.stringify(ingestionDoc));
       } else res.writeHead(404).end();
     };
-    gw = await startGateway({
-      DATABASE_URL: db.url,
-      GRAPH_SERVICE_URL: graph.url,
-      INGESTION_SERVICE_URL: ingestion.url,
-      KEYCLOAK_URL: 'http://127.0.0.1:1',
-      OPENAPI_CACHE_SECONDS: '2',
-      CORS_ORIGINS: '["http://app.example"]',
-    });
+    gw = await startGateway(
+      {
+        DATABASE_URL: db.url,
+        GRAPH_SERVICE_URL: graph.url,
+        INGESTION_SERVICE_URL: ingestion.url,
+        KEYCLOAK_URL: 'http://127.0.0.1:1',
+        OPENAPI_CACHE_SECONDS: '2',
+        CORS_ORIGINS: '["http://app.example"]',
+      },
+      { now: () => frozen ?? Date.now() },
+    );
   });
   after(async () => {
     await gw.close();
@@ -113,6 +118,7 @@ describe('gateway API reference and CORS', () => {
   });
 
   it('the merged document is cached briefly, then rebuilt on demand', async () => {
+    frozen = Date.now();
     await getDoc();
     graphVersion = {
       ...graphDoc,
@@ -120,8 +126,9 @@ describe('gateway API reference and CORS', () => {
     } as typeof graphDoc;
     const soon = await getDoc();
     assert.equal(soon.paths['/api/graph/stats'], undefined, 'still the cached copy');
-    await new Promise((r) => setTimeout(r, 2100));
+    frozen += 2001; // past OPENAPI_CACHE_SECONDS (2)
     const later = await getDoc();
+    frozen = undefined;
     assert.equal(later.paths['/api/graph/stats']?.get?.summary, 'stats');
   });
 

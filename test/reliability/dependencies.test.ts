@@ -21,6 +21,7 @@ import { DEFAULT_BUDGET } from '../support/graph-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { closedPort } from '../support/upstream.ts';
 import { TcpRelay } from '../support/tcp-relay.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** Log lines of the apps under test (5xx are logged at error: kept here, asserted, not printed). */
 const lines: Array<Record<string, unknown>> = [];
@@ -28,6 +29,14 @@ const log = createLogger('graph-api', {
   level: 'error',
   write: (l) => lines.push(JSON.parse(l) as Record<string, unknown>),
 });
+
+/** Log lines of the pools under test: `db_client_error` says a client's 'error' event came and was handled. */
+const poolLines: Array<Record<string, unknown>> = [];
+const poolLog = createLogger('db', {
+  level: 'warning',
+  write: (l) => poolLines.push(JSON.parse(l) as Record<string, unknown>),
+});
+const clientErrors = () => poolLines.filter((l) => l.event === 'db_client_error').length;
 
 async function graphServer(pool: Pool, liveness?: () => string | undefined): Promise<{ url: string; server: Server }> {
   const nowhere = `http://127.0.0.1:${await closedPort()}`;
@@ -94,11 +103,13 @@ describe('reliability: dependencies fail, processes stay', () => {
     const viaRelay = new URL(db.url);
     viaRelay.hostname = '127.0.0.1';
     viaRelay.port = String(relay.port);
-    const pool = createPool(viaRelay.toString(), { max: 1, acquireTimeoutMs: 300 });
+    const pool = createPool(viaRelay.toString(), { max: 1, acquireTimeoutMs: 300, log: poolLog });
     try {
+      const errorsBefore = clientErrors();
       await assert.rejects(pool.query('SELECT 1'), /timeout/);
-      // The client's 'error' event comes after the rejection: give the event loop turns to deliver it.
-      await new Promise((r) => setTimeout(r, 300));
+      // The client's 'error' event comes after the rejection: once it has come (and was handled: logged), the process
+      // is still here.
+      await waitFor("the client's error event", () => clientErrors() > errorsBefore, 10_000, 10);
       relay.stallOn(undefined);
       assert.equal((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1);
     } finally {
@@ -133,14 +144,18 @@ describe('reliability: dependencies fail, processes stay', () => {
 
   it('no free connection within the acquisition timeout: 503 UNAVAILABLE with Retry-After, and /health fails when wedged', async () => {
     const pool = createPool(db.url, { max: 1, acquireTimeoutMs: 300 });
-    const { url, server } = await graphServer(pool, poolLiveness(pool, 200));
+    let ahead = 0;
+    const { url, server } = await graphServer(
+      pool,
+      poolLiveness(pool, 200, () => Date.now() + ahead),
+    );
     const held = await pool.connect();
     try {
       const res = await fetch(`${url}/api/sources`);
       assert.equal(res.status, 503);
       assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'UNAVAILABLE');
       assert.ok(res.headers.get('retry-after'));
-      await new Promise((r) => setTimeout(r, 250));
+      ahead += 250; // the liveness check's clock, past the 200 ms without progress
       const sick = await fetch(`${url}/health`);
       assert.equal(sick.status, 503);
       assert.match(((await sick.json()) as { error: { message: string } }).error.message, /not alive/);

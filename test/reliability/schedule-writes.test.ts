@@ -28,6 +28,7 @@ import { insertSource, temporalIdOfSchedule } from '../support/fixtures.ts';
 import { TcpRelay } from '../support/tcp-relay.ts';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.ts';
 import type { ErrorBody, Schedule } from '../../lib/api/schemas.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** Interval of the test schedules: one tick a year, so none fires during the test. */
 const YEARLY = 525_600;
@@ -45,6 +46,8 @@ describe('reliability: schedule writes hold no connection while they call Tempor
   let url: string;
   let deps: IngestionDeps;
   let sourceId: string;
+  /** The app's clock runs this far ahead of the wall clock (moved past the Temporal gate's memory of a failure). */
+  let ahead = 0;
   const logs: Array<Record<string, unknown>> = [];
   const settings: IngestionSettings = {
     taskQueue: uniqueTaskQueue('schedule-writes'),
@@ -74,6 +77,7 @@ describe('reliability: schedule writes hold no connection while they call Tempor
         write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>),
       }),
       settings,
+      now: () => Date.now() + ahead,
     };
     server = createApp(deps).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -175,8 +179,9 @@ describe('reliability: schedule writes hold no connection while they call Tempor
     } finally {
       await resume();
     }
-    // Temporal is back; writes are refused without asking for TEMPORAL_DOWN_MEMORY_MS after the last failed check.
-    await new Promise((r) => setTimeout(r, TEMPORAL_DOWN_MEMORY_MS + 100));
+    // Temporal is back; writes are refused without asking for TEMPORAL_DOWN_MEMORY_MS after the last failed check:
+    // the app's clock moves past it, so the next test's writes ask again.
+    ahead += TEMPORAL_DOWN_MEMORY_MS + 1;
     const now = await read(s.id);
     assert.equal(now?.enabled, true);
     assert.equal(now?.interval_minutes, YEARLY);
@@ -210,11 +215,7 @@ describe('reliability: schedule writes hold no connection while they call Tempor
       await locker.end();
     }
     // The intent is committed and the command is on Temporal: the only pooled connection is free.
-    const until = Date.now() + 10_000;
-    while ((await intents()).length === 0) {
-      assert.ok(Date.now() < until, 'no intent was recorded');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor('an intent to be recorded', async () => (await intents()).length > 0, 10_000, 20);
     // (Were the connection held, this would fail after the pool's 2 s acquire timeout.)
     const free = await pool.query<{ one: number }>('SELECT 1 AS one');
     assert.equal(free.rows[0]!.one, 1);
