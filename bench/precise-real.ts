@@ -212,16 +212,19 @@ interface Delta {
 
 /**
  * What the precise tier changed: A's heuristic edges the precise step replaces (calls from a covered file, references
- * from one to a function or method) against B's scip edges.
+ * from one to a function or method, hierarchy edges between two symbols the index relates) against B's scip edges.
  */
 function delta(a: StoredSymbolEdge[], b: StoredSymbolEdge[], covered: ReadonlySet<string>): Delta {
   const inCovered = (ref: string) => covered.has(ref.slice(0, ref.indexOf('#')));
-  const replaceable = a.filter(
-    (e) =>
-      inCovered(e.from) &&
-      (e.label === 'calls' || (e.label === 'references' && ['function', 'method'].includes(e.toKind))),
-  );
   const scip = b.filter((e) => e.provenance === 'scip');
+  const related = new Set(
+    scip.filter((e) => e.label !== 'calls' && e.label !== 'references').map((e) => `${e.from} ${e.to}`),
+  );
+  const replaceable = a.filter((e) =>
+    e.label === 'calls' || e.label === 'references'
+      ? inCovered(e.from) && (e.label === 'calls' || ['function', 'method'].includes(e.toKind))
+      : related.has(`${e.from} ${e.to}`),
+  );
   const heur = new Map(replaceable.map((e) => [edgeKey(e), e]));
   const d: Delta = {
     covered_files: covered.size,

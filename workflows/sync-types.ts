@@ -205,6 +205,8 @@ export interface PreciseLanguageResult {
   edges: number;
   /** Uses of symbols outside the repository kept with their package monikers. */
   external: number;
+  /** Of `edges`, the hierarchy edges (inherits, implements, overrides) from the index's relationships. */
+  hierarchy?: number;
   /** Heuristic edges deleted (those the index covers). */
   replaced: number;
   /** Against the heuristic tier: edges only the indexer has, only the heuristics had, and both (confidence -> 1). */

@@ -96,6 +96,34 @@ async function fileVertices(db: Queryable, syncId: string): Promise<Map<string, 
   return out;
 }
 
+const HIERARCHY = ['inherits', 'implements', 'overrides'] as const;
+
+/**
+ * Deletes the heuristic hierarchy edges (inherits, implements, overrides, whatever their label) between the pairs of
+ * vertices the index relates: the index's own edge replaces them. Hierarchy edges the index has no pair for stay
+ * (an indexer's silence about a supertype is no proof: some do not write relationships at all).
+ */
+async function deleteRelated(
+  db: Queryable,
+  pairs: ReadonlyArray<[string, string]>,
+  removed: Map<string, number>,
+): Promise<number> {
+  if (pairs.length === 0) return 0;
+  let n = 0;
+  for (const label of HIERARCHY) {
+    const r = await db.query<{ s: string; t: string; c: string | null }>(
+      `DELETE FROM ${GRAPH_NAME}."${label}" e USING unnest($1::text[], $2::text[]) AS p(s, t)
+        WHERE e.start_id = p.s::ag_catalog.graphid AND e.end_id = p.t::ag_catalog.graphid
+        RETURNING e.start_id::text AS s, e.end_id::text AS t,
+                  (e.properties ->> '"confidence"'::ag_catalog.agtype)::text AS c`,
+      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    );
+    for (const x of r.rows) removed.set(`${label}\u0000${x.s}\u0000${x.t}`, Number(x.c ?? 0));
+    n += r.rowCount ?? 0;
+  }
+  return n;
+}
+
 /** Deletes the heuristic edges the precise result replaces; returns them as (label, from vertex, to vertex) keys. */
 async function deleteCovered(
   db: Queryable,
@@ -303,15 +331,24 @@ export function createPreciseIndex(deps: PreciseDeps) {
     const labels = await loadGraphLabels(pool);
     return withTransaction(pool, async (tx) => {
       const del = await deleteCovered(tx, stored.covered, files);
+      const pairs: Array<[string, string]> = [];
+      for (const e of stored.edges) {
+        if (e.label === 'calls' || e.label === 'references') continue;
+        const s = vertexOf.get(e.from);
+        const t = vertexOf.get(e.to);
+        if (s !== undefined && t !== undefined) pairs.push([s, t]);
+      }
+      const hierarchyDeleted = await deleteRelated(tx, pairs, del.removed);
       const w = await writeSymbolEdges(withSavepoints(tx), input, stored.edges, vertexOf, labels);
       const tiers = compareTiers(stored.edges, vertexOf, del.removed);
       const result: PreciseLanguageResult = {
         language: input.language,
         status: o.reused ? 'reused' : 'indexed',
         indexer: o.indexer,
-        edges: w.edges.calls + w.edges.references,
+        edges: Object.values(w.edges).reduce((a, b) => a + b, 0),
+        hierarchy: w.edges.inherits + w.edges.implements + w.edges.overrides,
         external: stored.external.length,
-        replaced: del.callsDeleted + del.referencesDeleted,
+        replaced: del.callsDeleted + del.referencesDeleted + hierarchyDeleted,
         added: tiers.added,
         removed: del.removed.size,
         confirmed: tiers.confirmed,

@@ -6,6 +6,7 @@
 import type { SymbolEdge, SymbolRef } from '../symbols/types.ts';
 import { symbolRef } from '../symbols/types.ts';
 import { matchDefinition, scipDefinitions, scipUses, type EngineDefinition, type ScipMoniker } from './edges.ts';
+import { hierarchyEdges } from './relations.ts';
 import type { ScipIndex } from './scip.ts';
 
 export interface PreciseExternalUse {
@@ -21,7 +22,10 @@ export interface PreciseResult {
   tool: { name: string; version: string };
   /** Repository files the index has a document for (the heuristic edges from these are replaced). */
   covered: string[];
-  /** calls and references, sorted by (label, from, to). */
+  /**
+   * calls and references, and the hierarchy edges of the index's relationships (inherits, implements, overrides:
+   * engine/precise/relations.ts; absent from results stored before they were read), sorted by (label, from, to).
+   */
   edges: SymbolEdge[];
   external: PreciseExternalUse[];
   /** The indexer's callables, and how many matched an engine definition. */
@@ -83,6 +87,15 @@ export function derivePrecise(
       e.count += x.count;
     } else external.set(k, { from, symbol: x.symbol, moniker: x.moniker, lines: [...x.lines], count: x.count });
   }
+  // The relationships (a class implementing an interface, a method overriding one) between the engine's symbols.
+  const engineOf = (symbol: string) => {
+    const d = defs.get(symbol);
+    const list = d ? defsByFile.get(d.path) : undefined;
+    const key = d ? matchDefinition(d, list) : null;
+    const def = key ? list!.find((x) => x.key === key) : undefined;
+    return def && d ? { ref: symbolRef(d.path, def.key), kind: def.kind } : null;
+  };
+  for (const e of hierarchyEdges(index, engineOf)) merged.set(`${e.label}\u0000${e.from}\u0000${e.to}`, e);
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
     tool: index.tool,

@@ -21,6 +21,7 @@ import protobuf from 'protobufjs';
 import { readScipIndex } from '../../engine/precise/scip.ts';
 import { derivePrecise } from '../../engine/precise/derive.ts';
 import { parseDescriptors, parseScipSymbol, type EngineDefinition } from '../../engine/precise/edges.ts';
+import { directImplementations, hierarchyLabel } from '../../engine/precise/relations.ts';
 
 const TS_FILES: Record<string, string> = {
   'tsconfig.json':
@@ -213,6 +214,76 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
       'references src/app.ts#App.pick:method -> src/util.ts#helper:function 7 x1 scip 1',
     ]);
     assert.equal(r.matched, 4);
+  });
+});
+
+describe('precise tier: SCIP relationships read into hierarchy edges', () => {
+  it('writes implements, inherits and the nearest override from scip-typescript, not the inherited ones', async () => {
+    const files = {
+      'tsconfig.json': TS_FILES['tsconfig.json']!,
+      'src/shapes.ts': [
+        'export interface Shape {',
+        '  area(): number;',
+        '}',
+        'export class Square implements Shape {',
+        '  area(): number {',
+        '    return 4;',
+        '  }',
+        '}',
+        'export class Big extends Square {',
+        '  area(): number {',
+        '    return 16;',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    };
+    const defs = new Map<string, EngineDefinition[]>([
+      [
+        'src/shapes.ts',
+        [
+          { key: 'Shape:interface', name: 'Shape', kind: 'interface', line: 1, end_line: 3 },
+          { key: 'Shape.area:method', name: 'area', kind: 'method', line: 2, end_line: 2 },
+          { key: 'Square:class', name: 'Square', kind: 'class', line: 4, end_line: 8 },
+          { key: 'Square.area:method', name: 'area', kind: 'method', line: 5, end_line: 7 },
+          { key: 'Big:class', name: 'Big', kind: 'class', line: 9, end_line: 13 },
+          { key: 'Big.area:method', name: 'area', kind: 'method', line: 10, end_line: 12 },
+        ],
+      ],
+    ]);
+    const r = await index('typescript', files, defs);
+    assert.deepEqual(
+      edgeList(r).filter((e) => !e.startsWith('calls ') && !e.startsWith('references ')),
+      [
+        'implements src/shapes.ts#Square:class -> src/shapes.ts#Shape:interface  x1 scip 1',
+        'inherits src/shapes.ts#Big:class -> src/shapes.ts#Square:class  x1 scip 1',
+        'overrides src/shapes.ts#Big.area:method -> src/shapes.ts#Square.area:method  x1 scip 1',
+        'overrides src/shapes.ts#Square.area:method -> src/shapes.ts#Shape.area:method  x1 scip 1',
+      ],
+    );
+  });
+
+  it('keeps the direct part of a relation and labels it by the engine kinds', () => {
+    const rel = new Map([
+      ['C', new Set(['B', 'A', 'I'])],
+      ['B', new Set(['A'])],
+      ['A', new Set(['I'])],
+      ['X', new Set(['Y'])],
+      ['Y', new Set(['X'])],
+    ]);
+    assert.deepEqual(Object.fromEntries(directImplementations(rel)), {
+      C: ['B'],
+      B: ['A'],
+      A: ['I'],
+      X: ['Y'],
+      Y: ['X'],
+    });
+    assert.equal(hierarchyLabel('class', 'interface'), 'implements');
+    assert.equal(hierarchyLabel('struct', 'interface'), 'implements');
+    assert.equal(hierarchyLabel('interface', 'interface'), 'inherits');
+    assert.equal(hierarchyLabel('class', 'class'), 'inherits');
+    assert.equal(hierarchyLabel('method', 'method'), 'overrides');
+    assert.equal(hierarchyLabel('function', 'class'), null);
   });
 });
 

@@ -38,6 +38,8 @@ const FILES: Record<string, string> = {
     'export function helper(x: number): number {\n  return x * 2;\n}\nexport function twice(x: number): number {\n  return helper(helper(x));\n}\n',
   'src/app.ts':
     "import { helper, twice } from './util';\nexport class App {\n  run(): number {\n    return twice(helper(1));\n  }\n  pick(): (x: number) => number {\n    return helper;\n  }\n}\n",
+  'src/shape.ts':
+    'export interface Shape {\n  area(): number;\n}\nexport class Square implements Shape {\n  area(): number {\n    return 4;\n  }\n}\n',
   'pkg/__init__.py': '',
   'pkg/util.py':
     'def helper(x):\n    return x * 2\n\n\nclass Greeter:\n    def greet(self, name):\n        return self.format(name)\n\n    def format(self, name):\n        return "hi " + name\n',
@@ -172,6 +174,14 @@ describe('precise step in the sync workflow', () => {
     // No heuristic calls edge is left from a covered file.
     const all = await storedEdges(h, syncId);
     assert.ok(all.filter((e) => e.label === 'calls').every((e) => e.provenance === 'scip'));
+    // The index's relationships replace the heuristic hierarchy edges between the same symbols: one edge each, scip.
+    const hierarchy = all
+      .filter((e) => e.from.startsWith('src/shape.ts#') && ['implements', 'inherits', 'overrides'].includes(e.label))
+      .map((e) => `${e.label} ${e.from} -> ${e.to} ${e.provenance}`);
+    assert.deepEqual(hierarchy, [
+      'implements src/shape.ts#Square:class -> src/shape.ts#Shape:interface scip',
+      'overrides src/shape.ts#Square.area:method -> src/shape.ts#Shape.area:method scip',
+    ]);
     const stats = (await getRun(h.db.pool, syncId)).stats as {
       precise: Record<string, PreciseLanguageResult>;
       durations_ms: { precise?: number };

@@ -29,10 +29,10 @@ export interface StoredSymbolEdge {
 const byKey = (x: StoredSymbolEdge, y: StoredSymbolEdge) =>
   `${x.label} ${x.from} ${x.to}` < `${y.label} ${y.from} ${y.to}` ? -1 : 1;
 
-/** A sync's calls/references edges (of the graph it shares, if it shares one: V50), read back as `<path>#<key>` pairs, sorted. */
+/** A sync's symbol edges (of the graph it shares, if it shares one: V50), read back as `<path>#<key>` pairs, sorted. */
 export async function storedSymbolEdges(db: Queryable, syncId: string): Promise<StoredSymbolEdge[]> {
   const out: StoredSymbolEdge[] = [];
-  for (const label of ['calls', 'references']) {
+  for (const label of ['calls', 'references', 'inherits', 'implements', 'overrides']) {
     const r = await db.query<{ a: string; ak: string; b: string; bk: string; kind: string; p: string }>(
       `SELECT fa.properties ->> '"file_path"'::ag_catalog.agtype AS a, sa.properties ->> '"key"'::ag_catalog.agtype AS ak,
               fb.properties ->> '"file_path"'::ag_catalog.agtype AS b, sb.properties ->> '"key"'::ag_catalog.agtype AS bk,
