@@ -154,6 +154,11 @@ export interface SymbolsResult {
   dangling: number;
   /** Set when the sync held exactly its previous sync's files and that sync's symbol graph was copied. */
   copiedFrom?: string;
+  /**
+   * Set when the worker holding the clone resolved while the batches were written and the last write wrote the graph
+   * (activities/sync/early-symbols.ts): the step found it recorded.
+   */
+  resolvedWhileWriting?: true;
 }
 
 /** One language the precise tier runs (planPrecise): the queue of a live precise worker that has its indexer. */

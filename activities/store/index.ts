@@ -1,5 +1,5 @@
 /** Row and graph writers of the sync pipeline (also used by tests and benchmarks to build real data). */
-export { WRITE_BATCH, writeInBatches } from './batch.ts';
+export { WRITE_BATCH, errorMessage, writeInBatches } from './batch.ts';
 export { writeFileRecords, type FileWriteContext, type FileWriteResult } from './files.ts';
 export { writeChunks, type FileChunks } from './chunks.ts';
 export {
@@ -44,6 +44,7 @@ export { writeReusedGraph, type ReusedGraphResult } from './reused-graph.ts';
 export {
   writeSymbolFacts,
   loadSymbolFacts,
+  loadSymbolFactsJson,
   symbolVertices,
   writeSymbolEdges,
   writeUnresolved,

@@ -20,7 +20,8 @@ import { GRAPH_NAME, insertEdges, SYMBOL_EDGE_LABELS, type GraphLabels, type Sym
 export interface FactsRow {
   content_hash: string;
   language: string;
-  facts: SymbolFacts;
+  /** The facts, or their JSON (made once for the write and the early resolver: activities/sync/early-symbols.ts). */
+  facts: SymbolFacts | string;
 }
 
 /** Stores the facts of analysed files (a content already stored keeps its row: the facts are the same). */
@@ -41,7 +42,7 @@ export async function writeSymbolFacts(db: Queryable, analysisKey: string, rows:
       analysisKey,
       unique.map((r) => r.content_hash),
       unique.map((r) => r.language),
-      unique.map((r) => JSON.stringify(r.facts)),
+      unique.map((r) => (typeof r.facts === 'string' ? r.facts : JSON.stringify(r.facts))),
     ],
   );
   return res.rowCount ?? 0;
@@ -57,6 +58,23 @@ export interface SyncFileFacts {
 export async function loadSymbolFacts(db: Queryable, syncId: string): Promise<SyncFileFacts[]> {
   const res = await db.query<{ file_path: string; language: string; facts: SymbolFacts }>(
     `SELECT s.file_path, c.language, f.facts
+       FROM sync_files s JOIN file_contents c ON c.id = s.content_id
+       JOIN symbol_facts f ON f.content_hash = c.content_hash AND f.language = c.language
+                          AND f.analysis_key = c.analysis_key
+      WHERE s.sync_id = $1
+      ORDER BY s.file_path`,
+    [syncId],
+  );
+  return res.rows;
+}
+
+/** `loadSymbolFacts` with the facts as their JSON text, for a resolver that parses them elsewhere (its thread). */
+export async function loadSymbolFactsJson(
+  db: Queryable,
+  syncId: string,
+): Promise<Array<{ file_path: string; language: string; facts: string }>> {
+  const res = await db.query<{ file_path: string; language: string; facts: string }>(
+    `SELECT s.file_path, c.language, f.facts::text AS facts
        FROM sync_files s JOIN file_contents c ON c.id = s.content_id
        JOIN symbol_facts f ON f.content_hash = c.content_hash AND f.language = c.language
                           AND f.analysis_key = c.analysis_key

@@ -10,10 +10,21 @@ import type { ActivityDeps } from './deps.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
-import { batchFiles, batchStart } from './workspace.ts';
+import { batchCount, batchFiles, batchStart, type Workspace } from './workspace.ts';
+import { EarlySymbols } from './early-symbols.ts';
 import { reuseOptions } from './incremental.ts';
 import { symbolGraphEnabled } from './reuse.ts';
 import type { ReusedFile } from '../../engine/types.ts';
+
+/**
+ * The symbol graph resolves on this worker while the batches are written (early-symbols.ts) when this process parses
+ * the run's first batch and the sync analyses every file itself: the graph on, nothing reusable from an earlier sync.
+ */
+function earlySymbols(ws: Workspace, batch: number, symbolGraph: boolean): EarlySymbols | undefined {
+  if (batch === 0 && !ws.symbols && symbolGraph && !ws.graphOf && (ws.reuse?.plan.reusable.size ?? 0) === 0)
+    ws.symbols = new EarlySymbols(ws.bounds ? ws.bounds.length - 1 : batchCount(ws.tree.files.length));
+  return ws.symbols;
+}
 
 export function createParseBatch({ pool, engine, settings, log, workspaces }: ActivityDeps) {
   async function parseBatch(input: BatchInput): Promise<ParseBatchResult> {
@@ -31,9 +42,10 @@ export function createParseBatch({ pool, engine, settings, log, workspaces }: Ac
       const reused: ReusedFile[] = [];
       let chunks = 0;
       let symbols = 0;
+      const symbolGraph = symbolGraphEnabled(run.config_snapshot);
       const stream = engine.analyzeFiles(ws.tree, files, {
         maxFileBytes: settings.maxFileBytes,
-        ...(symbolGraphEnabled(run.config_snapshot) ? {} : { symbolFacts: false }),
+        ...(symbolGraph ? {} : { symbolFacts: false }),
         ...(settings.parseThreads ? { threads: settings.parseThreads } : {}),
         ...reuseOptions(ws.reuse, ws.unchanged, (f) => {
           reused.push(f);
@@ -49,6 +61,7 @@ export function createParseBatch({ pool, engine, settings, log, workspaces }: Ac
       }
       hb.check();
       await progress.flush();
+      earlySymbols(ws, batch, symbolGraph)?.parsed(batch, ws.tree, analyses);
       ws.parsed.set(batch, analyses);
       ws.reused?.set(batch, reused);
       ws.lastUsed = Date.now();

@@ -5,20 +5,25 @@
  *      files it analysed and by an earlier sync for the files it reused, so a re-sync parses nothing again;
  *   2. every file's imports with the files they resolve to in this tree (the write steps' hand-off);
  *   3. the engine's pure, deterministic resolver over all of them (engine/symbols: resolveSymbolGraph), so an
- *      incremental sync gets exactly the edges a full sync of the same commit gets;
+ *      incremental sync gets exactly the edges a full sync of the same commit gets; on a thread of its own
+ *      (resolve-thread.ts), the facts parsed there from their stored JSON, so this worker's event loop (heartbeats,
+ *      the steps running beside) stays free;
  *   4. one transaction: the edges (calls, inherits, implements, overrides, references) between this sync's Symbol
  *      vertices, the unresolved uses per file, the ledger row `symbols`; the imports are then dropped from the
  *      hand-off (nothing reads them later).
- * A re-sync whose files are all its previous sync's copies that sync's symbol graph instead (copyFromPrevious).
+ * A re-sync whose files are all its previous sync's copies that sync's symbol graph instead (copyFromPrevious). A
+ * sync that analysed every file itself usually finds the step recorded: the worker holding the clone resolved while
+ * the batches were written, and the last write wrote the graph (early-symbols.ts, the same writeResolvedGraph).
  * Idempotent like the other writing steps: a repeated step returns the recorded result.
  */
-import { withTransaction, type Queryable } from '../../lib/db.ts';
-import { resolveSymbolGraph, type ResolvedImport, type SymbolFileInput } from '../../engine/symbols/index.ts';
+import { withTransaction, type Pool, type Queryable } from '../../lib/db.ts';
+import type { ResolvedImport, ResolveOutput } from '../../engine/symbols/index.ts';
+import { resolveOnThread } from '../../engine/symbols/resolve-thread.ts';
 import type { SymbolsResult, SyncIds } from '../../workflows/sync-types.ts';
 import {
   copySymbolGraph,
   loadGraphLabels,
-  loadSymbolFacts,
+  loadSymbolFactsJson,
   sameFiles,
   recordIssues,
   SYMBOL_EDGE_LABELS,
@@ -28,14 +33,9 @@ import {
 } from '../store/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { graphAlias } from '../graph-alias.ts';
-import { startHeartbeat } from './heartbeat.ts';
+import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { claimRun } from './run-claim.ts';
 import { SYMBOLS_STEP, recordStep, recordedResult, withSavepoints } from './steps.ts';
-
-interface WriteHandoff {
-  files: Array<[string, string]>;
-  symbol_imports?: Array<[string, ResolvedImport[]]>;
-}
 
 /** The imports served their one purpose; the hand-off keeps only what later steps read. */
 async function dropImports(db: Queryable, syncId: string): Promise<void> {
@@ -44,6 +44,64 @@ async function dropImports(db: Queryable, syncId: string): Promise<void> {
       WHERE sync_id = $1 AND step LIKE 'write %' AND handoff ? 'symbol_imports'`,
     [syncId],
   );
+}
+
+/** The write steps' hand-off: the sync's File vertices (id -> path) and every file's import targets by path. */
+async function writeHandoff(
+  db: Queryable,
+  syncId: string,
+): Promise<{ fileVertices: Map<string, string>; imports: Map<string, ResolvedImport[]> }> {
+  const rows = await db.query<{
+    handoff: { files?: Array<[string, string]>; symbol_imports?: Array<[string, ResolvedImport[]]> };
+  }>(
+    `SELECT jsonb_build_object('files', handoff -> 'files', 'symbol_imports', handoff -> 'symbol_imports')
+            AS handoff
+       FROM sync_steps WHERE sync_id = $1 AND step LIKE 'write %'`,
+    [syncId],
+  );
+  const fileVertices = new Map<string, string>();
+  const imports = new Map<string, ResolvedImport[]>();
+  for (const { handoff } of rows.rows) {
+    for (const [path, vertex] of handoff.files ?? []) fileVertices.set(vertex, path);
+    for (const [path, list] of handoff.symbol_imports ?? []) imports.set(path, list);
+  }
+  return { fileVertices, imports };
+}
+
+/**
+ * Writes a resolved symbol graph once every batch is written: the edges between the sync's Symbol vertices, the
+ * unresolved uses per file, their issues and the ledger row `symbols`, in one transaction; the imports are then
+ * dropped from the hand-off. `files`: the files resolved.
+ */
+export async function writeResolvedGraph(
+  db: Pool,
+  input: SyncIds,
+  files: number,
+  resolved: ResolveOutput,
+  hb: Heartbeat,
+  opts: { fileVertices?: ReadonlyMap<string, string>; whileWriting?: boolean } = {},
+): Promise<SymbolsResult> {
+  const { syncId } = input;
+  const labels = await loadGraphLabels(db);
+  const vertexOf = await symbolVertices(db, opts.fileVertices ?? (await writeHandoff(db, syncId)).fileVertices);
+  hb.check();
+  return withTransaction(db, async (client) => {
+    const w = await writeSymbolEdges(withSavepoints(client), input, resolved.edges, vertexOf, labels);
+    const unresolvedFiles = await writeUnresolved(client, syncId, resolved.unresolved);
+    await recordIssues(client, syncId, w.issues);
+    const result: SymbolsResult = {
+      files,
+      edges: w.edges,
+      unresolved: resolved.stats.unresolved,
+      unresolvedFiles,
+      external: resolved.stats.external,
+      dangling: w.dangling,
+      ...(opts.whileWriting ? { resolvedWhileWriting: true as const } : {}),
+    };
+    await recordStep(client, syncId, SYMBOLS_STEP, result, { stats: resolved.stats });
+    await dropImports(client, syncId);
+    return result;
+  });
 }
 
 export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
@@ -96,6 +154,28 @@ export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
     });
   }
 
+  /** Every file's facts and imports from the database, resolved on the resolver's thread, then written. */
+  async function resolveFromStore(input: SyncIds, hb: Heartbeat, started: number): Promise<SymbolsResult> {
+    const { syncId, sourceId } = input;
+    const { fileVertices, imports } = await writeHandoff(pool, syncId);
+    const facts = await loadSymbolFactsJson(pool, syncId);
+    hb.check();
+    const resolved = await resolveOnThread(facts.map((f) => ({ ...f, imports: imports.get(f.file_path) ?? [] })));
+    const resolveMs = Date.now() - started;
+    hb.check();
+    const result = await writeResolvedGraph(pool, input, facts.length, resolved, hb, { fileVertices });
+    log.info('sync_symbols', {
+      sync_id: syncId,
+      source_id: sourceId,
+      files: result.files,
+      edges: result.edges,
+      unresolved: result.unresolved,
+      resolve_ms: resolveMs,
+      ms: Date.now() - started,
+    });
+    return result;
+  }
+
   async function resolveSymbols(input: SyncIds): Promise<SymbolsResult> {
     const { syncId, sourceId } = input;
     const done = await recordedResult<SymbolsResult>(pool, syncId, SYMBOLS_STEP);
@@ -114,58 +194,7 @@ export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
         });
         return copied.result;
       }
-      const rows = await pool.query<{ handoff: WriteHandoff }>(
-        `SELECT jsonb_build_object('files', handoff -> 'files', 'symbol_imports', handoff -> 'symbol_imports')
-                AS handoff
-           FROM sync_steps WHERE sync_id = $1 AND step LIKE 'write %'`,
-        [syncId],
-      );
-      const fileVertices = new Map<string, string>();
-      const imports = new Map<string, ResolvedImport[]>();
-      for (const { handoff } of rows.rows) {
-        for (const [path, vertex] of handoff.files ?? []) fileVertices.set(vertex, path);
-        for (const [path, list] of handoff.symbol_imports ?? []) imports.set(path, list);
-      }
-      const facts = await loadSymbolFacts(pool, syncId);
-      hb.check();
-      const files: SymbolFileInput[] = facts.map((f) => ({
-        file_path: f.file_path,
-        language: f.language,
-        facts: f.facts,
-        imports: imports.get(f.file_path) ?? [],
-      }));
-      const resolved = resolveSymbolGraph({ files });
-      const resolveMs = Date.now() - started;
-      hb.check();
-      const labels = await loadGraphLabels(pool);
-      const vertexOf = await symbolVertices(pool, fileVertices);
-      hb.check();
-      const result = await withTransaction(pool, async (client) => {
-        const w = await writeSymbolEdges(withSavepoints(client), input, resolved.edges, vertexOf, labels);
-        const unresolvedFiles = await writeUnresolved(client, syncId, resolved.unresolved);
-        await recordIssues(client, syncId, w.issues);
-        const result: SymbolsResult = {
-          files: files.length,
-          edges: w.edges,
-          unresolved: resolved.stats.unresolved,
-          unresolvedFiles,
-          external: resolved.stats.external,
-          dangling: w.dangling,
-        };
-        await recordStep(client, syncId, SYMBOLS_STEP, result, { stats: resolved.stats });
-        await dropImports(client, syncId);
-        return result;
-      });
-      log.info('sync_symbols', {
-        sync_id: syncId,
-        source_id: sourceId,
-        files: result.files,
-        edges: result.edges,
-        unresolved: result.unresolved,
-        resolve_ms: resolveMs,
-        ms: Date.now() - started,
-      });
-      return result;
+      return await resolveFromStore(input, hb, started);
     } finally {
       hb.stop();
     }

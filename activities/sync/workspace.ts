@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DiscoveredFile, FileAnalysis, ReusedFile, Tree } from '../../engine/types.ts';
 import type { ReuseContext } from './reuse-context.ts';
+import type { EarlySymbols } from './early-symbols.ts';
 import { BATCH_FILES } from '../../workflows/sync-contract.ts';
 
 export { BATCH_FILES };
@@ -61,6 +62,8 @@ export interface Workspace {
   graphOf?: string;
   /** Where each batch starts in `tree.files`, and the end (batchBounds); absent: every BATCH_FILES files. */
   bounds?: readonly number[];
+  /** The symbol graph resolving on this worker while the batches are written (early-symbols.ts), if it can. */
+  symbols?: EarlySymbols;
   lastUsed: number;
 }
 
@@ -185,6 +188,7 @@ export class Workspaces {
   }
 
   put(ws: Workspace): void {
+    this.byId.get(ws.syncId)?.symbols?.close();
     this.byId.set(ws.syncId, ws);
   }
 
@@ -240,6 +244,7 @@ export class Workspaces {
   }
 
   async release(syncId: string): Promise<boolean> {
+    this.byId.get(syncId)?.symbols?.close();
     const had = this.byId.delete(syncId);
     for (const [sourceId, c] of this.caches) {
       if (c.holder !== syncId) continue;
@@ -258,6 +263,7 @@ export class Workspaces {
 
   async close(): Promise<void> {
     clearInterval(this.sweep);
+    for (const ws of this.byId.values()) ws.symbols?.close();
     this.byId.clear();
     this.caches.clear();
     await rm(this.root, { recursive: true, force: true });

@@ -7,10 +7,12 @@
  * Idempotent: a batch whose ledger row exists returns the recorded counts, so a retry, a resumed sync or an
  * operator's Reset never writes a batch twice; a batch is all there or not at all.
  */
+import { CancelledFailure } from '@temporalio/activity';
 import { withTransaction, type PoolClient } from '../../lib/db.ts';
 import type { BatchInput, WriteBatchResult } from '../../workflows/sync-types.ts';
 import type { EngineIssue, FileAnalysis, ReusedFile } from '../../engine/types.ts';
 import {
+  errorMessage,
   loadGraphLabels,
   recordIssues,
   writeChunks,
@@ -35,6 +37,7 @@ import { workspaceLost, type Workspace } from './workspace.ts';
 import { reusedGraph, reusedRows } from './incremental.ts';
 import { symbolGraphEnabled } from './reuse.ts';
 import { importTargets, resolveImportTargets, type ResolvedImport } from '../../engine/symbols/index.ts';
+import { writeResolvedGraph } from './resolve-symbols.ts';
 
 /** One batch's write: what the transaction needs. */
 interface BatchWrite {
@@ -62,6 +65,8 @@ interface BatchRows {
   facts: FactsRow[];
   /** Every file's imports with the files they resolve to in this tree (for resolveSymbols, which runs without the clone). */
   symbolImports: Array<[string, ResolvedImport[]]>;
+  /** The analysed files whose facts are stored (early-symbols.ts checks them against what its resolver was given). */
+  factPaths: string[];
   binaryFiles: number;
   symbols: number;
 }
@@ -69,6 +74,7 @@ interface BatchRows {
 /** The rows of the analysed files that got a file record. */
 function analysedRows(b: BatchWrite, written: FileWriteResult, carried: FileWriteResult): BatchRows {
   const { ws, batch } = b;
+  const early = ws.symbols?.inputsOf(batch);
   const rows: BatchRows = {
     issues: [...(batch === 0 ? ws.tree.issues : []), ...written.issues, ...carried.issues],
     items: [],
@@ -77,6 +83,7 @@ function analysedRows(b: BatchWrite, written: FileWriteResult, carried: FileWrit
     embedInputs: [],
     facts: [],
     symbolImports: [],
+    factPaths: [],
     binaryFiles: 0,
     symbols: 0,
   };
@@ -100,8 +107,12 @@ function analysedRows(b: BatchWrite, written: FileWriteResult, carried: FileWrit
       rows.dependencies.push([f.file_path, f.dependencies.map((d) => [d.target_path, d.weight])]);
     if (b.embeddingsOn && f.embedding_text) rows.embedInputs.push([fileId, f.embedding_text]);
     if (f.symbol_facts) {
-      rows.facts.push({ content_hash: f.content_hash, language: f.language, facts: f.symbol_facts });
-      if (f.imports && f.imports.length > 0) rows.symbolImports.push([f.file_path, importTargets(ws.tree, f)]);
+      // Made once when the batch was parsed, if the early resolver took them.
+      const made = early?.get(f.file_path);
+      rows.facts.push({ content_hash: f.content_hash, language: f.language, facts: made?.facts ?? f.symbol_facts });
+      rows.factPaths.push(f.file_path);
+      if (f.imports && f.imports.length > 0)
+        rows.symbolImports.push([f.file_path, made?.imports ?? importTargets(ws.tree, f)]);
     }
   }
   return rows;
@@ -161,7 +172,10 @@ function sharedGraph(files: number, symbols: number): FileGraphResult & { shared
 }
 
 /** The batch in one transaction: file records, facts, the reused files, chunks, graph, then issues and the ledger. */
-async function writeInTransaction(client: PoolClient, b: BatchWrite): Promise<WriteBatchResult> {
+async function writeInTransaction(
+  client: PoolClient,
+  b: BatchWrite,
+): Promise<{ result: WriteBatchResult; factPaths: string[] }> {
   const { syncId, sourceId, ws, hb } = b;
   const tx = withSavepoints(client);
   const fileCtx = {
@@ -210,10 +224,45 @@ async function writeInTransaction(client: PoolClient, b: BatchWrite): Promise<Wr
     // Absent when empty: finalizeSync then has no ledger row to rewrite.
     ...(rows.embedInputs.length > 0 ? { embed_inputs: rows.embedInputs } : {}),
   });
-  return result;
+  return { result, factPaths: rows.factPaths };
 }
 
-export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
+/**
+ * After the last batch's write, the symbol graph the worker resolved while the batches were written (early-symbols.ts),
+ * written as resolveSymbols would write it (which then finds its ledger row). Best effort: when the resolution is not
+ * there or fails, resolveSymbols resolves from the database.
+ */
+async function writeEarlySymbols(deps: ActivityDeps, input: BatchInput, ws: Workspace, hb: Heartbeat): Promise<void> {
+  const early = ws.symbols;
+  const resolution = early?.resolution();
+  if (!early || !resolution || input.batch !== early.batches - 1) return;
+  const started = Date.now();
+  try {
+    const resolved = await resolution;
+    const waited = Date.now() - started;
+    hb.check();
+    const result = await writeResolvedGraph(deps.pool, input, early.files(), resolved, hb, { whileWriting: true });
+    deps.log.info('sync_symbols', {
+      sync_id: input.syncId,
+      source_id: input.sourceId,
+      files: result.files,
+      edges: result.edges,
+      unresolved: result.unresolved,
+      early: true,
+      waited_ms: waited,
+      ms: Date.now() - started,
+    });
+  } catch (err) {
+    if (err instanceof CancelledFailure) throw err;
+    deps.log.warning('sync_symbols_early_failed', { sync_id: input.syncId, error: errorMessage(err) });
+  } finally {
+    early.close();
+    ws.symbols = undefined;
+  }
+}
+
+export function createWriteBatch(deps: ActivityDeps) {
+  const { pool, settings, workspaces } = deps;
   async function writeBatch(input: BatchInput): Promise<WriteBatchResult> {
     const { syncId, sourceId, batch } = input;
     const done = await recordedResult<WriteBatchResult>(pool, syncId, writeStep(batch));
@@ -229,7 +278,7 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
       const symbolGraph = symbolGraphEnabled(run.config_snapshot);
       const labels = await loadGraphLabels(pool);
       hb.check();
-      const result = await withTransaction(pool, (client) =>
+      const { result, factPaths } = await withTransaction(pool, (client) =>
         writeInTransaction(client, {
           syncId,
           sourceId,
@@ -245,6 +294,8 @@ export function createWriteBatch({ pool, settings, workspaces }: ActivityDeps) {
       );
       ws.parsed.delete(batch);
       ws.reused?.delete(batch);
+      ws.symbols?.stored(batch, factPaths);
+      await writeEarlySymbols(deps, input, ws, hb);
       return result;
     } finally {
       hb.stop();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeFile, parseSymbolRef, resolveSymbolGraph, symbolRef } from '../../engine/index.ts';
 import type { ResolveOutput, SymbolEdge } from '../../engine/index.ts';
+import { ResolverThread, resolveOnThread } from '../../engine/symbols/resolve-thread.ts';
 import {
   SYMBOL_REPOS_DIR,
   SYMBOL_SNAPSHOTS_DIR,
@@ -345,6 +346,22 @@ test('symbol graph: output is sorted and the same whatever the input order', asy
       e.lines,
       [...new Set(e.lines)].sort((x, y) => x - y),
     );
+});
+
+test('symbol graph on the resolver thread: the same output, the facts given as JSON in parts in any order', async () => {
+  const { input } = await symbolInput(SYMBOL_REPOS_DIR + 'python');
+  const json = input.map((f) => ({ ...f, facts: JSON.stringify(f.facts) }));
+  const half = Math.floor(json.length / 2);
+  const thread = new ResolverThread();
+  thread.add(1, json.slice(half));
+  thread.add(0, json.slice(0, 1));
+  thread.add(0, json.slice(0, half));
+  assert.deepEqual(await thread.resolve(), resolveSymbolGraph({ files: input }));
+  await assert.rejects(
+    resolveOnThread([{ ...json[0]!, facts: '{not json' }]),
+    /symbol resolver failed: .*part 0/,
+    'a failure on the thread is an error, not a hang',
+  );
 });
 
 async function analyse(name: string, content: string) {

@@ -107,7 +107,7 @@ describe('incremental syncs equal full syncs of the same commit', () => {
 
   const symbolsStep = async (syncId: string) =>
     (
-      await h.db.pool.query<{ result: { copiedFrom?: string } }>(
+      await h.db.pool.query<{ result: { copiedFrom?: string; resolvedWhileWriting?: true } }>(
         `SELECT result FROM sync_steps WHERE sync_id = $1 AND step = 'symbols'`,
         [syncId],
       )
@@ -159,6 +159,10 @@ describe('incremental syncs equal full syncs of the same commit', () => {
     assert.equal(b.full, true);
     assert.equal(b.reason, 'disabled');
     assert.equal(b.reused, 0);
+    // The full sync's worker resolved while it wrote the batches (every file analysed there); the incremental sync
+    // resolved from the stored facts: the graphs above are equal.
+    assert.equal((await symbolsStep(s.full)).resolvedWhileWriting, true);
+    assert.equal((await symbolsStep(s.incremental)).resolvedWhileWriting, undefined);
 
     // The model host saw exactly the new contents: 3 file texts and their chunks.
     const fresh = await newContent(h, s.incremental, first);

@@ -1,0 +1,101 @@
+/**
+ * The resolver (resolveSymbolGraph) on a thread of its own, so that the caller's event loop stays free while a
+ * repository is resolved (seconds for the Go standard library). One thread per process, started at the first use and
+ * kept (it costs a TypeScript loader and the engine's modules to start, ~0.3 CPU-s; idle, it holds no files): each
+ * ResolverThread is a job on it. A job's facts come as the JSON they are stored as and are parsed on that thread, part
+ * by part as they are given (a part given again replaces the earlier one); its result is the same as
+ * resolveSymbolGraph's over the same files, whatever the order of the parts. Jobs resolve one at a time, in the order
+ * asked.
+ */
+import { Worker } from 'node:worker_threads';
+import type { ResolvedImport, ResolveOutput } from './types.ts';
+
+/** A file as the thread takes it: its facts as JSON (SymbolFacts). */
+export interface SymbolFileJson {
+  file_path: string;
+  language: string;
+  facts: string;
+  imports: ResolvedImport[];
+}
+
+export type ResolverRequest =
+  | { t: 'files'; job: number; part: number; files: SymbolFileJson[] }
+  | { t: 'run'; job: number }
+  | { t: 'drop'; job: number };
+export type ResolverResponse =
+  { job: number; ok: true; output: ResolveOutput } | { job: number; ok: false; error: string };
+
+type Settle = (res: ResolverResponse | Error) => void;
+
+/** The process's resolver thread and the jobs waiting for an answer from it. */
+class SharedThread {
+  readonly worker = new Worker(new URL('./resolve-worker.mjs', import.meta.url));
+  readonly waiting = new Map<number, Settle>();
+  dead = false;
+
+  constructor() {
+    // Nothing else keeps the process alive for it.
+    this.worker.unref();
+    const fail = (err: Error): void => {
+      this.dead = true;
+      if (shared === this) shared = null;
+      for (const settle of this.waiting.values()) settle(err);
+      this.waiting.clear();
+    };
+    this.worker.on('error', (err) => fail(new Error(`symbol resolver thread failed: ${err.message}`)));
+    this.worker.on('exit', (code) => fail(new Error(`symbol resolver thread exited with code ${code}`)));
+    this.worker.on('message', (res: ResolverResponse) => {
+      const settle = this.waiting.get(res.job);
+      this.waiting.delete(res.job);
+      settle?.(res);
+    });
+  }
+}
+
+let shared: SharedThread | null = null;
+let nextJob = 1;
+
+export class ResolverThread {
+  private readonly thread = (shared ??= new SharedThread());
+  private readonly job = nextJob++;
+  private result: Promise<ResolveOutput> | null = null;
+  private ended = false;
+
+  /** Hands the thread one part of the files (a part given again replaces the earlier one). */
+  add(part: number, files: SymbolFileJson[]): void {
+    if (this.result) throw new Error('resolver thread: files added after the run started');
+    if (!this.ended && !this.thread.dead)
+      this.thread.worker.postMessage({ t: 'files', job: this.job, part, files } satisfies ResolverRequest);
+  }
+
+  /** Resolves the files given so far (once; later calls return the same result). */
+  resolve(): Promise<ResolveOutput> {
+    this.result ??= new Promise<ResolveOutput>((resolve, reject) => {
+      const settle: Settle = (res) => {
+        if (res instanceof Error) reject(res);
+        else if (res.ok) resolve(res.output);
+        else reject(new Error(`symbol resolver failed: ${res.error}`));
+      };
+      if (this.ended) return settle(new Error('resolver thread: the job was closed'));
+      if (this.thread.dead) return settle(new Error('symbol resolver thread ended before the run'));
+      this.ended = true;
+      this.thread.waiting.set(this.job, settle);
+      this.thread.worker.postMessage({ t: 'run', job: this.job } satisfies ResolverRequest);
+    });
+    return this.result;
+  }
+
+  /** Drops what the job gave (a run asked for still answers). */
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.thread.dead) this.thread.worker.postMessage({ t: 'drop', job: this.job } satisfies ResolverRequest);
+  }
+}
+
+/** resolveSymbolGraph on the resolver thread over files whose facts are JSON. */
+export function resolveOnThread(files: SymbolFileJson[]): Promise<ResolveOutput> {
+  const job = new ResolverThread();
+  job.add(0, files);
+  return job.resolve();
+}
