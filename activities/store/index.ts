@@ -53,5 +53,6 @@ export {
   type FactsRow,
   type StoredUnresolved,
   type SyncFileFacts,
+  type SymbolEdgeWriteResult,
 } from './symbols.ts';
 export { SYMBOL_EDGE_LABELS, symbolVertexProperties, type SymbolEdgeLabelName } from './graph.ts';

@@ -17,7 +17,7 @@
  * Idempotent like the other writing steps: a repeated step returns the recorded result.
  */
 import { withTransaction, type Pool, type Queryable } from '../../lib/db.ts';
-import type { ResolvedImport, ResolveOutput } from '../../engine/symbols/index.ts';
+import type { ResolvedImport, ResolveOutput, SymbolEdge } from '../../engine/symbols/index.ts';
 import { resolveOnThread } from '../../engine/symbols/resolve-thread.ts';
 import type { SymbolsResult, SyncIds } from '../../workflows/sync-types.ts';
 import {
@@ -30,6 +30,8 @@ import {
   symbolVertices,
   writeSymbolEdges,
   writeUnresolved,
+  type GraphLabels,
+  type SymbolEdgeWriteResult,
 } from '../store/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { graphAlias } from '../graph-alias.ts';
@@ -69,9 +71,63 @@ async function writeHandoff(
 }
 
 /**
- * Writes a resolved symbol graph once every batch is written: the edges between the sync's Symbol vertices, the
- * unresolved uses per file, their issues and the ledger row `symbols`, in one transaction; the imports are then
- * dropped from the hand-off. `files`: the files resolved.
+ * The edges are written on this many connections at once, each part its own transaction with its own ledger row
+ * (`symbols edges i/n`): after the last write nothing else keeps the database busy, and one connection is one core.
+ * Parts are contiguous in the resolver's order (label, from, to) and cut only where the label or the from-symbol
+ * changes. A part recorded by an earlier attempt is not written again (the resolver is deterministic: the same parts).
+ */
+const EDGE_WRITERS = 2;
+
+interface EdgePart {
+  edges: SymbolEdgeWriteResult['edges'];
+  dangling: number;
+  issues: SymbolEdgeWriteResult['issues'];
+}
+
+/** The edges cut into `n` contiguous parts of about equal size (fewer when they are few). */
+export function edgeParts(edges: readonly SymbolEdge[], n: number): SymbolEdge[][] {
+  const parts: SymbolEdge[][] = [];
+  let start = 0;
+  for (let k = 1; k < n; k++) {
+    let cut = Math.max(start, Math.floor((edges.length * k) / n));
+    while (
+      cut > start &&
+      cut < edges.length &&
+      edges[cut]!.label === edges[cut - 1]!.label &&
+      edges[cut]!.from === edges[cut - 1]!.from
+    )
+      cut++;
+    if (cut > start && cut < edges.length) {
+      parts.push(edges.slice(start, cut));
+      start = cut;
+    }
+  }
+  parts.push(edges.slice(start));
+  return parts;
+}
+
+async function writeEdgePart(
+  pool: Pool,
+  input: SyncIds,
+  step: string,
+  edges: readonly SymbolEdge[],
+  vertexOf: ReadonlyMap<string, string>,
+  labels: GraphLabels,
+): Promise<EdgePart> {
+  const done = await recordedResult<EdgePart>(pool, input.syncId, step);
+  if (done) return done;
+  return withTransaction(pool, async (client) => {
+    const w = await writeSymbolEdges(withSavepoints(client), input, edges, vertexOf, labels);
+    const part: EdgePart = { edges: w.edges, dangling: w.dangling, issues: w.issues };
+    await recordStep(client, input.syncId, step, part, null);
+    return part;
+  });
+}
+
+/**
+ * Writes a resolved symbol graph once every batch is written: the edges between the sync's Symbol vertices (in parts
+ * side by side, above), then in one transaction the unresolved uses per file, the edges' issues and the ledger row
+ * `symbols`; the imports are then dropped from the hand-off. `files`: the files resolved.
  */
 export async function writeResolvedGraph(
   db: Pool,
@@ -85,17 +141,32 @@ export async function writeResolvedGraph(
   const labels = await loadGraphLabels(db);
   const vertexOf = await symbolVertices(db, opts.fileVertices ?? (await writeHandoff(db, syncId)).fileVertices);
   hb.check();
+  const parts = edgeParts(resolved.edges, EDGE_WRITERS);
+  const written = await Promise.allSettled(
+    parts.map((edges, i) =>
+      writeEdgePart(db, input, `${SYMBOLS_STEP} edges ${i + 1}/${parts.length}`, edges, vertexOf, labels),
+    ),
+  );
+  const failed = written.find((w) => w.status === 'rejected');
+  if (failed) throw failed.reason;
+  const done = written.map((w) => (w as PromiseFulfilledResult<EdgePart>).value);
+  hb.check();
   return withTransaction(db, async (client) => {
-    const w = await writeSymbolEdges(withSavepoints(client), input, resolved.edges, vertexOf, labels);
     const unresolvedFiles = await writeUnresolved(client, syncId, resolved.unresolved);
-    await recordIssues(client, syncId, w.issues);
+    await recordIssues(
+      client,
+      syncId,
+      done.flatMap((p) => p.issues),
+    );
     const result: SymbolsResult = {
       files,
-      edges: w.edges,
+      edges: Object.fromEntries(
+        SYMBOL_EDGE_LABELS.map((l) => [l, done.reduce((n, p) => n + p.edges[l], 0)]),
+      ) as SymbolsResult['edges'],
       unresolved: resolved.stats.unresolved,
       unresolvedFiles,
       external: resolved.stats.external,
-      dangling: w.dangling,
+      dangling: done.reduce((n, p) => n + p.dangling, 0),
       ...(opts.whileWriting ? { resolvedWhileWriting: true as const } : {}),
     };
     await recordStep(client, syncId, SYMBOLS_STEP, result, { stats: resolved.stats });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeSymbolFacts, type FactsRow } from '../../activities/store/index.ts';
 import type { SymbolEdge, SymbolFacts, UnresolvedUse } from '../../engine/symbols/index.ts';
@@ -6,6 +6,7 @@ import type { SymbolInfo } from '../../engine/types.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { writeSymbolGraph, writeSyncFiles } from '../support/graph-data.ts';
+import { edgeParts } from '../../activities/sync/resolve-symbols.ts';
 
 const symbols: SymbolInfo[] = [
   { name: 'main', kind: 'function', line: 1, key: 'main:function', symbol_kind: 'function', end_line: 3 },
@@ -107,4 +108,38 @@ describe('symbol graph storage', () => {
     await db.pool.query(`DELETE FROM sync_runs WHERE id = $1`, [sb]);
     assert.equal(await count(`SELECT count(*) AS n FROM symbol_facts WHERE content_hash = $1`, [hash]), 0);
   });
+});
+
+test('edges are written in contiguous parts, cut only where the label or the calling symbol changes', () => {
+  const e = (label: SymbolEdge['label'], from: string, to: string): SymbolEdge => ({
+    label,
+    from,
+    to,
+    provenance: 'scope',
+    confidence: 1,
+    lines: [],
+    count: 1,
+  });
+  const list = [
+    e('calls', 'a#f', 'a#g'),
+    e('calls', 'a#f', 'a#h'),
+    e('calls', 'a#f', 'a#i'),
+    e('calls', 'a#g', 'a#h'),
+    e('references', 'a#g', 'a#h'),
+    e('references', 'a#h', 'a#f'),
+  ];
+  const two = edgeParts(list, 2);
+  assert.deepEqual(two.flat(), list, 'every edge once, in order');
+  assert.deepEqual(
+    two.map((p) => p.length),
+    [3, 3],
+    'the middle (index 3) is a new from-symbol: cut there',
+  );
+  // Index 2 of 6 for the first third falls inside a#f's calls: the cut moves past them.
+  assert.deepEqual(
+    edgeParts(list, 3).map((p) => p.length),
+    [3, 1, 2],
+  );
+  assert.deepEqual(edgeParts([list[0]!, list[1]!], 2), [[list[0], list[1]]], 'one calling symbol: one part');
+  assert.deepEqual(edgeParts([], 2), [[]]);
 });
