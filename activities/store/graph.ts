@@ -108,6 +108,11 @@ export async function insertEdges(
 export interface FileGraphResult {
   /** file_path → graph id of its File vertex, for the files of this call whose vertex was written. */
   vertexByPath: Map<string, string>;
+  /**
+   * SymbolRef (`<path>#<key>`) → graph id of its Symbol vertex, for the symbols with a key whose vertex and defines
+   * edge were written (what symbolVertices reads back from the database).
+   */
+  symbolVertexByRef?: Map<string, string>;
   symbolVertices: number;
   definesEdges: number;
   issues: EngineIssue[];
@@ -190,7 +195,12 @@ export async function writeFileGraph(
     async (batch) => {
       const props = batch.map(({ file, symbol }) => JSON.stringify(symbolVertexProperties(file.fileId, ctx, symbol)));
       const ids = await insertVertices(db, '"Symbol"', L.Symbol, props);
-      return batch.map((row, i) => ({ s: row.fileVertex, t: ids[i]!, p: definesProps }));
+      return batch.map((row, i) => ({
+        s: row.fileVertex,
+        t: ids[i]!,
+        p: definesProps,
+        ref: row.symbol.key === undefined ? undefined : `${row.file.file_path}#${row.symbol.key}`,
+      }));
     },
     ({ file, symbol }, err) => ({
       level: 'error',
@@ -227,8 +237,13 @@ export async function writeFileGraph(
       [unlinked],
     );
   }
+  const dropped = new Set(unlinked);
+  const symbolVertexByRef = new Map<string, string>();
+  for (const r of symbolOutcome.results)
+    if (r.ref !== undefined && !dropped.has(r.t)) symbolVertexByRef.set(r.ref, r.t);
   return {
     vertexByPath,
+    symbolVertexByRef,
     symbolVertices: symbolOutcome.results.length - unlinked.length,
     definesEdges: definesOutcome.results.reduce((a, b) => a + b, 0),
     issues,

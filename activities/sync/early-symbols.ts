@@ -31,6 +31,8 @@ export class EarlySymbols {
   private readonly inputs = new Map<number, Map<string, SymbolInput>>();
   /** Batches written with exactly the files given. */
   private readonly written = new Set<number>();
+  /** The Symbol vertices the writes made, by SymbolRef. */
+  private readonly symbolVertices = new Map<string, string>();
   private valid = true;
   private result: Promise<ResolveOutput> | null = null;
 
@@ -71,12 +73,23 @@ export class EarlySymbols {
     this.result.catch(() => undefined);
   }
 
-  /** A batch's write committed, with facts stored for exactly these paths. */
-  stored(batch: number, paths: readonly string[]): void {
+  /**
+   * A batch's write committed, with facts stored for exactly these paths and these Symbol vertices (by SymbolRef;
+   * undefined: not known, which drops the resolution).
+   */
+  stored(batch: number, paths: readonly string[], vertices: ReadonlyMap<string, string> | undefined): void {
     this.inputs.delete(batch);
     const given = this.given.get(batch);
-    if (!given || given.size !== paths.length || !paths.every((p) => given.has(p))) this.valid = false;
-    else this.written.add(batch);
+    if (!given || !vertices || given.size !== paths.length || !paths.every((p) => given.has(p))) this.valid = false;
+    else {
+      this.written.add(batch);
+      for (const [ref, id] of vertices) this.symbolVertices.set(ref, id);
+    }
+  }
+
+  /** The Symbol vertices of every batch written, by SymbolRef (what symbolVertices reads from the database). */
+  vertices(): ReadonlyMap<string, string> {
+    return this.symbolVertices;
   }
 
   /** The resolution, when every batch was parsed and written here as given; else null. */

@@ -135,11 +135,17 @@ export async function writeResolvedGraph(
   files: number,
   resolved: ResolveOutput,
   hb: Heartbeat,
-  opts: { fileVertices?: ReadonlyMap<string, string>; whileWriting?: boolean } = {},
+  opts: {
+    fileVertices?: ReadonlyMap<string, string>;
+    /** The sync's Symbol vertices by SymbolRef, when known (else read: symbolVertices). */
+    vertexOf?: ReadonlyMap<string, string>;
+    whileWriting?: boolean;
+  } = {},
 ): Promise<SymbolsResult> {
   const { syncId } = input;
   const labels = await loadGraphLabels(db);
-  const vertexOf = await symbolVertices(db, opts.fileVertices ?? (await writeHandoff(db, syncId)).fileVertices);
+  const vertexOf =
+    opts.vertexOf ?? (await symbolVertices(db, opts.fileVertices ?? (await writeHandoff(db, syncId)).fileVertices));
   hb.check();
   const parts = edgeParts(resolved.edges, EDGE_WRITERS);
   const written = await Promise.allSettled(

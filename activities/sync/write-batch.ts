@@ -175,7 +175,7 @@ function sharedGraph(files: number, symbols: number): FileGraphResult & { shared
 async function writeInTransaction(
   client: PoolClient,
   b: BatchWrite,
-): Promise<{ result: WriteBatchResult; factPaths: string[] }> {
+): Promise<{ result: WriteBatchResult; factPaths: string[]; symbolVertices?: ReadonlyMap<string, string> }> {
   const { syncId, sourceId, ws, hb } = b;
   const tx = withSavepoints(client);
   const fileCtx = {
@@ -224,7 +224,16 @@ async function writeInTransaction(
     // Absent when empty: finalizeSync then has no ledger row to rewrite.
     ...(rows.embedInputs.length > 0 ? { embed_inputs: rows.embedInputs } : {}),
   });
-  return { result, factPaths: rows.factPaths };
+  return {
+    result,
+    factPaths: rows.factPaths,
+    ...(g.symbolVertexByRef && !ws.graphOf ? { symbolVertices: g.symbolVertexByRef } : {}),
+  };
+}
+
+/** No vertex of the batch was written from stored rows (writeReusedGraph): the write's own map holds them all. */
+function copiedNone(ws: Workspace, reused: readonly ReusedFile[]): boolean {
+  return reused.length === 0 && !ws.graphOf;
 }
 
 /**
@@ -241,7 +250,10 @@ async function writeEarlySymbols(deps: ActivityDeps, input: BatchInput, ws: Work
     const resolved = await resolution;
     const waited = Date.now() - started;
     hb.check();
-    const result = await writeResolvedGraph(deps.pool, input, early.files(), resolved, hb, { whileWriting: true });
+    const result = await writeResolvedGraph(deps.pool, input, early.files(), resolved, hb, {
+      whileWriting: true,
+      vertexOf: early.vertices(),
+    });
     deps.log.info('sync_symbols', {
       sync_id: input.syncId,
       source_id: input.sourceId,
@@ -278,7 +290,7 @@ export function createWriteBatch(deps: ActivityDeps) {
       const symbolGraph = symbolGraphEnabled(run.config_snapshot);
       const labels = await loadGraphLabels(pool);
       hb.check();
-      const { result, factPaths } = await withTransaction(pool, (client) =>
+      const { result, factPaths, symbolVertices } = await withTransaction(pool, (client) =>
         writeInTransaction(client, {
           syncId,
           sourceId,
@@ -294,7 +306,7 @@ export function createWriteBatch(deps: ActivityDeps) {
       );
       ws.parsed.delete(batch);
       ws.reused?.delete(batch);
-      ws.symbols?.stored(batch, factPaths);
+      ws.symbols?.stored(batch, factPaths, copiedNone(ws, reused) ? symbolVertices : undefined);
       await writeEarlySymbols(deps, input, ws, hb);
       return result;
     } finally {
