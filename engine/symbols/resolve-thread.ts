@@ -34,8 +34,6 @@ class SharedThread {
   dead = false;
 
   constructor() {
-    // Nothing else keeps the process alive for it.
-    this.worker.unref();
     const fail = (err: Error): void => {
       this.dead = true;
       if (shared === this) shared = null;
@@ -47,8 +45,21 @@ class SharedThread {
     this.worker.on('message', (res: ResolverResponse) => {
       const settle = this.waiting.get(res.job);
       this.waiting.delete(res.job);
+      this.idle();
       settle?.(res);
     });
+    this.idle();
+  }
+
+  /** A job waits for its answer: the thread keeps the process alive until it comes. */
+  wait(job: number, settle: Settle): void {
+    this.waiting.set(job, settle);
+    this.worker.ref();
+  }
+
+  /** Idle, the thread does not keep the process alive (also after the listeners: adding one refs its port). */
+  private idle(): void {
+    if (this.waiting.size === 0) this.worker.unref();
   }
 }
 
@@ -79,7 +90,7 @@ export class ResolverThread {
       if (this.ended) return settle(new Error('resolver thread: the job was closed'));
       if (this.thread.dead) return settle(new Error('symbol resolver thread ended before the run'));
       this.ended = true;
-      this.thread.waiting.set(this.job, settle);
+      this.thread.wait(this.job, settle);
       this.thread.worker.postMessage({ t: 'run', job: this.job } satisfies ResolverRequest);
     });
     return this.result;
