@@ -70,6 +70,12 @@ describe('reliability: dependencies fail, processes stay', () => {
     const pool = createPool(db.url, { max: 2 });
     try {
       const client = await pool.connect();
+      // The sentinel: pg emits a client's 'end' (next tick) after the 'error' its dead connection may emit. An 'end'
+      // listener only: a listener for 'error' here would hide the crash this test looks for.
+      let ended = false;
+      client.once('end', () => {
+        ended = true;
+      });
       const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       // The handler is attached before the backend is terminated: the rejection may arrive before the terminate
       // call's own answer, and an unhandled rejection for that moment fails the test run.
@@ -80,8 +86,9 @@ describe('reliability: dependencies fail, processes stay', () => {
       await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
       const err = await sleeping;
       client.release(err instanceof Error ? err : true);
-      // The client emits 'error' on itself after the query fails: give the event loop a turn to deliver it.
-      await new Promise((r) => setTimeout(r, 100));
+      // The client may emit 'error' on itself after the query fails: once it has ended, it has, and the process is
+      // still here.
+      await waitFor('the dead client to end', () => ended, 10_000, 10);
       const mapped = toServiceError(err);
       assert.equal(mapped.status, 503);
       assert.equal(mapped.code, 'UPSTREAM_UNAVAILABLE');
