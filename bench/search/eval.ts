@@ -11,7 +11,7 @@
  * share found at rank 1 by file search, chunk search (hybrid) and symbol search.
  *
  *   source the stack's ports; node --import tsx bench/search/eval.ts [--resync] [--rounds N] [--small --tag minilm]
- *     [--fusion-grid]   (hybrid's weights re-computed offline over a grid: bench/search/fusion-grid.ts)
+ *     [--fusion-grid [--save-lists FILE]]   (hybrid's fusion re-computed offline over a grid: bench/search/fusion-grid.ts)
  *     [--only go-std,cpython-lib,temporal-ts]   (some corpora only)   [--names-only]   (the name queries only)
  *
  * `--small --tag T` evaluates the small corpora (corpora.ts corporaFor) under source names ending in `-T`: run it
@@ -24,13 +24,13 @@
  * (its symbols list it, or its lines hold the definition); a file hit when it is that file.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { corporaFor, gitRepoOf, type Corpus } from './corpora.ts';
 import { GRAPH_URL, call, ensureSynced } from './stack.ts';
 import { printGrid, type RankLists } from './fusion-grid.ts';
-import { queryShape } from '../../graph-api/search/fusion.ts';
+import { queryShape, type Ranked } from '../../graph-api/search/fusion.ts';
 
 type Kind = 'nl' | 'ident' | 'error';
 interface Query {
@@ -50,6 +50,13 @@ interface NameQuery {
   file: string;
   symbol: string;
   line: number;
+  /**
+   * Every definition the query names exactly (definitions): the same name (and Go receiver type) in the same Go
+   * package (folder) or the same module file. A Go package defines `syscall.Chmod` once per platform file
+   * (zsyscall_linux_amd64.go, zsyscall_darwin_arm64.go, …): each is that name's definition, and the sampled one is
+   * no truer than the others.
+   */
+  sites: Array<{ file: string; line: number }>;
 }
 
 const K = 10;
@@ -188,7 +195,7 @@ function generated(c: Corpus): { errors: Query[]; names: NameQuery[] } {
         break;
       }
     }
-    names.push({ corpus: c.name, kind: 'file', q, file: f, symbol: '', line: 1 });
+    names.push({ corpus: c.name, kind: 'file', q, file: f, symbol: '', line: 1, sites: [] });
   }
   // Definitions: a top-level function or class, named as a developer writes it (qualified when not unique).
   const defs: Array<{ file: string; name: string; line: number; receiver: string | undefined }> = [];
@@ -224,7 +231,21 @@ function generated(c: Corpus): { errors: Query[]; names: NameQuery[] } {
       byName.get(d.name) === 1 || qualifier === undefined
         ? d.name
         : `${qualifier}.${d.receiver ? d.receiver + '.' : ''}${d.name}`;
-    names.push({ corpus: c.name, kind: 'definition', q, file: d.file, symbol: d.name, line: d.line });
+    const sites: Array<{ file: string; line: number }> = [];
+    const folder = d.file.slice(0, d.file.lastIndexOf('/') + 1);
+    const siblings = d.file.endsWith('.go')
+      ? files.filter((f) => f.startsWith(folder) && !f.slice(folder.length).includes('/') && f.endsWith('.go'))
+      : [d.file];
+    for (const f of siblings) {
+      text(f)
+        .split('\n')
+        .forEach((line, i) => {
+          const m = DEF.exec(line);
+          if ((m?.[2] ?? m?.[3] ?? m?.[4] ?? m?.[5]) === d.name && m?.[1] === d.receiver)
+            sites.push({ file: f, line: i + 1 });
+        });
+    }
+    names.push({ corpus: c.name, kind: 'definition', q, file: d.file, symbol: d.name, line: d.line, sites });
   }
   return { errors, names };
 }
@@ -270,7 +291,11 @@ async function rankOf(mode: Mode, q: Query, sourceId: string, ms: Record<string,
 
 interface GridHit extends ChunkHit {
   chunk_id: string;
-  scores: { lexical: { rank: number } | null; semantic: { rank: number } | null; name: unknown };
+  scores: {
+    lexical: { rank: number; score: number } | null;
+    semantic: { rank: number; distance: number } | null;
+    name: unknown;
+  };
 }
 
 /** The lexical and semantic rankings of one query to depth 50, for the fusion grid (fusion-grid.ts). */
@@ -286,12 +311,22 @@ async function rankLists(q: Query, sourceId: string): Promise<RankLists> {
     h.file_path === q.file &&
     (h.symbols.includes(q.symbol) || q.defLines.some((l) => l >= h.start_line && l <= h.end_line));
   for (const h of [...lex.items, ...sem.items]) if (isRelevant(h)) relevant.add(h.chunk_id);
-  const lexical = new Map<string, number>();
-  for (const h of lex.items) if (h.scores.lexical) lexical.set(h.chunk_id, h.scores.lexical.rank);
-  const semantic = new Map<string, number>();
-  for (const h of sem.items) if (h.scores.semantic) semantic.set(h.chunk_id, h.scores.semantic.rank);
+  const rankedBy = <T>(items: GridHit[], pick: (h: GridHit) => { rank: number; v: number } | null) =>
+    items
+      .map((h) => ({ id: h.chunk_id, r: pick(h) }))
+      .filter((x) => x.r !== null)
+      .sort((a, b) => a.r!.rank - b.r!.rank)
+      .map((x): Ranked<T> => ({ id: x.id, value: x.r!.v }));
+  const lexical = rankedBy(
+    lex.items,
+    (h) => h.scores.lexical && { rank: h.scores.lexical.rank, v: h.scores.lexical.score },
+  );
+  const semantic = rankedBy(
+    sem.items,
+    (h) => h.scores.semantic && { rank: h.scores.semantic.rank, v: h.scores.semantic.distance },
+  );
   const names = lex.items.filter((h) => h.scores.name !== null).map((h) => h.chunk_id);
-  return { kind: q.kind, shape: queryShape(q.q), lexical, semantic, names, relevant };
+  return { q: q.q, kind: q.kind, shape: queryShape(q.q), lexical, semantic, names, relevant };
 }
 
 async function symbolRank(q: Query, sourceId: string, ms: number[]): Promise<number> {
@@ -327,13 +362,11 @@ async function nameRanks(
     top !== undefined &&
     top.file_path === q.file &&
     (q.kind === 'file' || (top.start_line <= q.line && top.end_line >= q.line));
-  // A Go package is its folder: `syscall.Chmod` is defined once per platform file, and any of them is its definition.
+  // Any definition of exactly the queried name (NameQuery.sites: a Go package's platform files each define it).
   const inPackage =
     q.kind === 'definition' &&
     top !== undefined &&
-    q.file.endsWith('.go') &&
-    top.symbols.includes(q.symbol) &&
-    top.file_path.slice(0, top.file_path.lastIndexOf('/')) === q.file.slice(0, q.file.lastIndexOf('/'));
+    q.sites.some((x) => x.file === top.file_path && top.start_line <= x.line && top.end_line >= x.line);
   let symbol = false;
   if (q.kind === 'definition') {
     const syms = await call<{ items: Array<{ name: string; file_path: string }> }>(
@@ -382,6 +415,12 @@ async function main() {
     const lists: RankLists[] = [];
     for (const q of queries) lists.push(await rankLists(q, sources.get(q.corpus)!));
     printGrid(lists, (x) => console.log(x));
+    // The rankings themselves, to try other fusions offline (bench/search/fusion-grid.ts --lists FILE).
+    if (args.includes('--save-lists')) {
+      const file = args[args.indexOf('--save-lists') + 1]!;
+      writeFileSync(file, JSON.stringify(lists.map((l) => ({ ...l, relevant: [...l.relevant] }))));
+      log(`rankings saved to ${file}`);
+    }
   }
   const metric = (m: Map<Query, number>, pick: (q: Query) => boolean) => {
     const rs = [...m].filter(([q]) => pick(q)).map(([, r]) => r);
@@ -424,7 +463,7 @@ async function main() {
     `  definitions (n ${named.definition.length}): - | ${share(named.definition, 1)} | ${share(named.definition, 2)}`,
   );
   console.log(
-    `  definitions, any of a Go package's platform files counting as the definition: chunk search ${share(named.definition, 3)}`,
+    `  definitions, any definition of the same qualified name (a Go package's platform files): chunk search ${share(named.definition, 3)}`,
   );
   if (args.includes('--show-misses')) {
     for (const q of nameQueries) {

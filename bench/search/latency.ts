@@ -7,6 +7,9 @@
  * data is in shared buffers after the first round).
  *
  *   DATABASE_URL=… EMBEDDING_URL=… node --import tsx bench/search/latency.ts [--corpus go-std] [--rounds 3]
+ *     [--baseline DIR]   A/B in one run: DIR is another checkout (e.g. `git worktree add --detach /tmp/base main`);
+ *                        its searchChunks and this checkout's run query by query, alternating which goes first
+ *     [--modes lexical,hybrid] [--no-symbols]
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -22,6 +25,18 @@ const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => (args.includes(name) ? args[args.indexOf(name) + 1]! : fallback);
 const corpus = opt('--corpus', 'go-std');
 const rounds = Number(opt('--rounds', '3'));
+const baselineDir = args.includes('--baseline') ? opt('--baseline', '') : null;
+const modes = opt('--modes', 'lexical,semantic,hybrid').split(',') as ChunkMode[];
+type SearchChunks = typeof searchChunks;
+type ParseParams = typeof parseChunkSearchParams;
+const baseline = baselineDir
+  ? {
+      search: ((await import(`${baselineDir}/graph-api/search/chunks.ts`)) as { searchChunks: SearchChunks })
+        .searchChunks,
+      parse: ((await import(`${baselineDir}/graph-api/search/params.ts`)) as { parseChunkSearchParams: ParseParams })
+        .parseChunkSearchParams,
+    }
+  : null;
 const dbUrl = process.env.DATABASE_URL;
 if (!dbUrl) throw new Error('DATABASE_URL is not set');
 const embedUrl =
@@ -90,14 +105,57 @@ console.log(
     .map((x) => x.toFixed(1))
     .join(' ')}`,
 );
-for (const mode of ['lexical', 'semantic', 'hybrid'] as ChunkMode[]) {
-  show(
-    `chunks ${mode}`,
-    await measure((i) => {
-      const p = parseChunkSearchParams({ q: lines[i]![1], mode, source_id: sourceId, limit: '10' });
-      return withReadTx(pool, 60_000, (tx) => searchChunks(tx, p, mode === 'lexical' ? null : vectors[i]!));
-    }),
+const chunkRun = (search: SearchChunks, parse: ParseParams, mode: ChunkMode) => (i: number) => {
+  const p = parse({ q: lines[i]![1], mode, source_id: sourceId, limit: '10' });
+  return withReadTx(pool, 60_000, (tx) => search(tx, p, mode === 'lexical' ? null : vectors[i]!));
+};
+for (const mode of modes) {
+  if (!baseline) {
+    show(`chunks ${mode}`, await measure(chunkRun(searchChunks, parseChunkSearchParams, mode)));
+    continue;
+  }
+  // A/B: both versions per query, the order alternating, so load and caches treat them alike.
+  const a = { wall: [] as number[], cpu: [] as number[] };
+  const b = { wall: [] as number[], cpu: [] as number[] };
+  const runA = chunkRun(baseline.search, baseline.parse, mode);
+  const runB = chunkRun(searchChunks, parseChunkSearchParams, mode);
+  let turn = 0;
+  await measure(async (i) => {
+    const first = turn++ % 2 === 0;
+    for (const [run, into] of first
+      ? ([
+          [runA, a],
+          [runB, b],
+        ] as const)
+      : ([
+          [runB, b],
+          [runA, a],
+        ] as const)) {
+      const c0 = backendCpuMs();
+      const t0 = performance.now();
+      await run(i);
+      await pool.query('SELECT 1');
+      into.wall.push(performance.now() - t0);
+      into.cpu.push(backendCpuMs() - c0);
+    }
+  });
+  // measure() discards its first round; drop the same queries here.
+  const warm = lines.length;
+  for (const m of [a, b]) {
+    m.wall.splice(0, warm);
+    m.cpu.splice(0, warm);
+  }
+  show(`chunks ${mode} A (base)`, a);
+  show(`chunks ${mode} B (this)`, b);
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  console.log(
+    `  B/A: wall p50 ${(pct(b.wall, 50) / pct(a.wall, 50)).toFixed(2)}, p99 ${(pct(b.wall, 99) / pct(a.wall, 99)).toFixed(2)}, ` +
+      `CPU mean ${(mean(b.cpu) / mean(a.cpu)).toFixed(2)}`,
   );
+}
+if (args.includes('--no-symbols')) {
+  await pool.end();
+  process.exit(0);
 }
 // Symbol queries: the target's name (exact), its first letters (prefix), the name missing its last letter (fuzzy).
 const symbolQuery = (name: string, match: string) =>

@@ -12,6 +12,17 @@ export const GRAPH_URL = process.env.GRAPH_URL ?? `http://127.0.0.1:${port('CKG_
 export const INGESTION_URL = process.env.INGESTION_URL ?? `http://127.0.0.1:${port('CKG_INGESTION_PORT', 8081)}`;
 
 export async function call<T>(base: string, path: string, init?: { method?: string; body?: unknown }): Promise<T> {
+  // One retry when the connection breaks (a kept-alive socket the server closed at the same moment): reads only.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await callOnce<T>(base, path, init);
+    } catch (err) {
+      if (attempt > 0 || (init?.method ?? 'GET') !== 'GET' || !(err instanceof TypeError)) throw err;
+    }
+  }
+}
+
+async function callOnce<T>(base: string, path: string, init?: { method?: string; body?: unknown }): Promise<T> {
   const res = await fetch(base + path, {
     method: init?.method ?? 'GET',
     headers: init?.body === undefined ? {} : { 'content-type': 'application/json' },

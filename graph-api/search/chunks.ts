@@ -148,6 +148,34 @@ export function lexicalQueries(terms: QueryTerms, stats: TermStats): LexicalQuer
   };
 }
 
+/**
+ * The filters as conditions on `k` (file_content_chunks) and on the sync's file record `s` (sync_files) with its
+ * content `fc` (file_contents), with parameters from $first on.
+ */
+function chunkFilterSql(p: ChunkSearchParams, first: number): { chunk: string; file: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const next = (v: unknown) => {
+    params.push(v);
+    return `$${first + params.length - 1}`;
+  };
+  const chunk: string[] = [];
+  const file: string[] = [];
+  if (p.language !== undefined) chunk.push(`k.language = ${next(p.language)}`);
+  if (p.chunkType !== undefined) chunk.push(`k.chunk_type = ${next(p.chunkType)}`);
+  if (p.fileType !== undefined) {
+    file.push(`EXISTS (SELECT 1 FROM file_contents fc WHERE fc.id = s.content_id AND fc.type = ${next(p.fileType)})`);
+  }
+  if (p.pathPrefix !== undefined && p.pathPrefix !== '') file.push(`starts_with(s.file_path, ${next(p.pathPrefix)})`);
+  const and = (xs: string[]) => xs.map((c) => ` AND ${c}`).join('');
+  return { chunk: and(chunk), file: and(file), params };
+}
+
+/**
+ * The lexical ranking in one pass over the candidates: each candidate's row is read once, where the full-text index
+ * finds it, and scored there (BM25). A candidate is a chunk of the shared table (one row per chunk, whichever syncs
+ * hold it) that one of the searched syncs holds: the sync's file record of the chunk's content, probed in the index
+ * led by content_id then sync_id (V46), before the row is scored.
+ */
 async function lexicalRanking(
   tx: ReadTx,
   syncIds: string[],
@@ -155,41 +183,29 @@ async function lexicalRanking(
   p: ChunkSearchParams,
 ): Promise<Ranked<unknown>[]> {
   const first = 5 + 2 * q.terms.length;
-  const f = filterSql(p, first);
-  // With the candidate LIMIT the planner expects a sequential scan to find enough rows soon, and reads (and
-  // decompresses) every chunk's terms until it does: 1.3 s on the Go standard library, against milliseconds through
-  // the GIN index.
-  await tx.query(`SELECT set_config('enable_seqscan', 'off', true)`);
-  // BM25, one row per candidate: per term, tf = ts_rank of the term alone / TF_UNIT (from $5 on: the term, its idf),
-  // saturated with the chunk's length (token_count) against the mean ($4).
+  const f = chunkFilterSql(p, first);
+  // BM25: per term, tf = ts_rank of the term alone / TF_UNIT (from $5 on: the term, its idf), saturated with the
+  // chunk's length (token_count) against the mean ($4).
   const tf = q.terms.map(
-    (_, i) => `ts_rank('${RANK_WEIGHTS}', c.search_terms, $${5 + 2 * i}::tsquery, 0) / ${TF_UNIT} AS tf${i}`,
+    (_, i) => `ts_rank('${RANK_WEIGHTS}', k.search_terms, $${5 + 2 * i}::tsquery, 0) / ${TF_UNIT} AS tf${i}`,
   );
   const score = q.terms
     .map((_, i) => `$${6 + 2 * i}::float8 * x.tf${i} * ${BM25_K1 + 1} / (x.tf${i} + ${BM25_K1} * x.norm)`)
     .join(' + ');
+  const candidates = (query: string) => `
+       SELECT k.id, ${tf.join(', ')}, 1 - ${BM25_B} + ${BM25_B} * k.token_count / greatest($4::float8, 1) AS norm
+         FROM file_content_chunks k
+        WHERE k.search_terms @@ ${query}::tsquery${f.chunk}
+          AND EXISTS (SELECT 1 FROM sync_files s WHERE s.content_id = k.content_id AND s.sync_id = ANY($1::uuid[])${f.file})`;
   const res = await tx.query<{ id: string; score: number }>(
-    `WITH strict AS MATERIALIZED (
-       SELECT c.id FROM content_chunks c
-        WHERE $3::tsquery IS NOT NULL AND c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $3::tsquery${f.sql}
+    `WITH strict AS MATERIALIZED (${candidates('$3')} AND $3::tsquery IS NOT NULL
         LIMIT ${MAX_CANDIDATES}
-     ), loose AS (
-       SELECT c.id FROM content_chunks c
-        WHERE (SELECT count(*) FROM strict) < ${DEPTH}
-          AND c.sync_id = ANY($1::uuid[]) AND c.search_terms @@ $2::tsquery${f.sql}
+     ), loose AS (${candidates('$2')} AND (SELECT count(*) FROM strict) < ${DEPTH}
         LIMIT ${MAX_CANDIDATES}
      ), cand AS (
-       SELECT id FROM strict UNION SELECT id FROM loose
+       SELECT * FROM strict UNION ALL SELECT * FROM loose l WHERE NOT EXISTS (SELECT 1 FROM strict t WHERE t.id = l.id)
      )
-     -- The shared chunk row itself (one per id), not the content_chunks view: the view has one row per sync holding
-     -- the chunk, so with 50 kept syncs every candidate was ranked (and sorted) 50 times (issue 30).
-     SELECT x.id, ${score} AS score
-       FROM (SELECT c.id, ${tf.join(', ')},
-                    1 - ${BM25_B} + ${BM25_B} * c.token_count / greatest($4::float8, 1) AS norm
-               FROM cand k JOIN file_content_chunks c ON c.id = k.id
-             OFFSET 0) x
-      ORDER BY score DESC, x.id
-      LIMIT ${DEPTH}`,
+     SELECT x.id, ${score} AS score FROM cand x ORDER BY score DESC, x.id LIMIT ${DEPTH}`,
     [syncIds, q.match, q.strict, q.avgTokens || 1, ...q.terms.flatMap((t, i) => [t, q.idf[i]]), ...f.params],
   );
   return res.rows.map((r) => ({ id: r.id, value: r.score }));
@@ -201,10 +217,6 @@ async function semanticRanking(
   vector: readonly number[],
   p: ChunkSearchParams,
 ): Promise<Ranked<unknown>[]> {
-  await tx.query(
-    `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
-    [String(2 * DEPTH)],
-  );
   const f = filterSql(p, 3);
   const res = await tx.query<{ id: string; distance: number }>(
     `SELECT * FROM (
@@ -287,7 +299,16 @@ export async function searchChunks(
   const queries = p.mode === 'semantic' ? null : lexicalQueries(terms, await termStats(tx, syncIds));
   let lexical: Ranked<unknown>[] = [];
   let semantic: Ranked<unknown>[] = [];
-  if (syncIds.length > 0) {
+  if (syncIds.length > 0 && (queries !== null || (p.mode !== 'lexical' && vector !== null))) {
+    // Both rankings' settings in one round trip. Lexical: with the candidate LIMIT the planner expects a sequential
+    // scan to find enough rows soon, and reads (and decompresses) every chunk's terms until it does (1.3 s on the Go
+    // standard library, against milliseconds through the GIN index). Semantic: pgvector's iterative scan, so filters
+    // still fill the list.
+    await tx.query(
+      `SELECT set_config('enable_seqscan', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
+              set_config('hnsw.ef_search', $1, true)`,
+      [String(2 * DEPTH)],
+    );
     if (queries !== null) lexical = await lexicalRanking(tx, syncIds, queries, p);
     if (p.mode !== 'lexical' && vector !== null) semantic = await semanticRanking(tx, syncIds, vector, p);
   }

@@ -22,10 +22,6 @@ export async function resolveSyncIds(tx: ReadTx, scope: Scope): Promise<string[]
     }
     return res.rows.filter((r) => scope.sourceId === undefined || r.source_id === scope.sourceId).map((r) => r.id);
   }
-  if (scope.sourceId !== undefined) {
-    const src = await tx.query(`SELECT 1 FROM sources WHERE id = $1`, [scope.sourceId]);
-    if (src.rowCount === 0) throw new NotFoundError('source', scope.sourceId);
-  }
   const res = await tx.query<{ id: string }>(
     `SELECT DISTINCT ON (source_id) id FROM sync_runs
       WHERE status = 'completed' AND ($1::uuid IS NULL OR source_id = $1)
@@ -33,5 +29,10 @@ export async function resolveSyncIds(tx: ReadTx, scope: Scope): Promise<string[]
       ORDER BY source_id, created_at DESC, id DESC`,
     [scope.sourceId ?? null],
   );
+  // An unknown source is a 404; checked only when it has no completed sync (one round trip less per search).
+  if (res.rows.length === 0 && scope.sourceId !== undefined) {
+    const src = await tx.query(`SELECT 1 FROM sources WHERE id = $1`, [scope.sourceId]);
+    if (src.rowCount === 0) throw new NotFoundError('source', scope.sourceId);
+  }
   return res.rows.map((r) => r.id).sort();
 }

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { identifierLexemes, queryTerms, splitIdentifier, tokens, toTsQuery } from '../../lib/search-terms.ts';
 import { chunkSearchVector, searchVectorText } from '../../lib/search-vector.ts';
-import { compareFused, fuse } from '../../graph-api/search/fusion.ts';
+import { compareFused, fuse, fuseWith, queryShape } from '../../graph-api/search/fusion.ts';
 import { buildSnippet } from '../../graph-api/search/snippet.ts';
 
 describe('search terms: identifier splitting', () => {
@@ -127,6 +127,61 @@ describe('reciprocal rank fusion', () => {
       semantic: { rank: 2, distance: 0.2 },
     });
     assert.equal(compareFused({ score: 1, id: 'x' }, { score: 1, id: 'y' }), -1);
+  });
+});
+
+describe('score fusion and query shapes', () => {
+  it('score fusion: each score over its best hit (cosine from -1), a chunk one ranking missed gets its last figure', () => {
+    // Lexical BM25 12 (a), 3 (b); semantic distances 0.2 (c), 0.6 (a): similarities 0.8, 0.4.
+    const fused = fuseWith(
+      [
+        { id: 'a', value: 12 },
+        { id: 'b', value: 3 },
+      ],
+      [
+        { id: 'c', value: 0.2 },
+        { id: 'a', value: 0.6 },
+      ],
+      { method: 'score', lexical: 0.7, k: 0 },
+    );
+    const sem = (sim: number) => (1 + sim) / 1.8;
+    const want = new Map([
+      ['a', 0.7 * 1 + 0.3 * sem(0.4)],
+      ['b', 0.7 * 0.25 + 0.3 * sem(0.4)],
+      ['c', 0.7 * 0.25 + 0.3 * sem(0.8)],
+    ]);
+    assert.deepEqual(
+      fused.map((h) => h.id),
+      ['a', 'c', 'b'],
+    );
+    for (const h of fused) assert.ok(Math.abs(h.score - want.get(h.id)!) < 1e-12, h.id);
+    assert.deepEqual(fused[2]!.semantic, null);
+  });
+
+  it('tells messages from names and descriptions by their text', () => {
+    const shapes = (qs: string[]) => qs.map((q) => queryShape(q));
+    assert.deepEqual(
+      shapes(['bufio.Reader.Read', 'routing.py', 'ParseDur', 'continue as new', 'net/http/request.go']),
+      ['short', 'short', 'short', 'short', 'short'],
+    );
+    assert.deepEqual(
+      shapes([
+        'convert a string like 1h30m into a time span',
+        'sha-256 checksum of a byte slice',
+        "doesn't fit in one line",
+      ]),
+      ['long', 'long', 'long'],
+    );
+    assert.deepEqual(
+      shapes([
+        'ed25519: bad seed length:',
+        'should be something like "go1.12"',
+        'Group must be a string or an integer, not',
+        'harmonic_mean requires at least one data point',
+        'Invalid application MIME subtype',
+      ]),
+      ['message', 'message', 'message', 'message', 'message'],
+    );
   });
 });
 

@@ -129,12 +129,17 @@ export const ChunkHit = z
     end_line: z.int(),
     chunk_type: z.string(),
     symbols: z.array(z.string()),
-    score: z.number().describe('Fused score: Σ 1/(k + rank) over the rankings that found it.'),
+    score: z
+      .number()
+      .describe(
+        "Single modes: 1/(60 + rank). Hybrid: the fusion of the query's shape over both rankings. Names-first hits: " +
+          '2 − rank/100 (above every fused score).',
+      ),
     scores: z.object({
       lexical: z
         .object({
           rank: rank(),
-          score: z.number().describe('ts_rank, plus 1 when the chunk holds every rare query word'),
+          score: z.number().describe("BM25 over the searched syncs' term statistics"),
         })
         .nullable(),
       semantic: z.object({ rank: rank(), distance: z.number().describe('cosine distance') }).nullable(),
@@ -275,10 +280,12 @@ export const searchChunks = route({
     "Names first (lexical and hybrid): when q is a file name or path (or the end of one), that file's first " +
     'chunk, and when q is an identifier (`NewReader`, `bufio.NewReader`), the chunk holding its definition, come ' +
     'before every ranked hit (`scores.name`). ' +
-    '`lexical` ranks by the identifier-aware full-text index (ts_rank; `parseRequestBody`, `parse_request_body` ' +
+    '`lexical` ranks by BM25 over the identifier-aware full-text index (`parseRequestBody`, `parse_request_body` ' +
     'and "parse request body" meet; the unfinished last word also matches as a prefix; English filler words are ' +
-    "dropped). `semantic` ranks by cosine distance of chunk embeddings to the query's (embedded as " +
-    '`search_query: <q>`). `hybrid` (default) fuses both: score = Σ 1/(60 + rank) (graph-api/search/fusion.ts). ' +
+    "dropped; rarity from each sync's term statistics). `semantic` ranks by cosine distance of chunk embeddings to " +
+    "the query's (embedded as `search_query: <q>`). `hybrid` (default) fuses both with the fusion of the query's " +
+    'shape (short / long / message, told from its text): weighted reciprocal rank fusion or a convex combination of ' +
+    'the two scores, chosen by the evaluation (graph-api/search/fusion.ts FUSION). ' +
     'Each ranking reads at most 50 chunks (graph-api/search/chunks.ts DEPTH); pages walk the fused list (score ' +
     'descending, chunk id ascending).',
   query: {
