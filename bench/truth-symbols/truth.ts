@@ -16,7 +16,7 @@
  * bench/truth-symbols/match.ts and docs/benchmarks.md "Symbol graph truth".
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../engine/index.ts';
@@ -109,15 +109,30 @@ function gitnexusCalls(
   if (a.status !== 0) return { error: `analyze exit ${a.status}: ${(a.stderr || a.stdout).slice(-400)}` };
   const q =
     'MATCH (a)-[r:CodeRelation]->(b) WHERE r.type = "CALLS" RETURN a.filePath, a.name, a.startLine, b.filePath, b.name, b.startLine';
-  const c = spawnSync(bin, ['cypher', '-r', root, q], {
-    cwd: root,
-    env,
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-    timeout: 10 * 60_000,
-  });
-  if (c.status !== 0) return { error: `cypher exit ${c.status}: ${(c.stderr || c.stdout).slice(-400)}` };
-  return { calls: parseGitnexusRows(c.stdout), ms };
+  // Its answer goes to a file: GitNexus exits right after writing it, and through a pipe only the first ~200 KB
+  // arrived (gson's 6,742 CALLS are 1.2 MB: the JSON was cut, so nothing parsed and the Java figures read 0).
+  const answer = join(home, 'cypher.json');
+  const fd = openSync(answer, 'w');
+  let c;
+  try {
+    c = spawnSync(bin, ['cypher', '-r', root, q], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', fd, 'pipe'],
+      maxBuffer: 1 << 26,
+      timeout: 10 * 60_000,
+    });
+  } finally {
+    closeSync(fd);
+  }
+  const text = readFileSync(answer, 'utf8');
+  if (c.status !== 0) return { error: `cypher exit ${c.status}: ${(c.stderr || text).slice(-400)}` };
+  const calls = parseGitnexusRows(text);
+  const declared = /"row_count":\s*(\d+)/.exec(text);
+  if (declared && Number(declared[1]) !== calls.length)
+    return { error: `cypher: ${calls.length} rows read of ${declared[1]} (${text.length} characters)` };
+  return { calls, ms };
 }
 
 /** GitNexus's cypher prints JSON (an object with a `markdown` table, or rows); both are read. */
