@@ -175,6 +175,7 @@ interface RawUse {
   name: string;
   receiver: string | null;
   args?: number;
+  argTypes?: string[];
   def: number;
 }
 
@@ -305,6 +306,7 @@ class MatchReader {
     const def = this.useAt(at);
     const argsCap = caps.get('call.args');
     const args = argsCap ? argsCap.namedChildCount : undefined;
+    const argTypes = argsCap && this.lang.argumentHint ? argumentTypes(this.lang, argsCap, this.src.text) : undefined;
     if (dyn) {
       this.out.uses.push({ kind: 'd', name: this.textOf(dyn), receiver: null, line: this.lineAt(at), def });
       return true;
@@ -316,6 +318,7 @@ class MatchReader {
         receiver: caps.has('call.super') ? 'super' : 'this',
         line: this.lineAt(at),
         ...(args !== undefined ? { args } : {}),
+        ...(argTypes ? { argTypes } : {}),
         def,
       });
       return true;
@@ -339,6 +342,7 @@ class MatchReader {
       receiver,
       line: this.lineAt(at),
       ...(args !== undefined ? { args } : {}),
+      ...(argTypes ? { argTypes } : {}),
       def,
     });
     return true;
@@ -602,6 +606,7 @@ function useFacts(tree: DefTree, raw: readonly RawUse[], factIndex: Int32Array):
     const use: UseFact = [r.kind, from, r.line, r.name];
     if (r.receiver !== null || r.args !== undefined) use.push(r.receiver);
     if (r.args !== undefined) use.push(r.args);
+    if (r.args !== undefined && r.argTypes) use.push(r.argTypes);
     uses.push(use);
   }
   return { uses, topLevel };
@@ -814,4 +819,20 @@ function docOf(src: Src, d: RawDefinition, style: 'brace' | 'colon'): string {
     )
     .join('\n');
   return clip(body);
+}
+
+/**
+ * The argument types of a call (SymbolLanguage.argumentHint) for the resolver's choice among overloads of one arity;
+ * undefined when the syntax tells none of them.
+ */
+function argumentTypes(lang: SymbolLanguage, list: Parser.SyntaxNode, text: string): string[] | undefined {
+  const out: string[] = [];
+  let known = false;
+  for (const arg of list.namedChildren) {
+    const hint = lang.argumentHint!(arg.type, text.slice(arg.startIndex, arg.endIndex));
+    if (hint === null) continue;
+    if (hint !== '') known = true;
+    out.push(hint);
+  }
+  return known ? out : undefined;
 }

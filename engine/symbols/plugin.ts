@@ -127,6 +127,12 @@ export interface SymbolLanguage {
   cleanType(text: string): string[];
   /** The parameter types as written, for overload keys (`(int a, List<String> b)` -> ['int', 'List<String>']). */
   paramTypes?(paramsText: string): string[];
+  /**
+   * Languages with overloads: an argument's type as far as its syntax shows (node type and text): a literal's type,
+   * `X.class` Class, `new T()` and `(T) x` T; `=expr` for a name or member chain the resolver types; '' unknown; null
+   * for what is no argument (a comment). Absent: no argument types (overloads by arity only).
+   */
+  argumentHint?(nodeType: string, text: string): string | null;
   /** Number of parameters in a parameter list's text; null when it cannot tell. */
   arity(paramsText: string): number | null;
   /** Turns one `@import` match into bindings (spec/spec_kind as the language's LanguagePlugin.readImport writes). */

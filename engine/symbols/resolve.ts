@@ -18,6 +18,7 @@ import type {
 import { SYMBOL_FACTS_VERSION, symbolRef } from './types.ts';
 import type { SymbolLanguage } from './plugin.ts';
 import { symbolLanguage } from './registry.ts';
+import { splitTopLevel } from './plugin.ts';
 
 /**
  * The repo-wide symbol resolver (issue 28): per-file facts and each import's file-level targets in, Symbol -> Symbol
@@ -601,6 +602,97 @@ class Resolver {
     return s;
   }
 
+  /** The arguments of the call being resolved (UseFact argTypes), while it is; their types read once. */
+  private callArgs: CallArgs | null = null;
+
+  /**
+   * Overloads of one arity told apart by the arguments' types, as Java picks the most specific: the one candidate
+   * whose parameters the arguments match most often exactly (same type, or a subtype the repository declares), none
+   * of them impossibly (a primitive for a class, a repository type whose whole hierarchy lacks the parameter's type);
+   * null (ambiguous) when no argument's type is known or candidates tie.
+   */
+  private byArgumentTypes(fit: Member[], call: CallArgs): Member | null {
+    call.types ??= call.hints.map((h) => this.argumentType(call.file, call.scope, h));
+    let best: Member | null = null;
+    let bestScore = 0;
+    let tie = false;
+    for (const m of fit) {
+      const params = paramTypesOfKey(m.def.key);
+      if (params === null || params.length !== call.types.length) continue;
+      let score = 0;
+      let possible = true;
+      for (let i = 0; i < params.length && possible; i++) {
+        const fitness = this.argumentFits(call.types[i]!, params[i]!);
+        if (fitness === 'no') possible = false;
+        else if (fitness === 'exact') score++;
+      }
+      if (!possible || score === 0) continue;
+      if (score > bestScore) {
+        best = m;
+        bestScore = score;
+        tie = false;
+      } else if (score === bestScore) tie = true;
+    }
+    return tie ? null : best;
+  }
+
+  /** An argument's type from its hint: a type name, a repository type, or null (unknown). */
+  private argumentType(file: FileCtx, scope: string, hint: string): ArgType | null {
+    if (hint === '') return null;
+    if (!hint.startsWith('=')) {
+      const t = this.typeName(file, scope, hint);
+      return { name: lastSegment(hint), type: t.t === 'static' ? t.type : null };
+    }
+    const text = hint.slice(1);
+    if (!text.includes('.') && text !== 'this') {
+      // A declared name: its type as written, also when the type lies outside the repository (`Type`, `Reader`).
+      for (const s of this.scopes(file, scope)) {
+        const b = file.bindings.get(s)?.get(text);
+        if (b && b[4] === undefined) {
+          const t = this.typeName(file, s === '' ? null : s, b[3]);
+          return { name: lastSegment(b[3]), type: t.t === 'static' ? t.type : null };
+        }
+        if (b) break;
+      }
+    }
+    const e = this.expression(file, scope, text, 1);
+    return e.t === 'instance' ? { name: e.type.name, type: e.type } : null;
+  }
+
+  /** How an argument of a known type fits a parameter type as written. */
+  private argumentFits(arg: ArgType | null, paramText: string): 'exact' | 'maybe' | 'no' {
+    if (arg === null) return 'maybe';
+    if (paramText.endsWith('[]') || paramText.endsWith('...')) return 'maybe';
+    const param = lastSegment(stripGenericsOf(paramText));
+    if (arg.name === param) return 'exact';
+    const argPrim = PRIMITIVES.has(arg.name);
+    const paramPrim = PRIMITIVES.has(param);
+    if (argPrim || paramPrim) {
+      if (BOXES.get(arg.name) === param || BOXES.get(param) === arg.name) return 'maybe';
+      if (argPrim && paramPrim) return WIDENS.get(arg.name)?.includes(param) ? 'maybe' : 'no';
+      if (argPrim)
+        return param === 'Object' || (param === 'Number' && arg.name !== 'boolean' && arg.name !== 'char')
+          ? 'maybe'
+          : 'no';
+      return BOXES.has(arg.name) ? 'maybe' : 'no';
+    }
+    if (arg.type === null) return 'maybe';
+    // A repository type: its hierarchy, as far as the repository declares it.
+    const seen = new Set<string>();
+    const queue = [arg.type];
+    let open = false;
+    while (queue.length > 0 && seen.size < 64) {
+      const t = queue.shift()!;
+      if (seen.has(t.id)) continue;
+      seen.add(t.id);
+      if (t !== arg.type && t.name === param) return 'exact';
+      const s = this.supertypes(t);
+      if (s.open) open = true;
+      queue.push(...s.types);
+    }
+    return open || param === 'Object' || /^[A-Z][A-Z0-9]?$/.test(param) ? 'maybe' : 'no';
+  }
+
   /** Picks among same-named members: by arity where the language has overloads. */
   private pick(ms: Member[], args: number | null | undefined, overloads: boolean): Member | 'ambiguous' | null {
     if (ms.length === 0) return null;
@@ -609,7 +701,7 @@ class Resolver {
       const fit = ms.filter((m) => m.def.arity === undefined || m.def.arity === args);
       if (fit.length === 1) return fit[0]!;
       if (fit.length === 0) return null;
-      return 'ambiguous';
+      return (this.callArgs && this.byArgumentTypes(fit, this.callArgs)) ?? 'ambiguous';
     }
     // Redefinitions (a Python property's getter and setter, conditional definitions): the first.
     return ms[0]!;
@@ -1147,11 +1239,22 @@ class Resolver {
   // -------------------------------------------------------------------------------------------------------------
 
   private use(file: FileCtx, u: UseFact, st: LanguageStats): void {
-    const [code, fromIndex, line, name] = u;
+    const from = file.defs[u[1]]?.key;
+    if (from === undefined) return;
+    const argTypes = u[6];
+    // The argument types, for a choice among overloads of one arity (byArgumentTypes), while this use resolves.
+    this.callArgs = argTypes && argTypes.length === u[5] ? { file, scope: from, hints: argTypes, types: null } : null;
+    try {
+      this.useResolved(file, u, from, st);
+    } finally {
+      this.callArgs = null;
+    }
+  }
+
+  private useResolved(file: FileCtx, u: UseFact, from: string, st: LanguageStats): void {
+    const [code, , line, name] = u;
     const receiver = u[4] ?? null;
     const args = u[5];
-    const from = file.defs[fromIndex]?.key;
-    if (from === undefined) return;
     const text = receiver === null ? name : `${receiver}.${name}`;
     if (code === 'd') {
       this.miss(file, from, 'call', name, line, 'dynamic', st);
@@ -1330,6 +1433,65 @@ class Resolver {
     }
     this.miss(file, from, 'call', text, line, cands.length > 1 ? 'ambiguous' : reason, st);
   }
+}
+
+/** The arguments of the call being resolved (Resolver.callArgs). */
+interface CallArgs {
+  file: FileCtx;
+  scope: string;
+  hints: string[];
+  types: Array<ArgType | null> | null;
+}
+
+/** An argument's type: its name (last segment) and the repository type when it is one. */
+interface ArgType {
+  name: string;
+  type: TypeEntity | null;
+}
+
+const PRIMITIVES = new Set(['int', 'long', 'short', 'byte', 'char', 'boolean', 'float', 'double']);
+const BOXES = new Map([
+  ['Integer', 'int'],
+  ['Long', 'long'],
+  ['Short', 'short'],
+  ['Byte', 'byte'],
+  ['Character', 'char'],
+  ['Boolean', 'boolean'],
+  ['Float', 'float'],
+  ['Double', 'double'],
+  ['int', 'Integer'],
+  ['long', 'Long'],
+  ['short', 'Short'],
+  ['byte', 'Byte'],
+  ['char', 'Character'],
+  ['boolean', 'Boolean'],
+  ['float', 'Float'],
+  ['double', 'Double'],
+]);
+/** Java's widening primitive conversions. */
+const WIDENS = new Map([
+  ['byte', ['short', 'int', 'long', 'float', 'double']],
+  ['short', ['int', 'long', 'float', 'double']],
+  ['char', ['int', 'long', 'float', 'double']],
+  ['int', ['long', 'float', 'double']],
+  ['long', ['float', 'double']],
+  ['float', ['double']],
+]);
+
+function lastSegment(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+function stripGenericsOf(text: string): string {
+  const at = text.indexOf('<');
+  return at === -1 ? text : text.slice(0, at);
+}
+
+/** The parameter types an overload's key carries (`Foo.bar:method~(int,List<T>)`), or null. */
+function paramTypesOfKey(key: string): string[] | null {
+  const m = /~\((.*)\)(~\d+)?$/.exec(key);
+  if (!m) return null;
+  return m[1] === '' ? [] : splitTopLevel(m[1]!);
 }
 
 /** `a.b(c).d` -> [{a}, {b, call}, {d}]; null when a part is not a plain name (an index, a literal, a lambda). */

@@ -74,7 +74,7 @@ export type SymbolDefKind =
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Bumped whenever extraction changes what a file's facts hold: stored facts of another version are re-extracted. */
-export const SYMBOL_FACTS_VERSION = 3;
+export const SYMBOL_FACTS_VERSION = 4;
 
 /** A supertype as written on a definition (`class A extends B implements C, D`, `class A(B, m.C)`, Go embedding). */
 export interface SupertypeFact {
@@ -145,7 +145,10 @@ export type BindingFact = [binding: 'p' | 'l' | 'f', scope: number, name: string
  * - receiver: the receiver/qualifier as written, absent or null for a bare name: `a.b` for `a.b.foo()`, `this`,
  *   `self`, `super`, `pkg` for `pkg.Func`, `Foo` for `Foo.staticMethod()`; a receiver that is itself a call keeps
  *   its `(...)` (`getX().run()` has receiver `getX()`);
- * - args: the number of arguments as written, where the language has overloads.
+ * - args: the number of arguments as written, where the language has overloads;
+ * - argTypes: where the language has overloads and a call has arguments, each argument's type as far as its text shows
+ *   (SymbolLanguage.argumentHint: `String` for a string literal, `Class` for `X.class`, `T` for `new T()` or `(T) x`),
+ *   `=expr` for a name or expression the resolver types, '' when unknown; absent when every one is unknown.
  */
 export type UseFact = [
   kind: 'c' | 'n' | 'd' | 'v' | 't',
@@ -154,6 +157,7 @@ export type UseFact = [
   name: string,
   receiver?: string | null,
   args?: number,
+  argTypes?: string[],
 ];
 
 /**

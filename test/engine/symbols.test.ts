@@ -208,6 +208,29 @@ const RULES: Array<[string, string, string, string, string]> = [
   ['typescript', 'calls', 'src/checks.ts#countDown:function', 'src/checks.ts#countDown:function', 'scope'],
   // A construction of a class that declares a constructor calls the constructor (one that declares none: the class).
   ['typescript', 'calls', 'src/store.ts#openStore:function', 'src/store.ts#Store.constructor:constructor', 'scope'],
+  // Overloads of one arity by the arguments' types: a string literal, a parameter whose class implements the
+  // parameter's interface, an int literal, a construction.
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Printer.java#Printer.all:method',
+    'src/main/java/com/ex/Printer.java#Printer.show:method~(String)',
+    'self',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Printer.java#Printer.all:method',
+    'src/main/java/com/ex/Printer.java#Printer.show:method~(Shape)',
+    'self',
+  ],
+  [
+    'java',
+    'calls',
+    'src/main/java/com/ex/Printer.java#Printer.all:method',
+    'src/main/java/com/ex/Printer.java#Printer.show:method~(int)',
+    'self',
+  ],
   // A field used as a receiver, though a method has its name: the field's type, not the method.
   [
     'java',
@@ -321,6 +344,13 @@ test('symbol graph: dynamic calls are kept unresolved with their reason, externa
         u.text === 'basket.only_cart_has_this' &&
         u.reason === 'dynamic_receiver' &&
         u.from.endsWith('#settle:function'),
+    ),
+  );
+  // Java: an argument of unknown type (Object) leaves overloads of one arity ambiguous.
+  const java = (await graphOf('java')).out;
+  assert.ok(
+    java.unresolved.some(
+      (u) => u.from.endsWith('#Printer.all:method') && u.text === 'show' && u.line === 22 && u.reason === 'ambiguous',
     ),
   );
   // A called parameter and an imported value that is no function: kept as function values (lower bound).

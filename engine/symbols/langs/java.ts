@@ -43,6 +43,38 @@ function paramTypes(params: string): string[] {
   });
 }
 
+const INTEGER_LITERALS = new Set([
+  'decimal_integer_literal',
+  'hex_integer_literal',
+  'octal_integer_literal',
+  'binary_integer_literal',
+]);
+
+/** What an argument's syntax says of its type (SymbolLanguage.argumentHint). */
+function argumentHint(nodeType: string, text: string): string | null {
+  if (nodeType === 'line_comment' || nodeType === 'block_comment') return null;
+  if (nodeType === 'string_literal' || nodeType === 'text_block') return 'String';
+  if (nodeType === 'character_literal') return 'char';
+  if (nodeType === 'true' || nodeType === 'false') return 'boolean';
+  if (INTEGER_LITERALS.has(nodeType)) return /[lL]$/.test(text) ? 'long' : 'int';
+  if (nodeType === 'decimal_floating_point_literal' || nodeType === 'hex_floating_point_literal')
+    return /[fF]$/.test(text) ? 'float' : 'double';
+  if (nodeType === 'class_literal') return 'Class';
+  if (nodeType === 'object_creation_expression') {
+    const m = /^new\s+([\w$.]+)\s*[<(]/.exec(text);
+    return m ? m[1]! : '';
+  }
+  if (nodeType === 'cast_expression') {
+    const m = /^\(\s*([\w$.]+)\s*\)/.exec(text);
+    return m ? m[1]! : '';
+  }
+  if (nodeType === 'identifier' || nodeType === 'this' || nodeType === 'field_access') {
+    const t = text.replace(/\s+/g, '');
+    return /^[\w$]+(\.[\w$]+)*$/.test(t) ? `=${t}` : '';
+  }
+  return '';
+}
+
 function arity(params: string): number | null {
   const parts = splitTopLevel(params);
   return parts.some((p) => p.includes('...')) ? null : parts.length;
@@ -67,6 +99,7 @@ export const javaSymbols: SymbolLanguage = {
   ),
   cleanType,
   paramTypes,
+  argumentHint,
   arity,
   readImportBindings,
 };
