@@ -113,19 +113,16 @@ function gitnexusCalls(
   // arrived (gson's 6,742 CALLS are 1.2 MB: the JSON was cut, so nothing parsed and the Java figures read 0).
   const answer = join(home, 'cypher.json');
   const fd = openSync(answer, 'w');
-  let c;
-  try {
-    c = spawnSync(bin, ['cypher', '-r', root, q], {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-      stdio: ['ignore', fd, 'pipe'],
-      maxBuffer: 1 << 26,
-      timeout: 10 * 60_000,
-    });
-  } finally {
-    closeSync(fd);
-  }
+  // spawnSync reports a failure in its result, it does not throw.
+  const c = spawnSync(bin, ['cypher', '-r', root, q], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', fd, 'pipe'],
+    maxBuffer: 1 << 26,
+    timeout: 10 * 60_000,
+  });
+  closeSync(fd);
   const text = readFileSync(answer, 'utf8');
   if (c.status !== 0) return { error: `cypher exit ${c.status}: ${(c.stderr || text).slice(-400)}` };
   const calls = parseGitnexusRows(text);
