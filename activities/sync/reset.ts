@@ -15,8 +15,12 @@ import { releaseGraph } from '../../lib/sync-runs/index.ts';
  */
 export async function resetSyncData(pool: Pool, syncId: string): Promise<void> {
   await withTransaction(pool, async (tx) => {
+    // FOR NO KEY UPDATE, as loadRun's (lib/sync-runs/row.ts): FOR UPDATE would also wait for every open transaction
+    // holding a row that references the run (their foreign-key checks take FOR KEY SHARE on it), e.g. a step ledger
+    // row of an attempt still in flight. No sharer can appear meanwhile: only completed syncs are shared, and a run
+    // being reset is not one.
     const run = await tx.query<{ holder: string | null }>(
-      `SELECT graph_sync_id AS holder FROM sync_runs WHERE id = $1 FOR UPDATE`,
+      `SELECT graph_sync_id AS holder FROM sync_runs WHERE id = $1 FOR NO KEY UPDATE`,
       [syncId],
     );
     const sharing = await tx.query<{ id: string }>(
