@@ -30,28 +30,45 @@ export function sharesGraph(plan: ReusePlan, commit: string, paths: readonly str
 
 /**
  * Whether the precise tier (issue 29) would leave this sync's graph as it left the previous one's (`precise`: the tier
- * is on for this sync; `live`: the languages a live precise worker indexes now). Per language the previous sync's
- * files have: indexed or reused then is kept (the shared graph has the commit's precise edges, at least as good as
- * heuristic ones where no worker is live now); skipped or not run then is the same only if no worker could run it
- * now; failed then is tried again (no sharing). With the tier off, only a previous sync without precise edges is the
- * same.
+ * is on for this sync; `live`: per language, the indexer versions live precise workers run now). Per language the
+ * previous sync's files have: indexed or reused then is kept (the shared graph has the commit's precise edges, at least
+ * as good as heuristic ones where no worker is live now); skipped or not run then is the same only if no worker could
+ * run it now; failed then is tried again (no sharing) unless the failure is the indexer's own answer to this commit
+ * (it failed or wrote an unreadable index, not a timeout, memory limit or lost clone) and every live worker of the
+ * language runs that same indexer version: it would fail the same way, and each unchanged re-sync would write a
+ * whole graph of its own for nothing (a Go tree's few .js files did that on every hourly re-sync). With the tier off,
+ * only a previous sync without precise edges is the same.
  */
-function samePrecise(
-  previous: Record<string, { status: string }> | null,
+export function samePrecise(
+  previous: Record<string, { status: string; reason?: string; indexer?: string }> | null,
   languages: readonly string[],
   precise: boolean,
-  live: ReadonlySet<string>,
+  live: ReadonlyMap<string, ReadonlySet<string>>,
 ): boolean {
-  const outcome = (l: string) => previous?.[l]?.status;
   if (!precise) return Object.values(previous ?? {}).every((x) => x.status === 'skipped');
   for (const l of PRECISE_LANGUAGES) {
     if (!INDEXER_LANGUAGES[l].some((x) => languages.includes(x))) continue;
-    const st = outcome(l);
-    if (st === 'indexed' || st === 'reused') continue;
-    if ((st === undefined || st === 'skipped') && !live.has(l)) continue;
+    const last = previous?.[l];
+    const versions = live.get(l);
+    if (last?.status === 'indexed' || last?.status === 'reused') continue;
+    if ((last === undefined || last.status === 'skipped') && !versions) continue;
+    if (last?.status === 'failed' && versions && failsAgain(last, versions)) continue;
     return false;
   }
   return true;
+}
+
+/** Failures that are the indexer's answer to the commit itself: the same indexer on the same commit answers the same. */
+const DETERMINISTIC_FAILURES = new Set(['precise_indexer_failed', 'precise_index_unreadable']);
+
+function failsAgain(last: { reason?: string; indexer?: string }, versions: ReadonlySet<string>): boolean {
+  return (
+    last.reason !== undefined &&
+    DETERMINISTIC_FAILURES.has(last.reason) &&
+    last.indexer !== undefined &&
+    versions.size === 1 &&
+    versions.has(last.indexer)
+  );
 }
 
 /** The sync whose graph `syncId` shares (graph_sync_id), if any. */
@@ -77,7 +94,7 @@ export async function shareGraph(
       files: number;
       defines: number | null;
       dangling: number | null;
-      precise: Record<string, { status: string }> | null;
+      precise: Record<string, { status: string; reason?: string; indexer?: string }> | null;
       languages: string[];
     }>(
       `SELECT coalesce(r.graph_sync_id, r.id) AS owner, r.stats -> 'precise' AS precise,
@@ -98,13 +115,20 @@ export async function shareGraph(
     const p = prev.rows[0];
     if (!p || p.defines === null || p.dangling !== 0) return null;
     if (o.precise) {
-      const workers = await tx.query<{ language: string }>(
-        `SELECT DISTINCT jsonb_object_keys(indexers) AS language FROM precise_workers
-          WHERE last_seen > now() - make_interval(secs => $1)`,
+      const workers = await tx.query<{ language: string; version: string | null }>(
+        `SELECT DISTINCT i.key AS language, i.value ->> 'version' AS version
+           FROM precise_workers w, jsonb_each(w.indexers) i
+          WHERE w.last_seen > now() - make_interval(secs => $1)`,
         [PRECISE_WORKER_TTL_SECONDS],
       );
-      if (!samePrecise(p.precise, p.languages, true, new Set(workers.rows.map((r) => r.language)))) return null;
-    } else if (!samePrecise(p.precise, p.languages, false, new Set())) return null;
+      const live = new Map<string, Set<string>>();
+      for (const w of workers.rows) {
+        const versions = live.get(w.language) ?? new Set<string>();
+        versions.add(w.version ?? '');
+        live.set(w.language, versions);
+      }
+      if (!samePrecise(p.precise, p.languages, true, live)) return null;
+    } else if (!samePrecise(p.precise, p.languages, false, new Map())) return null;
     const whole = await tx.query<{ files: number; defines: number }>(
       `WITH v AS (
          SELECT id FROM service."File"

@@ -235,6 +235,8 @@ export function createPreciseIndex(deps: PreciseDeps) {
       language: input.language,
       status: 'failed',
       reason: code,
+      // The indexer version that failed (graph-alias.ts: an unchanged re-sync need not try it again).
+      ...(typeof context.indexer === 'string' ? { indexer: context.indexer } : {}),
       edges: 0,
       external: 0,
       replaced: 0,
@@ -437,7 +439,10 @@ export function createPreciseIndex(deps: PreciseDeps) {
         const derived = await deriveIndex(index, await engineDefinitions(pool, syncId, language));
         if ('unreadable' in derived) {
           const message = `the ${language} index could not be read: ${derived.unreadable}`;
-          return await failed(input, started, 'precise_index_unreadable', message, { language });
+          return await failed(input, started, 'precise_index_unreadable', message, {
+            language,
+            indexer: indexer.version,
+          });
         }
         result = derived;
         await pool.query(
