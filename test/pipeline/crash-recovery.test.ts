@@ -23,6 +23,10 @@ import {
 import { waitFor } from '../support/wait.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 import { testEnv } from '../support/env.ts';
+import type { temporal } from '@temporalio/proto';
+
+/** PendingActivityState.PENDING_ACTIVITY_STATE_STARTED: an attempt a worker took and has not finished. */
+const STARTED: temporal.api.enums.v1.PendingActivityState = 2;
 
 const PHASES = ['cloning', 'parsing', 'graphing', 'embedding_summaries', 'embedding_chunks'] as const;
 
@@ -80,8 +84,8 @@ describe('worker crash in each phase', () => {
 
     // One sync, its worker killed once in each phase in turn (a run that lived through the earlier crashes): after
     // each, a new worker takes over and the run reaches the next phase; at the end its counts are those of the
-    // undisturbed run. A step of the shared queue is retried (an attempt > 1); the batches, which live on the worker
-    // holding the clone, resume from a new clone.
+    // undisturbed run. A step of the shared queue that was running is retried (an attempt > 1); the batches, which
+    // live on the worker holding the clone, resume from a new clone.
     const sourceId = await insertSource(h.db.pool, { url: repo.dir });
     const syncId = await insertPendingSync(h.db.pool, sourceId);
     const handle = await startSync(h, sourceId, syncId);
@@ -106,6 +110,10 @@ describe('worker crash in each phase', () => {
       const atKill = await getRun(h.db.pool, syncId);
       assert.equal(atKill.progress_meta.phase, phase, `killed during ${phase}`);
       assert.equal(atKill.status, 'running');
+      // The activities the dead worker was running: Temporal still has them started (until their heartbeat times
+      // out). A kill can also fall between two activities of a short phase, when only the workflow task moves on.
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      const inFlight = pending.filter((a) => a.state === STARTED);
       const before = await evidence();
       worker = await startWorkerProcess(env);
       const next = PHASES[i + 1];
@@ -123,8 +131,8 @@ describe('worker crash in each phase', () => {
       if (phase === 'parsing') {
         // The batches lived on the killed worker: the sync cloned again on the new one and resumed there.
         assert.equal(after.clones, before.clones + 1, 'cloned again after the worker holding the clone died');
-      } else {
-        assert.ok(after.retries > before.retries, `an activity was retried after the crash in ${phase}`);
+      } else if (inFlight.length > 0) {
+        assert.ok(after.retries > before.retries, `an activity in flight at the crash in ${phase} was retried`);
       }
     }
     const result = await handle.result();
