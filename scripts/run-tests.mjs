@@ -5,7 +5,7 @@
 //
 // Files are independent: each makes its own database (test/support/db.ts), task queues, schedule prefixes and ports.
 // Many of them spend most of their time waiting (on Temporal's timers, schedules, child processes, heartbeats), so
-// three files at once on this 2-core machine finish sooner than two (see docs/benchmarks.md, "Test suite").
+// four files at once on this 2-core machine finish sooner than three (see docs/benchmarks.md, "Test suite").
 //
 //   node scripts/run-tests.mjs [--checks] [--save-durations] [filter ...]
 //
@@ -57,7 +57,7 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ') || '(all)'}`);
   process.exit(1);
 }
-const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? '3'));
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? '4'));
 /** Cores' worth of the jobs' own CPU at once (the servers they talk to take the rest). */
 const cpuBudget = Number(process.env.TEST_CPU_BUDGET ?? String(availableParallelism() * 0.8));
 /** The CPU share assumed for a job that has no figures yet. */
