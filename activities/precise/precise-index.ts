@@ -218,262 +218,289 @@ function compareTiers(
   return { added, confirmed: before.length, moved };
 }
 
-export function createPreciseIndex(deps: PreciseDeps) {
-  const { pool, log, settings } = deps;
-  const metrics = preciseMetrics();
-  const held = new Map<string, Held>();
+/** What the precise activities of one worker share: its dependencies, metrics and the indexes it holds. */
+interface PreciseContext {
+  deps: PreciseDeps;
+  metrics: ReturnType<typeof preciseMetrics>;
+  /** Indexes made by preparePrecise on this worker, by sync and language, until that sync's preciseIndex takes them. */
+  held: Map<string, Held>;
+}
 
-  async function failed(
-    input: PreciseIndexInput,
-    started: number,
-    code: string,
-    message: string,
-    context: Record<string, unknown>,
-  ): Promise<PreciseLanguageResult> {
-    const issue: EngineIssue = { level: 'warning', phase: 'precise', code, message, context };
-    const result: PreciseLanguageResult = {
-      language: input.language,
-      status: 'failed',
-      reason: code,
-      // The indexer version that failed (graph-alias.ts: an unchanged re-sync need not try it again).
-      ...(typeof context.indexer === 'string' ? { indexer: context.indexer } : {}),
-      edges: 0,
-      external: 0,
-      replaced: 0,
-      added: 0,
-      removed: 0,
-      confirmed: 0,
-      ms: Date.now() - started,
-    };
-    await withTransaction(pool, async (tx) => {
-      await recordIssues(tx, input.syncId, [issue]);
-      await recordStep(tx, input.syncId, preciseStep(input.language), result);
-    });
-    metrics.runs.inc({ language: input.language, outcome: 'failed' });
-    log.warning('precise_failed', { sync_id: input.syncId, language: input.language, code, message });
-    return result;
-  }
+async function failed(
+  ctx: PreciseContext,
+  input: PreciseIndexInput,
+  started: number,
+  code: string,
+  message: string,
+  context: Record<string, unknown>,
+): Promise<PreciseLanguageResult> {
+  const { pool, log } = ctx.deps;
+  const { metrics } = ctx;
+  const issue: EngineIssue = { level: 'warning', phase: 'precise', code, message, context };
+  const result: PreciseLanguageResult = {
+    language: input.language,
+    status: 'failed',
+    reason: code,
+    // The indexer version that failed (graph-alias.ts: an unchanged re-sync need not try it again).
+    ...(typeof context.indexer === 'string' ? { indexer: context.indexer } : {}),
+    edges: 0,
+    external: 0,
+    replaced: 0,
+    added: 0,
+    removed: 0,
+    confirmed: 0,
+    ms: Date.now() - started,
+  };
+  await withTransaction(pool, async (tx) => {
+    await recordIssues(tx, input.syncId, [issue]);
+    await recordStep(tx, input.syncId, preciseStep(input.language), result);
+  });
+  metrics.runs.inc({ language: input.language, outcome: 'failed' });
+  log.warning('precise_failed', { sync_id: input.syncId, language: input.language, code, message });
+  return result;
+}
 
-  /** A new scratch folder of one run (the caller removes it, or holds it with its index). */
-  async function newScratch(language: string): Promise<string> {
-    await mkdir(settings.workDir, { recursive: true });
-    return mkdtemp(join(settings.workDir, `${language}-`));
-  }
+/** A new scratch folder of one run (the caller removes it, or holds it with its index). */
+async function newScratch(ctx: PreciseContext, language: string): Promise<string> {
+  const { settings } = ctx.deps;
+  await mkdir(settings.workDir, { recursive: true });
+  return mkdtemp(join(settings.workDir, `${language}-`));
+}
 
-  /**
-   * Fetches the commit into `scratch` and runs the indexer there within its limits. A failure is recorded (issue and
-   * step ledger, through `failed`) and returned as the step's result.
-   */
-  async function makeIndex(
-    input: PreciseIndexInput,
-    run: { source_url: string | null; source_name?: string | null },
-    started: number,
-    hb: Heartbeat,
-    scratch: string,
-  ): Promise<{ held: Held } | { failed: PreciseLanguageResult }> {
-    const language = input.language as PreciseLanguage;
-    const indexer = deps.indexers[language]!;
-    const limits = settings.limits[language];
-    const dir = join(scratch, 'checkout');
-    const url = run.source_url ?? '';
-    try {
-      const token = await loadAccessToken(pool, input.sourceId);
-      await checkoutRef({
-        url,
-        urls: settings.sourceUrls,
-        ref: input.commitSha,
-        token,
-        dir,
-        timeoutMs: settings.cloneTimeoutMs,
-        signal: hb.signal,
-      });
-    } catch (err) {
-      hb.check();
-      if (!(err instanceof CloneError)) throw err;
-      const message = `the precise worker could not fetch ${displayUrl(url)} at ${input.commitSha.slice(0, 12)}: ${err.message}`;
-      return { failed: await failed(input, started, 'precise_clone_failed', message, { language }) };
-    }
-    hb.check();
-    const output = join(scratch, 'index.scip');
-    const r = await runIndexer({
-      language,
-      bin: indexer.bin,
-      root: dir,
-      output,
-      scratch,
-      limits,
-      allowDependencies: settings.allowDependencies,
-      version: input.commitSha,
-      project: run.source_name ?? 'source',
-      goCacheDir: join(settings.workDir, 'go-cache'),
+/**
+ * Fetches the commit into `scratch` and runs the indexer there within its limits. A failure is recorded (issue and
+ * step ledger, through `failed`) and returned as the step's result.
+ */
+async function makeIndex(
+  ctx: PreciseContext,
+  input: PreciseIndexInput,
+  run: { source_url: string | null; source_name?: string | null },
+  started: number,
+  hb: Heartbeat,
+  scratch: string,
+): Promise<{ held: Held } | { failed: PreciseLanguageResult }> {
+  const { deps, metrics } = ctx;
+  const { pool, settings } = deps;
+  const language = input.language as PreciseLanguage;
+  const indexer = deps.indexers[language]!;
+  const limits = settings.limits[language];
+  const dir = join(scratch, 'checkout');
+  const url = run.source_url ?? '';
+  try {
+    const token = await loadAccessToken(pool, input.sourceId);
+    await checkoutRef({
+      url,
+      urls: settings.sourceUrls,
+      ref: input.commitSha,
+      token,
+      dir,
+      timeoutMs: settings.cloneTimeoutMs,
       signal: hb.signal,
     });
-    metrics.seconds.observe({ language }, r.ms / 1000);
+  } catch (err) {
     hb.check();
-    if (r.ok) return { held: { scratch, dir, output, indexerMs: r.ms, at: Date.now() } };
-    const [code, what] =
-      r.failure === 'timeout'
-        ? ['precise_timeout', `did not finish within ${Math.round(limits.wallMs / 1000)} s`]
-        : r.failure === 'memory'
-          ? ['precise_memory_limit', `went over its memory limit of ${limits.memoryMb} MB`]
-          : ['precise_indexer_failed', `failed (${r.failure})`];
-    const message = `${indexer.version} for ${language} ${what}; heuristic edges kept`;
-    const context = { language, indexer: indexer.version, output_tail: r.tail.slice(-1000) };
-    return { failed: await failed(input, started, code, message, context) };
+    if (!(err instanceof CloneError)) throw err;
+    const message = `the precise worker could not fetch ${displayUrl(url)} at ${input.commitSha.slice(0, 12)}: ${err.message}`;
+    return { failed: await failed(ctx, input, started, 'precise_clone_failed', message, { language }) };
   }
+  hb.check();
+  const output = join(scratch, 'index.scip');
+  const r = await runIndexer({
+    language,
+    bin: indexer.bin,
+    root: dir,
+    output,
+    scratch,
+    limits,
+    allowDependencies: settings.allowDependencies,
+    version: input.commitSha,
+    project: run.source_name ?? 'source',
+    goCacheDir: join(settings.workDir, 'go-cache'),
+    signal: hb.signal,
+  });
+  metrics.seconds.observe({ language }, r.ms / 1000);
+  hb.check();
+  if (r.ok) return { held: { scratch, dir, output, indexerMs: r.ms, at: Date.now() } };
+  const [code, what] =
+    r.failure === 'timeout'
+      ? ['precise_timeout', `did not finish within ${Math.round(limits.wallMs / 1000)} s`]
+      : r.failure === 'memory'
+        ? ['precise_memory_limit', `went over its memory limit of ${limits.memoryMb} MB`]
+        : ['precise_indexer_failed', `failed (${r.failure})`];
+  const message = `${indexer.version} for ${language} ${what}; heuristic edges kept`;
+  const context = { language, indexer: indexer.version, output_tail: r.tail.slice(-1000) };
+  return { failed: await failed(ctx, input, started, code, message, context) };
+}
 
-  /** Writes a precise result into the sync's graph in place of the heuristic edges it covers; records the step. */
-  async function applyResult(
-    input: PreciseIndexInput,
-    stored: PreciseResult,
-    o: { reused: boolean; indexer: string; indexerMs: number; started: number },
-  ): Promise<PreciseLanguageResult> {
-    const files = await fileVertices(pool, input.syncId);
-    const vertexOf = await symbolVertices(pool, files);
-    const labels = await loadGraphLabels(pool);
-    return withTransaction(pool, async (tx) => {
-      const del = await deleteCovered(tx, stored.covered, files);
-      const pairs: Array<[string, string]> = [];
-      for (const e of stored.edges) {
-        if (e.label === 'calls' || e.label === 'references') continue;
-        const s = vertexOf.get(e.from);
-        const t = vertexOf.get(e.to);
-        if (s !== undefined && t !== undefined) pairs.push([s, t]);
-      }
-      const hierarchyDeleted = await deleteRelated(tx, pairs, del.removed);
-      const w = await writeSymbolEdges(withSavepoints(tx), input, stored.edges, vertexOf, labels);
-      const tiers = compareTiers(stored.edges, vertexOf, del.removed);
-      const result: PreciseLanguageResult = {
-        language: input.language,
-        status: o.reused ? 'reused' : 'indexed',
-        indexer: o.indexer,
-        edges: Object.values(w.edges).reduce((a, b) => a + b, 0),
-        hierarchy: w.edges.inherits + w.edges.implements + w.edges.overrides,
-        external: stored.external.length,
-        replaced: del.callsDeleted + del.referencesDeleted + hierarchyDeleted,
-        added: tiers.added,
-        removed: del.removed.size,
-        confirmed: tiers.confirmed,
-        confidence_moved: tiers.moved,
-        covered_files: stored.covered.length,
-        callables: stored.callables,
-        matched: stored.matched,
-        dangling: w.dangling,
-        indexer_ms: Math.round(o.indexerMs),
-        ms: Date.now() - o.started,
-      };
-      await recordIssues(tx, input.syncId, w.issues);
-      await recordStep(tx, input.syncId, preciseStep(input.language), result);
-      return result;
-    });
+/** Writes a precise result into the sync's graph in place of the heuristic edges it covers; records the step. */
+async function applyResult(
+  ctx: PreciseContext,
+  input: PreciseIndexInput,
+  stored: PreciseResult,
+  o: { reused: boolean; indexer: string; indexerMs: number; started: number },
+): Promise<PreciseLanguageResult> {
+  const { pool } = ctx.deps;
+  const files = await fileVertices(pool, input.syncId);
+  const vertexOf = await symbolVertices(pool, files);
+  const labels = await loadGraphLabels(pool);
+  return withTransaction(pool, async (tx) => {
+    const del = await deleteCovered(tx, stored.covered, files);
+    const pairs: Array<[string, string]> = [];
+    for (const e of stored.edges) {
+      if (e.label === 'calls' || e.label === 'references') continue;
+      const s = vertexOf.get(e.from);
+      const t = vertexOf.get(e.to);
+      if (s !== undefined && t !== undefined) pairs.push([s, t]);
+    }
+    const hierarchyDeleted = await deleteRelated(tx, pairs, del.removed);
+    const w = await writeSymbolEdges(withSavepoints(tx), input, stored.edges, vertexOf, labels);
+    const tiers = compareTiers(stored.edges, vertexOf, del.removed);
+    const result: PreciseLanguageResult = {
+      language: input.language,
+      status: o.reused ? 'reused' : 'indexed',
+      indexer: o.indexer,
+      edges: Object.values(w.edges).reduce((a, b) => a + b, 0),
+      hierarchy: w.edges.inherits + w.edges.implements + w.edges.overrides,
+      external: stored.external.length,
+      replaced: del.callsDeleted + del.referencesDeleted + hierarchyDeleted,
+      added: tiers.added,
+      removed: del.removed.size,
+      confirmed: tiers.confirmed,
+      confidence_moved: tiers.moved,
+      covered_files: stored.covered.length,
+      callables: stored.callables,
+      matched: stored.matched,
+      dangling: w.dangling,
+      indexer_ms: Math.round(o.indexerMs),
+      ms: Date.now() - o.started,
+    };
+    await recordIssues(tx, input.syncId, w.issues);
+    await recordStep(tx, input.syncId, preciseStep(input.language), result);
+    return result;
+  });
+}
+
+/**
+ * Runs the indexer at the start of the sync (step 1 only) and holds the index on this worker for the sync's
+ * preciseIndex, which the sync sends to `hostQueue`. Nothing is held (no `hostQueue`) when the step is recorded
+ * already, the commit's result is stored, or the indexer failed (its issue and result are recorded: preciseIndex
+ * returns them).
+ */
+async function preparePrecise(ctx: PreciseContext, input: PreciseIndexInput): Promise<PrecisePrepared> {
+  const { deps, held } = ctx;
+  const { pool, log, settings } = deps;
+  const language = input.language as PreciseLanguage;
+  const indexer = deps.indexers[language];
+  if (!deps.hostQueue || !indexer) return {};
+  if (held.has(heldKey(input.syncId, language))) return { hostQueue: deps.hostQueue };
+  if (await recordedResult(pool, input.syncId, preciseStep(language))) return {};
+  const key = toolKey(language, indexer.version, settings.allowDependencies);
+  if (await storedResult(pool, input.sourceId, input.commitSha, language, key)) return {};
+  const started = Date.now();
+  const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
+  let scratch: string | null = null;
+  try {
+    const run = await claimRun(pool, input);
+    scratch = await newScratch(ctx, language);
+    const made = await makeIndex(ctx, input, run, started, hb, scratch);
+    if ('failed' in made) return {};
+    held.set(heldKey(input.syncId, language), made.held);
+    scratch = null;
+    log.info('precise_prepared', { sync_id: input.syncId, language, indexer_ms: Math.round(made.held.indexerMs) });
+    return { hostQueue: deps.hostQueue };
+  } finally {
+    hb.stop();
+    if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
+}
 
-  /**
-   * Runs the indexer at the start of the sync (step 1 only) and holds the index on this worker for the sync's
-   * preciseIndex, which the sync sends to `hostQueue`. Nothing is held (no `hostQueue`) when the step is recorded
-   * already, the commit's result is stored, or the indexer failed (its issue and result are recorded: preciseIndex
-   * returns them).
-   */
-  async function preparePrecise(input: PreciseIndexInput): Promise<PrecisePrepared> {
-    const language = input.language as PreciseLanguage;
+async function preciseIndex(ctx: PreciseContext, input: PreciseIndexInput): Promise<PreciseLanguageResult> {
+  const { deps, held, metrics } = ctx;
+  const { pool, log, settings } = deps;
+  const { syncId, sourceId, commitSha } = input;
+  const language = input.language as PreciseLanguage;
+  // This worker's held index for the step, if preparePrecise made one here: taken (removed after this step).
+  const mine = held.get(heldKey(syncId, language)) ?? null;
+  held.delete(heldKey(syncId, language));
+  let scratch: string | null = mine?.scratch ?? null;
+  const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
+  try {
+    const done = await recordedResult<PreciseLanguageResult>(pool, syncId, preciseStep(language));
+    if (done) return done;
     const indexer = deps.indexers[language];
-    if (!deps.hostQueue || !indexer) return {};
-    if (held.has(heldKey(input.syncId, language))) return { hostQueue: deps.hostQueue };
-    if (await recordedResult(pool, input.syncId, preciseStep(language))) return {};
-    const key = toolKey(language, indexer.version, settings.allowDependencies);
-    if (await storedResult(pool, input.sourceId, input.commitSha, language, key)) return {};
     const started = Date.now();
-    const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
-    let scratch: string | null = null;
-    try {
-      const run = await claimRun(pool, input);
-      scratch = await newScratch(language);
-      const made = await makeIndex(input, run, started, hb, scratch);
-      if ('failed' in made) return {};
-      held.set(heldKey(input.syncId, language), made.held);
-      scratch = null;
-      log.info('precise_prepared', { sync_id: input.syncId, language, indexer_ms: Math.round(made.held.indexerMs) });
-      return { hostQueue: deps.hostQueue };
-    } finally {
-      hb.stop();
-      if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+    const run = await claimRun(pool, input);
+    if (!indexer) {
+      return await failed(
+        ctx,
+        input,
+        started,
+        'precise_indexer_missing',
+        `this worker has no indexer for ${language}`,
+        {},
+      );
     }
-  }
-
-  async function preciseIndex(input: PreciseIndexInput): Promise<PreciseLanguageResult> {
-    const { syncId, sourceId, commitSha } = input;
-    const language = input.language as PreciseLanguage;
-    // This worker's held index for the step, if preparePrecise made one here: taken (removed after this step).
-    const mine = held.get(heldKey(syncId, language)) ?? null;
-    held.delete(heldKey(syncId, language));
-    let scratch: string | null = mine?.scratch ?? null;
-    const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
-    try {
-      const done = await recordedResult<PreciseLanguageResult>(pool, syncId, preciseStep(language));
-      if (done) return done;
-      const indexer = deps.indexers[language];
-      const started = Date.now();
-      const run = await claimRun(pool, input);
-      if (!indexer) {
-        return await failed(
-          input,
-          started,
-          'precise_indexer_missing',
-          `this worker has no indexer for ${language}`,
-          {},
-        );
+    const key = toolKey(language, indexer.version, settings.allowDependencies);
+    let result = await storedResult(pool, sourceId, commitSha, language, key);
+    const reused = result !== null;
+    let indexerMs = 0;
+    if (!result) {
+      let index = mine;
+      if (!index) {
+        scratch = await newScratch(ctx, language);
+        const made = await makeIndex(ctx, input, run, started, hb, scratch);
+        if ('failed' in made) return made.failed;
+        index = made.held;
       }
-      const key = toolKey(language, indexer.version, settings.allowDependencies);
-      let result = await storedResult(pool, sourceId, commitSha, language, key);
-      const reused = result !== null;
-      let indexerMs = 0;
-      if (!result) {
-        let index = mine;
-        if (!index) {
-          scratch = await newScratch(language);
-          const made = await makeIndex(input, run, started, hb, scratch);
-          if ('failed' in made) return made.failed;
-          index = made.held;
-        }
-        indexerMs = index.indexerMs;
-        const derived = await deriveIndex(index, await engineDefinitions(pool, syncId, language));
-        if ('unreadable' in derived) {
-          const message = `the ${language} index could not be read: ${derived.unreadable}`;
-          return await failed(input, started, 'precise_index_unreadable', message, {
-            language,
-            indexer: indexer.version,
-          });
-        }
-        result = derived;
-        await pool.query(
-          `INSERT INTO precise_results (source_id, commit_sha, language, tool_key, result)
-           VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-          [sourceId, commitSha, language, key, JSON.stringify(result)],
-        );
+      indexerMs = index.indexerMs;
+      const derived = await deriveIndex(index, await engineDefinitions(pool, syncId, language));
+      if ('unreadable' in derived) {
+        const message = `the ${language} index could not be read: ${derived.unreadable}`;
+        return await failed(ctx, input, started, 'precise_index_unreadable', message, {
+          language,
+          indexer: indexer.version,
+        });
       }
-      hb.check();
-      const out = await applyResult(input, result, { reused, indexer: indexer.version, indexerMs, started });
-      metrics.runs.inc({ language, outcome: out.status });
-      metrics.edges.inc({ language }, out.edges);
-      log.info('precise_done', { sync_id: syncId, source_id: sourceId, ...out });
-      return out;
-    } finally {
-      hb.stop();
-      if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+      result = derived;
+      await pool.query(
+        `INSERT INTO precise_results (source_id, commit_sha, language, tool_key, result)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+        [sourceId, commitSha, language, key, JSON.stringify(result)],
+      );
     }
+    hb.check();
+    const out = await applyResult(ctx, input, result, { reused, indexer: indexer.version, indexerMs, started });
+    metrics.runs.inc({ language, outcome: out.status });
+    metrics.edges.inc({ language }, out.edges);
+    log.info('precise_done', { sync_id: syncId, source_id: sourceId, ...out });
+    return out;
+  } finally {
+    hb.stop();
+    if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
+}
 
-  /** Removes the held indexes older than `maxAgeMs` (their sync never asked for them); returns how many. */
-  async function sweepHeld(maxAgeMs = HELD_TTL_MS, now = Date.now()): Promise<number> {
-    let n = 0;
-    for (const [k, h] of held) {
-      if (now - h.at < maxAgeMs) continue;
-      held.delete(k);
-      await rm(h.scratch, { recursive: true, force: true }).catch(() => undefined);
-      n++;
-    }
-    return n;
+/** Removes the held indexes older than `maxAgeMs` (their sync never asked for them); returns how many. */
+async function sweepHeld(ctx: PreciseContext, maxAgeMs = HELD_TTL_MS, now = Date.now()): Promise<number> {
+  const { held } = ctx;
+  let n = 0;
+  for (const [k, h] of held) {
+    if (now - h.at < maxAgeMs) continue;
+    held.delete(k);
+    await rm(h.scratch, { recursive: true, force: true }).catch(() => undefined);
+    n++;
   }
+  return n;
+}
 
-  return { activities: { preparePrecise, preciseIndex }, sweepHeld };
+export function createPreciseIndex(deps: PreciseDeps) {
+  const ctx: PreciseContext = { deps, metrics: preciseMetrics(), held: new Map() };
+  return {
+    activities: {
+      preparePrecise: (input: PreciseIndexInput) => preparePrecise(ctx, input),
+      preciseIndex: (input: PreciseIndexInput) => preciseIndex(ctx, input),
+    },
+    /** Removes the held indexes older than `maxAgeMs` (their sync never asked for them); returns how many. */
+    sweepHeld: (maxAgeMs = HELD_TTL_MS, now = Date.now()) => sweepHeld(ctx, maxAgeMs, now),
+  };
 }
