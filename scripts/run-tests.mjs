@@ -10,7 +10,8 @@
 //   node scripts/run-tests.mjs [--checks] [--save-durations] [filter ...]
 //
 // filter: run only the test files whose path contains one of the substrings. --checks: lint, the import-structure check
-// (scripts/check-imports.ts) and the typechecks run as jobs of the same pool (what `npm test` does with no filter). --save-durations: write this run's per-file times into
+// (scripts/check-imports.ts), the production functions' length (scripts/long-functions.ts: none over 120 lines) and
+// the typechecks run as jobs of the same pool (what `npm test` does with no filter). --save-durations: write this run's per-file times into
 // test/durations.json (the order a fresh checkout starts from); every run writes them into .stack/ for the next run.
 // TEST_FILE_TIMEOUT_SECONDS (900) ends a file that hangs. The workflow code is bundled once for the run and every
 // worker the tests start uses that bundle (TEMPORAL_WORKFLOW_BUNDLE) instead of bundling it again (~2.5 CPU-s each).
@@ -75,6 +76,12 @@ if (checks) {
   jobs.push(
     { name: 'lint', command: bin('eslint'), args: ['.'], test: false },
     { name: 'imports', command: process.execPath, args: ['--import', 'tsx', 'scripts/check-imports.ts'], test: false },
+    {
+      name: 'long functions',
+      command: process.execPath,
+      args: ['--import', 'tsx', 'scripts/long-functions.ts'],
+      test: false,
+    },
     { name: 'typecheck', command: bin('tsc'), args: typecheck('tsconfig.json', 'tsc'), test: false },
     { name: 'typecheck web', command: bin('tsc'), args: typecheck('web/tsconfig.json', 'tsc-web'), test: false },
   );
