@@ -54,17 +54,20 @@ export interface SyncFileFacts {
   facts: SymbolFacts;
 }
 
+/** The facts of every file of a sync that has some, by path order (`facts`: the column as read, or its JSON text). */
+const factsOfSync = (facts: 'f.facts' | 'f.facts::text') =>
+  `SELECT s.file_path, c.language, ${facts} AS facts
+     FROM sync_files s JOIN file_contents c ON c.id = s.content_id
+     JOIN symbol_facts f ON f.content_hash = c.content_hash AND f.language = c.language
+                        AND f.analysis_key = c.analysis_key
+    WHERE s.sync_id = $1
+    ORDER BY s.file_path`;
+
 /** The facts of every file of a sync that has some, by path order. */
 export async function loadSymbolFacts(db: Queryable, syncId: string): Promise<SyncFileFacts[]> {
-  const res = await db.query<{ file_path: string; language: string; facts: SymbolFacts }>(
-    `SELECT s.file_path, c.language, f.facts
-       FROM sync_files s JOIN file_contents c ON c.id = s.content_id
-       JOIN symbol_facts f ON f.content_hash = c.content_hash AND f.language = c.language
-                          AND f.analysis_key = c.analysis_key
-      WHERE s.sync_id = $1
-      ORDER BY s.file_path`,
-    [syncId],
-  );
+  const res = await db.query<{ file_path: string; language: string; facts: SymbolFacts }>(factsOfSync('f.facts'), [
+    syncId,
+  ]);
   return res.rows;
 }
 
@@ -73,15 +76,9 @@ export async function loadSymbolFactsJson(
   db: Queryable,
   syncId: string,
 ): Promise<Array<{ file_path: string; language: string; facts: string }>> {
-  const res = await db.query<{ file_path: string; language: string; facts: string }>(
-    `SELECT s.file_path, c.language, f.facts::text AS facts
-       FROM sync_files s JOIN file_contents c ON c.id = s.content_id
-       JOIN symbol_facts f ON f.content_hash = c.content_hash AND f.language = c.language
-                          AND f.analysis_key = c.analysis_key
-      WHERE s.sync_id = $1
-      ORDER BY s.file_path`,
-    [syncId],
-  );
+  const res = await db.query<{ file_path: string; language: string; facts: string }>(factsOfSync('f.facts::text'), [
+    syncId,
+  ]);
   return res.rows;
 }
 
