@@ -116,7 +116,7 @@ const wallOf = (job) => known[job.name]?.ms ?? median;
 jobs.sort((a, b) => wallOf(b) - wallOf(a) || a.name.localeCompare(b.name));
 
 const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
-/** @type {Array<{ name: string, ms: number, ok: boolean, why?: string }>} */
+/** @type {Array<{ name: string, ms: number, cpu?: number, ok: boolean, why?: string }>} */
 const done = [];
 const running = new Set();
 const started = Date.now();
@@ -125,6 +125,8 @@ const started = Date.now();
 // it started and waited for included; not the servers it talks to).
 const TIME = '/usr/bin/time';
 const timed = existsSync(TIME);
+/** Numbers the jobs' CPU files (.stack/cpu-<runner pid>-<n>.txt). */
+let jobSeq = 0;
 
 function runJob(job) {
   return new Promise((resolve) => {
@@ -184,8 +186,6 @@ function runJob(job) {
   });
 }
 
-let jobSeq = 0;
-
 /** The CPU milliseconds GNU time wrote for a job (its last line: "user system" in seconds), then the file removed. */
 function cpuOf(file) {
   if (!existsSync(file)) return undefined;
@@ -213,8 +213,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 // Admission: at most `concurrency` jobs at once, and a new one only while the CPU share of those running (their CPU
 // time over their wall time in the last run) leaves room for its own within `cpuBudget` cores; the first job in the
-// queue's order that fits starts (one always runs). Files that mostly wait (Temporal timers, schedules, Keycloak's
-// boot is the exception) so run beside busy ones without pushing the machine past its cores.
+// queue's order that fits starts (one always runs). So files that mostly wait (on Temporal's timers and schedules)
+// run beside busy ones (lint, Keycloak's boot) without pushing the machine past its cores.
 const shareOf = (job) => {
   const d = known[job.name];
   return d?.cpu !== undefined && d.ms > 0 ? Math.min(1, d.cpu / d.ms) : DEFAULT_SHARE;
