@@ -14,6 +14,14 @@
  * the precise tier would leave the graph as it left the predecessor's (samePrecise).
  */
 import { withTransaction, type Pool, type Queryable } from '../lib/db.ts';
+import {
+  graphFileCounts,
+  graphSyncPreciseStats,
+  setGraphAlias,
+  sharingCandidate,
+  type PreciseOutcomes,
+} from './store/shared-graph.ts';
+import { livePreciseVersions } from './store/precise.ts';
 import type { ReusePlan } from './sync/reuse.ts';
 import type { PreciseLanguageResult } from '../workflows/sync-types.ts';
 import { INDEXER_LANGUAGES } from './precise/indexers.ts';
@@ -40,7 +48,7 @@ export function sharesGraph(plan: ReusePlan, commit: string, paths: readonly str
  * only a previous sync without precise edges is the same.
  */
 export function samePrecise(
-  previous: Record<string, { status: string; reason?: string; indexer?: string }> | null,
+  previous: PreciseOutcomes | null,
   languages: readonly string[],
   precise: boolean,
   live: ReadonlyMap<string, ReadonlySet<string>>,
@@ -71,12 +79,6 @@ function failsAgain(last: { reason?: string; indexer?: string }, versions: Reado
   );
 }
 
-/** The sync whose graph `syncId` shares (graph_sync_id), if any. */
-export async function graphAlias(db: Queryable, syncId: string): Promise<string | null> {
-  const r = await db.query<{ g: string | null }>(`SELECT graph_sync_id AS g FROM sync_runs WHERE id = $1`, [syncId]);
-  return r.rows[0]?.g ?? null;
-}
-
 /**
  * Records that `syncId` shares the graph of `previousSyncId` (or of the sync that one shares), when the previous
  * sync is still completed (its row is locked against a concurrent clean until this commits) and its graph is whole.
@@ -89,70 +91,15 @@ export async function shareGraph(
   o: { precise: boolean },
 ): Promise<string | null> {
   return withTransaction(pool, async (tx) => {
-    const prev = await tx.query<{
-      owner: string;
-      files: number;
-      defines: number | null;
-      dangling: number | null;
-      precise: Record<string, { status: string; reason?: string; indexer?: string }> | null;
-      languages: string[];
-    }>(
-      `SELECT coalesce(r.graph_sync_id, r.id) AS owner, r.stats -> 'precise' AS precise,
-              (SELECT coalesce(array_agg(DISTINCT c.language), '{}') FROM sync_files f
-                 JOIN file_contents c ON c.id = f.content_id WHERE f.sync_id = r.id) AS languages,
-              (SELECT count(*)::int FROM sync_files f WHERE f.sync_id = r.id) AS files,
-              (r.stats -> 'edges' ->> 'defines')::int AS defines,
-              (SELECT (s.result ->> 'dangling')::int FROM sync_steps s WHERE s.sync_id = r.id AND s.step = 'symbols')
-                AS dangling
-         FROM sync_runs r
-        WHERE r.id = $1 AND r.status = 'completed'
-          -- The precise tier's setting decides edges too: a sync that would run it does not share one that did not.
-          AND (r.config_snapshot -> 'precise') IS NOT DISTINCT FROM
-              (SELECT n.config_snapshot -> 'precise' FROM sync_runs n WHERE n.id = $2)
-        FOR SHARE OF r`,
-      [previousSyncId, syncId],
-    );
-    const p = prev.rows[0];
+    const p = await sharingCandidate(tx, previousSyncId, syncId);
     if (!p || p.defines === null || p.dangling !== 0) return null;
-    if (o.precise) {
-      const workers = await tx.query<{ language: string; version: string | null }>(
-        `SELECT DISTINCT i.key AS language, i.value ->> 'version' AS version
-           FROM precise_workers w, jsonb_each(w.indexers) i
-          WHERE w.last_seen > now() - make_interval(secs => $1)`,
-        [PRECISE_WORKER_TTL_SECONDS],
-      );
-      const live = new Map<string, Set<string>>();
-      for (const w of workers.rows) {
-        const versions = live.get(w.language) ?? new Set<string>();
-        versions.add(w.version ?? '');
-        live.set(w.language, versions);
-      }
-      if (!samePrecise(p.precise, p.languages, true, live)) return null;
-    } else if (!samePrecise(p.precise, p.languages, false, new Map())) return null;
-    const whole = await tx.query<{ files: number; defines: number }>(
-      `WITH v AS (
-         SELECT id FROM service."File"
-          WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype)
-                = $1::text::ag_catalog.agtype
-       )
-       SELECT (SELECT count(*)::int FROM v) AS files,
-              (SELECT count(*)::int FROM v JOIN service.defines d ON d.start_id = v.id) AS defines`,
-      [JSON.stringify(p.owner)],
-    );
-    const w = whole.rows[0]!;
+    const live = o.precise ? await livePreciseVersions(tx, PRECISE_WORKER_TTL_SECONDS) : new Map<string, Set<string>>();
+    if (!samePrecise(p.precise, p.languages, o.precise, live)) return null;
+    const w = await graphFileCounts(tx, p.owner);
     if (w.files !== p.files || w.defines !== p.defines) return null;
-    await tx.query(`UPDATE sync_runs SET graph_sync_id = $2 WHERE id = $1`, [syncId, p.owner]);
+    await setGraphAlias(tx, syncId, p.owner);
     return p.owner;
   });
-}
-
-/** How many depends_on edges the graph of `graphOf` holds (as its sync recorded). */
-export async function sharedDependsOn(db: Queryable, graphOf: string): Promise<number> {
-  const r = await db.query<{ n: number | null }>(
-    `SELECT (stats -> 'edges' ->> 'depends_on')::int AS n FROM sync_runs WHERE id = $1`,
-    [graphOf],
-  );
-  return r.rows[0]?.n ?? 0;
 }
 
 /**
@@ -164,12 +111,7 @@ export async function sharedPreciseStats(
   db: Queryable,
   syncId: string,
 ): Promise<Record<string, PreciseLanguageResult> | null> {
-  const r = await db.query<{ precise: Record<string, PreciseLanguageResult> | null }>(
-    `SELECT o.stats -> 'precise' AS precise
-       FROM sync_runs s JOIN sync_runs o ON o.id = s.graph_sync_id WHERE s.id = $1`,
-    [syncId],
-  );
-  const precise = r.rows[0]?.precise;
+  const precise = await graphSyncPreciseStats<PreciseLanguageResult>(db, syncId);
   if (!precise) return null;
   return Object.fromEntries(
     Object.entries(precise).map(([language, x]) => [

@@ -9,7 +9,7 @@
  * retry policy stays the one place that decides. Cancellation ends the wait at once.
  */
 import { Context } from '@temporalio/activity';
-import type { Pool } from '../lib/db.ts';
+import { ping, type Pool } from '../lib/db.ts';
 import { isDatabaseUnavailable } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 
@@ -40,13 +40,13 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-/** Waits until `SELECT 1` answers; false when `ms` passed or the activity was cancelled first. */
+/** Waits until the database answers (ping); false when `ms` passed or the activity was cancelled first. */
 async function databaseBack(pool: Pool, ms: number, ctx: Context): Promise<boolean> {
   const until = Date.now() + ms;
   for (let delay = 500; Date.now() < until && !ctx.cancellationSignal.aborted; delay = Math.min(delay * 2, 5000)) {
     ctx.heartbeat({ waiting: 'database' });
     try {
-      await pool.query('SELECT 1');
+      await ping(pool);
       return true;
     } catch (err) {
       if (!databaseWasUnavailable(err)) return true; // it answers, with some other complaint: let the retry see it

@@ -87,6 +87,11 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
   return pool;
 }
 
+/** The database answers a trivial query (through the pool: a pool with no connection to give does not). */
+export async function ping(pool: pg.Pool): Promise<void> {
+  await pool.query('SELECT 1');
+}
+
 /** Runs fn inside BEGIN/COMMIT on one client; rolls back and rethrows on error. */
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -101,6 +106,21 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
   } finally {
     client.release();
   }
+}
+
+/**
+ * Runs fn under a savepoint of the open transaction `tx`: when fn answers null, what it wrote is rolled back to the
+ * savepoint and the transaction goes on.
+ */
+export async function rolledBackIfNull<T>(
+  tx: pg.PoolClient,
+  savepoint: string,
+  fn: () => Promise<T | null>,
+): Promise<T | null> {
+  await tx.query(`SAVEPOINT ${savepoint}`);
+  const result = await fn();
+  if (result === null) await tx.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+  return result;
 }
 
 /** PostgreSQL aborted the transaction to break a deadlock (40P01); running it again is safe. */

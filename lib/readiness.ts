@@ -8,7 +8,7 @@
  * reported and alerted on, but does not take the instance out of rotation (that would not help those requests and
  * would stop all the others). `ckg_ready_check_up{check}` holds each check's last result (1 or 0) for alerting.
  */
-import type { Pool } from './db.ts';
+import { ping, type Pool } from './db.ts';
 import { gauge } from './metrics.ts';
 
 /** Resolves when the dependency is usable; rejects (with the reason) when not. */
@@ -55,7 +55,7 @@ export function createReadiness(
 
 /** The database answers a trivial query (through the pool: a pool with no connection to give is not ready). */
 export function databaseCheck(pool: Pool): ReadyCheck {
-  return () => pool.query('SELECT 1');
+  return () => ping(pool);
 }
 
 /** An HTTP dependency's liveness URL answers 2xx. */

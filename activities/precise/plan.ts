@@ -8,16 +8,12 @@
 import type { Pool } from '../../lib/db.ts';
 import type { PrecisePlan, PrecisePlanInput, PreciseNoteInput } from '../../workflows/sync-types.ts';
 import { recordIssues } from '../store/index.ts';
+import { livePreciseWorkers, preciseSetting, syncLanguages } from '../store/precise.ts';
 import { INDEXER_LANGUAGES, INDEXER_NAMES, type PreciseLanguage } from './indexers.ts';
 import { PRECISE_LANGUAGES } from './settings.ts';
 
 /** A precise worker refreshes its row every 20 s; one not seen for this long is gone. */
 export const PRECISE_WORKER_TTL_SECONDS = 90;
-
-interface WorkerRow {
-  task_queues: string[];
-  indexers: Record<string, { version: string; queue: string; wall_ms: number }>;
-}
 
 export function createPrecisePlan({ pool }: { pool: Pool }) {
   /**
@@ -25,33 +21,16 @@ export function createPrecisePlan({ pool }: { pool: Pool }) {
    * writes from the sync's files.
    */
   async function planPrecise({ syncId, sourceId, languages }: PrecisePlanInput): Promise<PrecisePlan> {
-    const cfg = await pool.query<{ precise: unknown; shared: boolean }>(
-      `SELECT config_snapshot -> 'precise' AS precise, graph_sync_id IS NOT NULL AS shared
-         FROM sync_runs WHERE id = $1 AND source_id = $2`,
-      [syncId, sourceId],
-    );
+    const cfg = await preciseSetting(pool, syncId, sourceId);
     // A sync sharing its predecessor's graph (an unchanged re-sync, schema V50) has that sync's precise edges already.
-    if (cfg.rows[0]?.precise === false || cfg.rows[0]?.shared === true) return { run: [], skipped: [] };
-    const present = new Set(
-      languages ??
-        (
-          await pool.query<{ language: string }>(
-            `SELECT DISTINCT c.language FROM sync_files s JOIN file_contents c ON c.id = s.content_id
-              WHERE s.sync_id = $1`,
-            [syncId],
-          )
-        ).rows.map((r) => r.language),
-    );
+    if (cfg?.precise === false || cfg?.shared === true) return { run: [], skipped: [] };
+    const present = new Set(languages ?? (await syncLanguages(pool, syncId)));
     const wanted = PRECISE_LANGUAGES.filter((l) => INDEXER_LANGUAGES[l].some((x) => present.has(x)));
     if (wanted.length === 0) return { run: [], skipped: [] };
-    const workers = await pool.query<WorkerRow>(
-      `SELECT task_queues, indexers FROM precise_workers
-        WHERE last_seen > now() - make_interval(secs => $1) ORDER BY last_seen DESC`,
-      [PRECISE_WORKER_TTL_SECONDS],
-    );
+    const workers = await livePreciseWorkers(pool, PRECISE_WORKER_TTL_SECONDS);
     const plan: PrecisePlan = { run: [], skipped: [] };
     for (const language of wanted) {
-      const w = workers.rows.find((r) => r.indexers[language] !== undefined);
+      const w = workers.find((r) => r.indexers[language] !== undefined);
       const decl = w?.indexers[language];
       if (!decl) {
         plan.skipped.push(language);

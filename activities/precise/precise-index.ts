@@ -24,20 +24,21 @@
  */
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withTransaction, type Pool, type Queryable } from '../../lib/db.ts';
+import { withTransaction, type Pool } from '../../lib/db.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { EngineIssue } from '../../engine/types.ts';
 import { readScipIndex } from '../../engine/precise/scip.ts';
 import { derivePrecise, type PreciseResult } from '../../engine/precise/derive.ts';
 import type { EngineDefinition } from '../../engine/precise/edges.ts';
 import type { PreciseIndexInput, PreciseLanguageResult, PrecisePrepared } from '../../workflows/sync-types.ts';
-import { GRAPH_NAME, loadGraphLabels } from '../store/graph.ts';
+import { loadGraphLabels } from '../store/graph.ts';
+import { deleteCovered, deleteRelated, storedPreciseResult, storePreciseResult } from '../store/precise.ts';
 import { loadSymbolFacts, recordIssues, symbolVertices, writeSymbolEdges } from '../store/index.ts';
 import { CloneError, checkoutRef, displayUrl } from '../sync/git-checkout.ts';
-import { loadAccessToken } from '../sync/access-token.ts';
+import { loadAccessToken } from '../store/secrets.ts';
 import { startHeartbeat, type Heartbeat } from '../sync/heartbeat.ts';
 import { claimRun } from '../sync/run-claim.ts';
-import { recordStep, recordedResult, withSavepoints } from '../sync/steps.ts';
+import { recordStep, recordedResult, withSavepoints, writtenFileVertices } from '../store/ledger.ts';
 import { INDEXER_LANGUAGES, runIndexer, type PreciseLanguage } from './indexers.ts';
 import type { PreciseSettings } from './settings.ts';
 import { preciseMetrics } from './metrics.ts';
@@ -75,82 +76,6 @@ const heldKey = (syncId: string, language: string) => `${syncId}\u0000${language
 /** The key of a stored result: the indexer's name and version and what changes its output. */
 export function toolKey(language: PreciseLanguage, version: string, allowDependencies: boolean): string {
   return `${language}@${version}${allowDependencies ? '+deps' : ''}`;
-}
-
-async function storedResult(db: Queryable, sourceId: string, commit: string, language: string, key: string) {
-  const r = await db.query<{ result: PreciseResult }>(
-    `SELECT result FROM precise_results WHERE source_id = $1 AND commit_sha = $2 AND language = $3 AND tool_key = $4`,
-    [sourceId, commit, language, key],
-  );
-  return r.rows[0]?.result ?? null;
-}
-
-/** The sync's File vertices (id → path), from the write steps' hand-off. */
-async function fileVertices(db: Queryable, syncId: string): Promise<Map<string, string>> {
-  const rows = await db.query<{ files: Array<[string, string]> | null }>(
-    `SELECT handoff -> 'files' AS files FROM sync_steps WHERE sync_id = $1 AND step LIKE 'write %'`,
-    [syncId],
-  );
-  const out = new Map<string, string>();
-  for (const r of rows.rows) for (const [path, vertex] of r.files ?? []) out.set(vertex, path);
-  return out;
-}
-
-const HIERARCHY = ['inherits', 'implements', 'overrides'] as const;
-
-/**
- * Deletes the heuristic hierarchy edges (inherits, implements, overrides, whatever their label) between the pairs of
- * vertices the index relates: the index's own edge replaces them. Hierarchy edges the index has no pair for stay
- * (an indexer's silence about a supertype is no proof: some do not write relationships at all).
- */
-async function deleteRelated(
-  db: Queryable,
-  pairs: ReadonlyArray<[string, string]>,
-  removed: Map<string, number>,
-): Promise<number> {
-  if (pairs.length === 0) return 0;
-  let n = 0;
-  for (const label of HIERARCHY) {
-    const r = await db.query<{ s: string; t: string; c: string | null }>(
-      `DELETE FROM ${GRAPH_NAME}."${label}" e USING unnest($1::text[], $2::text[]) AS p(s, t)
-        WHERE e.start_id = p.s::ag_catalog.graphid AND e.end_id = p.t::ag_catalog.graphid
-        RETURNING e.start_id::text AS s, e.end_id::text AS t,
-                  (e.properties ->> '"confidence"'::ag_catalog.agtype)::text AS c`,
-      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
-    );
-    for (const x of r.rows) removed.set(`${label}\u0000${x.s}\u0000${x.t}`, Number(x.c ?? 0));
-    n += r.rowCount ?? 0;
-  }
-  return n;
-}
-
-/** Deletes the heuristic edges the precise result replaces; returns them as (label, from vertex, to vertex) keys. */
-async function deleteCovered(
-  db: Queryable,
-  covered: readonly string[],
-  files: ReadonlyMap<string, string>,
-): Promise<{ removed: Map<string, number>; callsDeleted: number; referencesDeleted: number }> {
-  const vertices = [...files].filter(([, path]) => covered.includes(path)).map(([v]) => v);
-  const removed = new Map<string, number>();
-  if (vertices.length === 0) return { removed, callsDeleted: 0, referencesDeleted: 0 };
-  const calls = await db.query<{ s: string; t: string; c: string | null }>(
-    `DELETE FROM ${GRAPH_NAME}.calls e USING ${GRAPH_NAME}.defines d
-      WHERE d.start_id = ANY($1::text[]::ag_catalog.graphid[]) AND e.start_id = d.end_id
-      RETURNING e.start_id::text AS s, e.end_id::text AS t,
-                (e.properties ->> '"confidence"'::ag_catalog.agtype)::text AS c`,
-    [vertices],
-  );
-  const refs = await db.query<{ s: string; t: string; c: string | null }>(
-    `DELETE FROM ${GRAPH_NAME}."references" e USING ${GRAPH_NAME}.defines d, ${GRAPH_NAME}."Symbol" t
-      WHERE d.start_id = ANY($1::text[]::ag_catalog.graphid[]) AND e.start_id = d.end_id AND t.id = e.end_id
-        AND (t.properties ->> '"kind"'::ag_catalog.agtype)::text IN ('function', 'method')
-      RETURNING e.start_id::text AS s, e.end_id::text AS t,
-                (e.properties ->> '"confidence"'::ag_catalog.agtype)::text AS c`,
-    [vertices],
-  );
-  for (const r of calls.rows) removed.set(`calls\u0000${r.s}\u0000${r.t}`, Number(r.c ?? 0));
-  for (const r of refs.rows) removed.set(`references\u0000${r.s}\u0000${r.t}`, Number(r.c ?? 0));
-  return { removed, callsDeleted: calls.rowCount ?? 0, referencesDeleted: refs.rowCount ?? 0 };
 }
 
 /** The engine's definitions of the sync's files of the indexer's languages (the symbol facts the sync stored). */
@@ -340,7 +265,7 @@ async function applyResult(
   o: { reused: boolean; indexer: string; indexerMs: number; started: number },
 ): Promise<PreciseLanguageResult> {
   const { pool } = ctx.deps;
-  const files = await fileVertices(pool, input.syncId);
+  const files = await writtenFileVertices(pool, input.syncId);
   const vertexOf = await symbolVertices(pool, files);
   const labels = await loadGraphLabels(pool);
   return withTransaction(pool, async (tx) => {
@@ -395,7 +320,7 @@ async function preparePrecise(ctx: PreciseContext, input: PreciseIndexInput): Pr
   if (held.has(heldKey(input.syncId, language))) return { hostQueue: deps.hostQueue };
   if (await recordedResult(pool, input.syncId, preciseStep(language))) return {};
   const key = toolKey(language, indexer.version, settings.allowDependencies);
-  if (await storedResult(pool, input.sourceId, input.commitSha, language, key)) return {};
+  if (await storedPreciseResult<PreciseResult>(pool, input.sourceId, input.commitSha, language, key)) return {};
   const started = Date.now();
   const hb = startHeartbeat(Math.max(200, Math.floor(settings.heartbeatTimeoutMs / 4)));
   let scratch: string | null = null;
@@ -441,7 +366,7 @@ async function preciseIndex(ctx: PreciseContext, input: PreciseIndexInput): Prom
       );
     }
     const key = toolKey(language, indexer.version, settings.allowDependencies);
-    let result = await storedResult(pool, sourceId, commitSha, language, key);
+    let result = await storedPreciseResult<PreciseResult>(pool, sourceId, commitSha, language, key);
     const reused = result !== null;
     let indexerMs = 0;
     if (!result) {
@@ -462,11 +387,7 @@ async function preciseIndex(ctx: PreciseContext, input: PreciseIndexInput): Prom
         });
       }
       result = derived;
-      await pool.query(
-        `INSERT INTO precise_results (source_id, commit_sha, language, tool_key, result)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-        [sourceId, commitSha, language, key, JSON.stringify(result)],
-      );
+      await storePreciseResult(pool, sourceId, commitSha, language, key, result);
     }
     hb.check();
     const out = await applyResult(ctx, input, result, { reused, indexer: indexer.version, indexerMs, started });

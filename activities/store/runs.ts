@@ -1,5 +1,14 @@
-/** What the end of a sync writes beside its status (lib/sync-runs owns the status): ledger, source, statistics. */
+/**
+ * What the steps read and write of a run beside its status (lib/sync-runs owns the status): whether it still runs,
+ * and what the end of a sync writes: ledger, source, statistics.
+ */
 import type { PoolClient, Queryable } from '../../lib/db.ts';
+
+/** Whether the run is pending or running (a sync holding a kept clone that has ended gives it up). */
+export async function runIsActive(db: Queryable, syncId: string): Promise<boolean> {
+  const r = await db.query(`SELECT 1 FROM sync_runs WHERE id = $1 AND status IN ('pending', 'running')`, [syncId]);
+  return (r.rowCount ?? 0) > 0;
+}
 
 /** The run's issue counts (kept, and dropped by the cap). */
 export async function issueCounts(

@@ -24,13 +24,15 @@ import type { ActivityDeps } from './deps.ts';
 import { CloneError, checkoutRef, displayUrl } from './git-checkout.ts';
 import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
-import { resetSyncData } from './reset.ts';
+import { resetSyncData } from '../store/reset.ts';
 import { claimRun } from './run-claim.ts';
-import { loadAccessToken } from './access-token.ts';
+import { loadAccessToken } from '../store/secrets.ts';
+import { runIsActive } from '../store/runs.ts';
 import { batchPlan } from './workspace.ts';
 import { prepareReuse, recordReuse, type PendingReuse } from './incremental.ts';
 import { updateCachedCheckout } from './git-cache.ts';
-import { graphAlias, shareGraph, sharesGraph } from '../graph-alias.ts';
+import { shareGraph, sharesGraph } from '../graph-alias.ts';
+import { graphAlias } from '../store/shared-graph.ts';
 
 function includePaths(config: Record<string, unknown>): string[] | undefined {
   const v = config.include_paths;
@@ -50,8 +52,7 @@ async function acquireCache(
 ): Promise<{ dir: string; reset: boolean } | null> {
   const holder = workspaces.cacheHolder(sourceId);
   if (holder && holder !== syncId) {
-    const r = await pool.query(`SELECT 1 FROM sync_runs WHERE id = $1 AND status IN ('pending', 'running')`, [holder]);
-    if (r.rowCount === 0) await workspaces.release(holder);
+    if (!(await runIsActive(pool, holder))) await workspaces.release(holder);
   }
   return workspaces.acquireCache(sourceId, syncId);
 }

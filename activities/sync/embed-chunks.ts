@@ -13,7 +13,7 @@ import { embedAll, type EmbedAllResult } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
-import { resetPhaseIssues } from './reset.ts';
+import { resetPhaseIssues } from '../store/reset.ts';
 import { claimRun } from './run-claim.ts';
 
 const PAGE = 4096;

@@ -11,7 +11,7 @@ import { embedAll } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
-import { resetPhaseIssues } from './reset.ts';
+import { resetPhaseIssues } from '../store/reset.ts';
 import { claimRun } from './run-claim.ts';
 
 export function createEmbedFiles({ pool, embeddings, settings, log }: ActivityDeps) {

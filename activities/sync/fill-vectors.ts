@@ -28,9 +28,9 @@ import { embedAll, type EmbedItem } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import type { SyncIds } from '../../workflows/sync-types.ts';
-import { resetPhaseIssues } from './reset.ts';
+import { resetPhaseIssues } from '../store/reset.ts';
 import { loadRun } from '../../lib/sync-runs/index.ts';
-import { loadAccessToken } from './access-token.ts';
+import { loadAccessToken } from '../store/secrets.ts';
 
 export interface FillVectorsResult {
   syncId: string;

@@ -11,7 +11,7 @@ import { heartbeating } from './heartbeat.ts';
 import { changeStatus, loadRun } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
 import { incrementalStats } from './incremental.ts';
-import { writeSearchStats } from './search-stats.ts';
+import { writeSearchStats } from '../store/search-stats.ts';
 import { sharedPreciseStats } from '../graph-alias.ts';
 import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
 import { analyzeSyncTables, dropEmbedInputs, issueCounts, markSourceSynced } from '../store/runs.ts';

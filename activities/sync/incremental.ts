@@ -24,7 +24,7 @@ import {
 import type { IncrementalStats } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import type { ReuseContext, ReuseLedger } from './reuse-context.ts';
-import { RESOLVE_STEP, recordStepOnce, recordedResult } from './steps.ts';
+import { RESOLVE_STEP, recordStepOnce, recordedResult } from '../store/ledger.ts';
 
 export type { ReuseContext };
 import {

@@ -11,9 +11,9 @@ import type { ActivityDeps } from './deps.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
 import { claimRun } from './run-claim.ts';
-import { RESOLVE_STEP, recordStep, recordedResult, withSavepoints } from './steps.ts';
+import { RESOLVE_STEP, recordStep, recordedResult, withSavepoints, writeHandoffs } from '../store/ledger.ts';
 import { carrySummaries } from './incremental.ts';
-import { graphAlias, sharedDependsOn } from '../graph-alias.ts';
+import { graphAlias, sharedDependsOn } from '../store/shared-graph.ts';
 
 interface WriteHandoff {
   files: Array<[string, string]>;
@@ -29,13 +29,10 @@ export function createResolveDependencies({ pool, settings, log }: ActivityDeps)
     const progress = new ProgressReporter(pool, syncId, sourceId, settings.progressIntervalMs, log);
     try {
       await claimRun(pool, input);
-      const rows = await pool.query<{ handoff: WriteHandoff }>(
-        `SELECT handoff - 'embed_inputs' - 'symbol_imports' AS handoff FROM sync_steps WHERE sync_id = $1 AND step LIKE 'write %'`,
-        [syncId],
-      );
+      const handoffs = await writeHandoffs<WriteHandoff>(pool, syncId);
       const vertexByPath = new Map<string, string>();
       const depending: DependingFile[] = [];
-      for (const { handoff } of rows.rows) {
+      for (const handoff of handoffs) {
         for (const [path, vertex] of handoff.files) vertexByPath.set(path, vertex);
         for (const [file_path, deps] of handoff.dependencies) {
           depending.push({ file_path, dependencies: deps.map(([target_path, weight]) => ({ target_path, weight })) });

@@ -16,8 +16,8 @@
  * the batches were written, and the last write wrote the graph (early-symbols.ts, the same writeResolvedGraph).
  * Idempotent like the other writing steps: a repeated step returns the recorded result.
  */
-import { withTransaction, type Pool, type Queryable } from '../../lib/db.ts';
-import type { ResolvedImport, ResolveOutput, SymbolEdge } from '../../engine/symbols/index.ts';
+import { rolledBackIfNull, withTransaction, type Pool } from '../../lib/db.ts';
+import type { ResolveOutput, SymbolEdge } from '../../engine/symbols/index.ts';
 import { resolveOnThread } from '../../engine/symbols/resolve-thread.ts';
 import type { SymbolsResult, SyncIds } from '../../workflows/sync-types.ts';
 import {
@@ -34,41 +34,19 @@ import {
   type SymbolEdgeWriteResult,
 } from '../store/index.ts';
 import type { ActivityDeps } from './deps.ts';
-import { graphAlias } from '../graph-alias.ts';
+import { graphAlias } from '../store/shared-graph.ts';
 import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { claimRun } from './run-claim.ts';
-import { SYMBOLS_STEP, recordStep, recordedResult, withSavepoints } from './steps.ts';
-
-/** The imports served their one purpose; the hand-off keeps only what later steps read. */
-async function dropImports(db: Queryable, syncId: string): Promise<void> {
-  await db.query(
-    `UPDATE sync_steps SET handoff = handoff - 'symbol_imports'
-      WHERE sync_id = $1 AND step LIKE 'write %' AND handoff ? 'symbol_imports'`,
-    [syncId],
-  );
-}
-
-/** The write steps' hand-off: the sync's File vertices (id -> path) and every file's import targets by path. */
-async function writeHandoff(
-  db: Queryable,
-  syncId: string,
-): Promise<{ fileVertices: Map<string, string>; imports: Map<string, ResolvedImport[]> }> {
-  const rows = await db.query<{
-    handoff: { files?: Array<[string, string]>; symbol_imports?: Array<[string, ResolvedImport[]]> };
-  }>(
-    `SELECT jsonb_build_object('files', handoff -> 'files', 'symbol_imports', handoff -> 'symbol_imports')
-            AS handoff
-       FROM sync_steps WHERE sync_id = $1 AND step LIKE 'write %'`,
-    [syncId],
-  );
-  const fileVertices = new Map<string, string>();
-  const imports = new Map<string, ResolvedImport[]>();
-  for (const { handoff } of rows.rows) {
-    for (const [path, vertex] of handoff.files ?? []) fileVertices.set(vertex, path);
-    for (const [path, list] of handoff.symbol_imports ?? []) imports.set(path, list);
-  }
-  return { fileVertices, imports };
-}
+import {
+  SYMBOLS_STEP,
+  dropSymbolImports,
+  previousSymbolsStep,
+  recordStep,
+  recordedResult,
+  withSavepoints,
+  writtenFileVertices,
+  writtenFilesAndImports,
+} from '../store/ledger.ts';
 
 /**
  * The edges are written on this many connections at once, each part its own transaction with its own ledger row
@@ -145,7 +123,7 @@ export async function writeResolvedGraph(
   const { syncId } = input;
   const labels = await loadGraphLabels(db);
   const vertexOf =
-    opts.vertexOf ?? (await symbolVertices(db, opts.fileVertices ?? (await writeHandoff(db, syncId)).fileVertices));
+    opts.vertexOf ?? (await symbolVertices(db, opts.fileVertices ?? (await writtenFileVertices(db, syncId))));
   hb.check();
   const parts = edgeParts(resolved.edges, EDGE_WRITERS);
   const written = await Promise.allSettled(
@@ -176,7 +154,7 @@ export async function writeResolvedGraph(
       ...(opts.whileWriting ? { resolvedWhileWriting: true as const } : {}),
     };
     await recordStep(client, syncId, SYMBOLS_STEP, result, { stats: resolved.stats });
-    await dropImports(client, syncId);
+    await dropSymbolImports(client, syncId);
     return result;
   });
 }
@@ -191,15 +169,7 @@ export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
    */
   async function copyFromPrevious(input: SyncIds): Promise<{ from: string; result: SymbolsResult } | null> {
     const { syncId } = input;
-    const prev = await pool.query<{ id: string; result: SymbolsResult; handoff: unknown }>(
-      `SELECT p.sync_id AS id, p.result, p.handoff
-         FROM sync_steps r
-         JOIN sync_steps p ON p.sync_id = (r.result ->> 'previous_sync_id')::uuid AND p.step = $2
-         JOIN sync_runs s ON s.id = p.sync_id AND s.status = 'completed'
-        WHERE r.sync_id = $1 AND r.step = 'reuse'`,
-      [syncId, SYMBOLS_STEP],
-    );
-    const previous = prev.rows[0];
+    const previous = await previousSymbolsStep<SymbolsResult>(pool, syncId);
     if (!previous || previous.result.dangling !== 0) return null;
     // Copied once, the result names the sync it came from; what is recorded is what that sync resolved.
     delete previous.result.copiedFrom;
@@ -208,33 +178,31 @@ export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
       const result: SymbolsResult = { ...previous.result, copiedFrom: previous.id };
       await withTransaction(pool, async (client) => {
         await recordStep(client, syncId, SYMBOLS_STEP, result, previous.handoff ?? null);
-        await dropImports(client, syncId);
+        await dropSymbolImports(client, syncId);
       });
       return { from: previous.id, result };
     }
     if (!(await sameFiles(pool, syncId, previous.id))) return null;
     const labels = await loadGraphLabels(pool);
-    return withTransaction(pool, async (client) => {
-      await client.query('SAVEPOINT copy_symbols');
-      const c = await copySymbolGraph(client, input, previous.id, labels);
-      const same =
-        SYMBOL_EDGE_LABELS.every((l) => c.edges[l] === previous.result.edges[l]) &&
-        c.unresolvedFiles === previous.result.unresolvedFiles;
-      if (!same) {
-        await client.query('ROLLBACK TO SAVEPOINT copy_symbols');
-        return null;
-      }
-      const result: SymbolsResult = { ...previous.result, edges: c.edges, copiedFrom: previous.id };
-      await recordStep(client, syncId, SYMBOLS_STEP, result, previous.handoff ?? null);
-      await dropImports(client, syncId);
-      return { from: previous.id, result };
-    });
+    return withTransaction(pool, (client) =>
+      rolledBackIfNull(client, 'copy_symbols', async () => {
+        const c = await copySymbolGraph(client, input, previous.id, labels);
+        const same =
+          SYMBOL_EDGE_LABELS.every((l) => c.edges[l] === previous.result.edges[l]) &&
+          c.unresolvedFiles === previous.result.unresolvedFiles;
+        if (!same) return null;
+        const result: SymbolsResult = { ...previous.result, edges: c.edges, copiedFrom: previous.id };
+        await recordStep(client, syncId, SYMBOLS_STEP, result, previous.handoff ?? null);
+        await dropSymbolImports(client, syncId);
+        return { from: previous.id, result };
+      }),
+    );
   }
 
   /** Every file's facts and imports from the database, resolved on the resolver's thread, then written. */
   async function resolveFromStore(input: SyncIds, hb: Heartbeat, started: number): Promise<SymbolsResult> {
     const { syncId, sourceId } = input;
-    const { fileVertices, imports } = await writeHandoff(pool, syncId);
+    const { fileVertices, imports } = await writtenFilesAndImports(pool, syncId);
     const facts = await loadSymbolFactsJson(pool, syncId);
     hb.check();
     const resolved = await resolveOnThread(facts.map((f) => ({ ...f, imports: imports.get(f.file_path) ?? [] })));

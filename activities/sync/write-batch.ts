@@ -32,7 +32,7 @@ import {
 import type { ActivityDeps } from './deps.ts';
 import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { claimRun } from './run-claim.ts';
-import { recordStep, recordedResult, withSavepoints, writeStep } from './steps.ts';
+import { recordStep, recordedResult, withSavepoints, writeStep } from '../store/ledger.ts';
 import { workspaceLost, type Workspace } from './workspace.ts';
 import { reusedGraph, reusedRows } from './incremental.ts';
 import { symbolGraphEnabled } from './reuse.ts';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type Koa from 'koa';
 import { Client, Connection } from '@temporalio/client';
-import { createPool, poolLiveness } from '../../lib/db.ts';
+import { createPool, ping, poolLiveness } from '../../lib/db.ts';
 import { listen } from '../../lib/http.ts';
 import { createLogger, parseLevel, type Logger } from '../../lib/log.ts';
 import { createApp } from './app.ts';
@@ -58,7 +58,7 @@ export async function start(config: IngestionConfig, log?: Logger): Promise<Runn
   });
   let connection: Connection | undefined;
   try {
-    await pool.query('SELECT 1');
+    await ping(pool);
     connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   } catch (err) {
     await pool.end();

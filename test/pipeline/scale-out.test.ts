@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { writeStep } from '../../activities/sync/steps.ts';
+import { writeStep } from '../../activities/store/ledger.ts';
 import type { syncWorkflow } from '../../workflows/sync.ts';
 import type { SyncWorkflowResult } from '../../workflows/sync-types.ts';
 import { createRepo, generatedFiles, MULTI_LANGUAGE_FILES, type TestRepo } from '../support/git-repos.ts';

@@ -12,7 +12,7 @@ import { startGraphTestApp, type GraphTestApp } from '../support/graph-app.ts';
 import { syncSnapshot } from '../support/sync-snapshot.ts';
 import { withTransaction, type Queryable } from '../../lib/db.ts';
 import { cleanRun, getSync, purgeRun } from '../../lib/sync-runs/index.ts';
-import { resetSyncData } from '../../activities/sync/reset.ts';
+import { resetSyncData } from '../../activities/store/reset.ts';
 
 /** Graph rows carrying the sync's own id, in every label, and its unresolved symbol uses. */
 async function ownGraphRows(db: Queryable, syncId: string): Promise<number> {

@@ -17,7 +17,7 @@ import {
   writeUnresolved,
 } from '../../activities/store/index.ts';
 import type { SymbolEdge, UnresolvedUse } from '../../engine/symbols/index.ts';
-import { writeSearchStats } from '../../activities/sync/search-stats.ts';
+import { writeSearchStats } from '../../activities/store/search-stats.ts';
 
 export interface FileSpec {
   path: string;

@@ -1,4 +1,4 @@
-/** The source's secret as the clone steps read it (the run's own row: lib/sync-runs). */
+/** The source's secret as the clone and precise steps read it (the run's own row: lib/sync-runs). */
 import type { Queryable } from '../../lib/db.ts';
 
 /** The source's code-host token, or null. Read only where it is used; never logged or returned. */
