@@ -11,13 +11,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { historyFromText, loadHistory } from '../support/histories.ts';
 import { Worker } from '@temporalio/worker';
-import { bundlerOptions } from '../../temporal/bundler.ts';
-import { WORKFLOWS_PATH } from '../../temporal/worker.ts';
-import { quietRuntime } from '../support/temporal.ts';
+import { workflowSource } from '../../temporal/bundler.ts';
+import { prebuiltWorkflows, quietRuntime } from '../support/temporal.ts';
 
 const DIR = new URL('../fixtures/histories/', import.meta.url);
 
 quietRuntime();
+
+/** Today's workflow code: the bundle the test runner built for this run from workflows/, else bundled here. */
+const workflows = () => workflowSource(prebuiltWorkflows().workflowBundlePath);
 
 describe('replay of saved workflow histories', () => {
   it('every saved history replays without nondeterminism', async () => {
@@ -40,7 +42,7 @@ describe('replay of saved workflow histories', () => {
       history: loadHistory(new URL(f, DIR)),
     }));
     const replayed: string[] = [];
-    for await (const r of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH, bundlerOptions }, histories)) {
+    for await (const r of Worker.runReplayHistories(workflows(), histories)) {
       assert.equal(r.error, undefined, `${r.workflowId}: ${String(r.error)}`);
       replayed.push(r.workflowId);
     }
@@ -54,7 +56,7 @@ describe('replay of saved workflow histories', () => {
       '"parseEverything"',
     );
     await assert.rejects(
-      Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, bundlerOptions }, historyFromText(json)),
+      Worker.runReplayHistory(workflows(), historyFromText(json)),
       (err: unknown) => err instanceof Error && /nondetermin/i.test(`${err.name} ${err.message}`),
     );
   });
