@@ -35,6 +35,19 @@ export interface EmbedAllOptions {
   onProgress?: (done: number) => void;
 }
 
+/** The worker's embedding settings (PipelineSettings) as embedAll's batch size, concurrency and breaker. */
+export function batchingOf(settings: {
+  embeddingBatchSize: number;
+  embeddingConcurrency: number;
+  embeddingBreakerFailures: number;
+}): Pick<EmbedAllOptions, 'batchSize' | 'concurrency' | 'breakerFailures'> {
+  return {
+    batchSize: settings.embeddingBatchSize,
+    concurrency: settings.embeddingConcurrency,
+    breakerFailures: settings.embeddingBreakerFailures,
+  };
+}
+
 export async function embedAll(
   client: EmbeddingClient,
   items: EmbedItem[],

@@ -9,7 +9,7 @@ import { chunkEmbeddingInput } from '../../engine/embedding.ts';
 import { chunkVectorCounts, chunksWithoutVector, recordIssues, setChunkEmbeddings } from '../store/index.ts';
 import type { EmbedInput, EmbedResult, SyncIds } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
-import { embedAll, type EmbedAllResult } from './embed-batches.ts';
+import { batchingOf, embedAll, type EmbedAllResult } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
@@ -64,9 +64,7 @@ export async function embedSyncChunks(deps: ActivityDeps, input: SyncIds, claim:
         continue;
       }
       const r = await embedAll(embeddings, items, {
-        batchSize: settings.embeddingBatchSize,
-        concurrency: settings.embeddingConcurrency,
-        breakerFailures: settings.embeddingBreakerFailures,
+        ...batchingOf(settings),
         signal: hb.signal,
         write: async (pairs) => void (await setChunkEmbeddings(pool, pairs)),
         onProgress: (done) => progress.report('embedding_chunks', base + done, total),

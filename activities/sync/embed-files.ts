@@ -7,7 +7,7 @@
 import { fileEmbedInputs, recordIssues, setFileEmbeddings } from '../store/index.ts';
 import type { EmbedInput, EmbedResult } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './deps.ts';
-import { embedAll } from './embed-batches.ts';
+import { batchingOf, embedAll } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { ProgressReporter } from './progress.ts';
@@ -29,9 +29,7 @@ export function createEmbedFiles({ pool, embeddings, settings, log }: ActivityDe
       const items = rows.filter((r) => !r.done).map((r) => ({ id: r.id, text: r.text, label: r.file_path }));
       await progress.phase('embedding_summaries', total);
       const r = await embedAll(embeddings, items, {
-        batchSize: settings.embeddingBatchSize,
-        concurrency: settings.embeddingConcurrency,
-        breakerFailures: settings.embeddingBreakerFailures,
+        ...batchingOf(settings),
         signal: hb.signal,
         write: async (pairs) => void (await setFileEmbeddings(pool, pairs)),
         onProgress: (done) => progress.report('embedding_summaries', already + done, total),

@@ -24,7 +24,7 @@ import {
 import { checkoutRef } from './git-checkout.ts';
 import { embedSyncChunks } from './embed-chunks.ts';
 import type { ActivityDeps } from './deps.ts';
-import { embedAll, type EmbedItem } from './embed-batches.ts';
+import { batchingOf, embedAll, type EmbedItem } from './embed-batches.ts';
 import { embeddingIssues } from './embedding-issues.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import type { SyncIds } from '../../workflows/sync-types.ts';
@@ -70,9 +70,7 @@ export function createFillVectorActivities(deps: ActivityDeps) {
         if (id && f.embedding_text) items.push({ id, text: f.embedding_text, label: f.file_path });
       }
       const r = await embedAll(embeddings, items, {
-        batchSize: settings.embeddingBatchSize,
-        concurrency: settings.embeddingConcurrency,
-        breakerFailures: settings.embeddingBreakerFailures,
+        ...batchingOf(settings),
         signal: hb.signal,
         write: async (pairs) => void (await setFileEmbeddings(pool, pairs)),
       });

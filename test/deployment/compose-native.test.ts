@@ -23,6 +23,7 @@ import { uniqueTaskQueue } from '../support/temporal.ts';
 import { startIdp } from '../../standins/idp/server.ts';
 import { quietLog } from '../standins/helpers.ts';
 import { waitFor } from '../support/wait.ts';
+import { jsonCall } from '../support/json-call.ts';
 
 const FILES: Record<string, string> = {
   'README.md': '# Shapes\n\nArea helpers.\n',
@@ -69,19 +70,8 @@ describe('docker-compose.yml, run natively', { timeout: 600_000 }, () => {
   let sourceId: string;
   let syncId: string;
 
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(gateway + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as Json };
-  };
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    jsonCall(gateway, token, method, path, body, headers);
 
   before(async () => {
     repo = createRepo(FILES);

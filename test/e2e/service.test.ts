@@ -11,34 +11,18 @@ import { mintPersonToken } from '../../standins/idp/token.ts';
 import { STANDIN_MARK } from '../../standins/model-host/chat.ts';
 import { connectClient } from '../support/temporal.ts';
 import { temporalIdOfSchedule } from '../support/fixtures.ts';
-import { createRepo, type TestRepo } from '../support/git-repos.ts';
+import { createRepo, EXPRESSION_TOOLKIT_FILES, type TestRepo } from '../support/git-repos.ts';
 import { startService, type Service } from '../support/service.ts';
 import { connectSse, type Frame, type SseClient } from '../support/sse-client.ts';
 import { waitFor } from '../support/wait.ts';
 
 /** A small repository: TypeScript and Python files importing each other, a markdown file. */
 const FILES: Record<string, string> = {
+  ...EXPRESSION_TOOLKIT_FILES,
   'README.md':
     '# Expression toolkit\n\nA tokenizer and a parser in TypeScript, report helpers in Python.\n\n' +
     '## Usage\n\nCall `run` from `src/index.ts`, or `render_report` from `report/render.py`.\n',
-  'src/tokenizer.ts':
-    'export interface Token {\n  kind: string;\n  text: string;\n}\n\n' +
-    'export function tokenizeSource(text: string): Token[] {\n' +
-    "  return text.split(/\\s+/).filter((t) => t !== '').map((t) => ({ kind: 'word', text: t }));\n}\n",
-  'src/parser.ts':
-    "import { tokenizeSource, type Token } from './tokenizer';\n\n" +
-    'export class ExpressionParser {\n  parse(text: string): Token[] {\n    return tokenizeSource(text);\n  }\n}\n',
-  'src/index.ts':
-    "import { ExpressionParser } from './parser';\nimport { tokenizeSource } from './tokenizer';\n\n" +
-    'export function run(text: string): number {\n' +
-    '  return new ExpressionParser().parse(text).length + tokenizeSource(text).length;\n}\n',
   'report/__init__.py': '"""Report helpers."""\n',
-  'report/stats.py':
-    'def compute_histogram(values):\n    counts = {}\n    for value in values:\n' +
-    '        counts[value] = counts.get(value, 0) + 1\n    return counts\n',
-  'report/render.py':
-    'from report.stats import compute_histogram\n\n\ndef render_report(words):\n' +
-    '    return sorted(compute_histogram(words).items())\n',
 };
 
 /** The depends_on edges the imports above must produce (importer -> imported). */

@@ -16,6 +16,7 @@ import { connectClient } from '../support/temporal.ts';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
 import { startService, type Service } from '../support/service.ts';
 import { waitFor } from '../support/wait.ts';
+import { jsonCall } from '../support/json-call.ts';
 
 const SECRET = 'wh-secret-0123456789abcdef';
 const WAIT_MS = 120_000;
@@ -68,20 +69,8 @@ describe('code-host webhooks through the gateway', () => {
   const owner = 'acme';
   const name = `hooks-${randomUUID().slice(0, 8)}`;
 
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-    const res = await fetch(svc.gateway.url + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    const r: Res = { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-    return r;
-  }
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> =>
+    jsonCall(svc.gateway.url, token, method, path, body, headers);
 
   /** A delivery as the host sends it: no bearer token, the raw JSON body, the host's headers. */
   async function deliver(provider: string, raw: string, headers: Record<string, string>): Promise<Res> {

@@ -8,31 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
-import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
+import { addCommit, createRepo, EXPRESSION_TOOLKIT_FILES, type TestRepo } from '../support/git-repos.ts';
 import { ensureExplorerBuilt, freePort, launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { startService, type Service } from '../support/service.ts';
 import { waitFor } from '../support/wait.ts';
 
-const FILES: Record<string, string> = {
-  'README.md': '# Expressions\n\nA tokenizer and a parser, with report helpers in Python.\n',
-  'src/tokenizer.ts':
-    'export interface Token {\n  kind: string;\n  text: string;\n}\n\n' +
-    'export function tokenizeSource(text: string): Token[] {\n' +
-    "  return text.split(/\\s+/).filter((t) => t !== '').map((t) => ({ kind: 'word', text: t }));\n}\n",
-  'src/parser.ts':
-    "import { tokenizeSource, type Token } from './tokenizer';\n\n" +
-    'export class ExpressionParser {\n  parse(text: string): Token[] {\n    return tokenizeSource(text);\n  }\n}\n',
-  'src/index.ts':
-    "import { ExpressionParser } from './parser';\nimport { tokenizeSource } from './tokenizer';\n\n" +
-    'export function run(text: string): number {\n' +
-    '  return new ExpressionParser().parse(text).length + tokenizeSource(text).length;\n}\n',
-  'report/stats.py':
-    'def compute_histogram(values):\n    counts = {}\n    for value in values:\n' +
-    '        counts[value] = counts.get(value, 0) + 1\n    return counts\n',
-  'report/render.py':
-    'from report.stats import compute_histogram\n\n\ndef render_report(words):\n' +
-    '    return sorted(compute_histogram(words).items())\n',
-};
+const FILES = EXPRESSION_TOOLKIT_FILES;
 const PARSER_V2 =
   "import { tokenizeSource, type Token } from './tokenizer';\n\n" +
   'export class ExpressionParser {\n  parse(text: string): Token[] {\n    return tokenizeSource(text.trim());\n  }\n\n' +

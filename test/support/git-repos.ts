@@ -80,6 +80,31 @@ export const MULTI_LANGUAGE_FILES: Record<string, string> = {
   'notes.txt': 'First paragraph.\n\nSecond paragraph.\n',
 };
 
+/**
+ * An expression toolkit: a tokenizer and a parser in TypeScript, report helpers in Python, with imports between them
+ * (the end-to-end service test and the web explorer's browser test sync it through the whole service).
+ */
+export const EXPRESSION_TOOLKIT_FILES: Record<string, string> = {
+  'README.md': '# Expressions\n\nA tokenizer and a parser, with report helpers in Python.\n',
+  'src/tokenizer.ts':
+    'export interface Token {\n  kind: string;\n  text: string;\n}\n\n' +
+    'export function tokenizeSource(text: string): Token[] {\n' +
+    "  return text.split(/\\s+/).filter((t) => t !== '').map((t) => ({ kind: 'word', text: t }));\n}\n",
+  'src/parser.ts':
+    "import { tokenizeSource, type Token } from './tokenizer';\n\n" +
+    'export class ExpressionParser {\n  parse(text: string): Token[] {\n    return tokenizeSource(text);\n  }\n}\n',
+  'src/index.ts':
+    "import { ExpressionParser } from './parser';\nimport { tokenizeSource } from './tokenizer';\n\n" +
+    'export function run(text: string): number {\n' +
+    '  return new ExpressionParser().parse(text).length + tokenizeSource(text).length;\n}\n',
+  'report/stats.py':
+    'def compute_histogram(values):\n    counts = {}\n    for value in values:\n' +
+    '        counts[value] = counts.get(value, 0) + 1\n    return counts\n',
+  'report/render.py':
+    'from report.stats import compute_histogram\n\n\ndef render_report(words):\n' +
+    '    return sorted(compute_histogram(words).items())\n',
+};
+
 /** Many small TypeScript files importing each other: enough work for a sync to be caught mid-phase. */
 export function generatedFiles(count: number): Record<string, string> {
   const files: Record<string, string> = {};
