@@ -3,7 +3,7 @@
  * clones this process holds). One file per activity, named after it, in the order a sync runs them
  * (docs/pipeline.md has their inputs, outputs, queues, timeouts and retries).
  */
-import type { ActivityDeps } from './sync/deps.ts';
+import type { ActivityDeps } from './sync/helpers/deps.ts';
 import { createBeginSync } from './sync/begin-sync.ts';
 import { createCloneRepository } from './sync/clone-repository.ts';
 import { createParseBatch } from './sync/parse-batch.ts';
@@ -22,9 +22,9 @@ import { createScheduleActivities } from './schedule/index.ts';
 import { createRetentionActivities } from './retention/index.ts';
 import { outlastDatabaseOutages } from './outage.ts';
 
-export type { ActivityDeps, PipelineSettings } from './sync/deps.ts';
-export { DEFAULT_PIPELINE_SETTINGS } from './sync/deps.ts';
-export { Workspaces } from './sync/workspace.ts';
+export type { ActivityDeps, PipelineSettings } from './sync/helpers/deps.ts';
+export { DEFAULT_PIPELINE_SETTINGS } from './sync/helpers/deps.ts';
+export { Workspaces } from './sync/helpers/workspace.ts';
 
 /** How long a failed attempt waits for an unreachable database before Temporal retries it (docs/reliability.md). */
 export const DEFAULT_DATABASE_OUTAGE_WAIT_MS = 120_000;

@@ -3,7 +3,7 @@
  * a sync's `ref`, and whatever names a branch later (webhook pushes). The rules are git's own
  * (`git check-ref-format --allow-onelevel`, so `main`, `v1.2`, `refs/heads/x` and commit ids pass), plus one of ours:
  * a name never starts with `-`, so that no value can ever be read by git as an option. The worker checks again
- * before it runs git (activities/sync/git-checkout.ts), so a row stored before this check existed is refused at
+ * before it runs git (activities/sync/helpers/git-checkout.ts), so a row stored before this check existed is refused at
  * sync start instead of reaching git.
  */
 

@@ -53,7 +53,7 @@ async function save(name: string, handle: WorkflowHandle): Promise<void> {
 async function main() {
   // The precise tier planned as in production (SYNC_PRECISE on); with no precise worker its plan skips every language.
   const h = await createHarness({ precise: true });
-  // Over MIN_SPLIT_FILES files: a re-sync of the same commit is a light tree (activities/sync/workspace.ts batchPlan).
+  // Over MIN_SPLIT_FILES files: a re-sync of the same commit is a light tree (activities/sync/helpers/workspace.ts batchPlan).
   const repo = createRepo(generatedFiles(1100));
   try {
     await h.startWorker();

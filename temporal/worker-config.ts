@@ -1,6 +1,6 @@
 /** The sync worker's environment (validated once at start-up; the error names the bad variable). */
 import { databaseVars, embeddingVars, loadConfig, type ConfigOf, type VarSpec } from '../lib/config.ts';
-import type { PipelineSettings } from '../activities/sync/deps.ts';
+import type { PipelineSettings } from '../activities/sync/helpers/deps.ts';
 import { sourceUrlPolicy, sourceUrlVars } from '../lib/source-url.ts';
 
 export const workerVars = {

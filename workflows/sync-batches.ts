@@ -2,7 +2,7 @@
  * The parse and write of a clone's batches (the sync workflow's parsing phase): one scheduler. Both steps run on the
  * worker holding the clone; every batch is parsed, then written (one transaction each), in batch order; a batch
  * already written (a resumed run) is skipped. The clone's plan says how many writes may run at once (k =
- * CloneResult.writeConcurrency: 1, or 2 for a light tree, activities/sync/workspace.ts batchPlan):
+ * CloneResult.writeConcurrency: 1, or 2 for a light tree, activities/sync/helpers/workspace.ts batchPlan):
  *
  * - parses run in batch order, up to k at once; the parse of batch i + k - 1 starts when batch i's turn comes;
  * - a write starts as soon as its batch is parsed and a write slot is free, in batch order;

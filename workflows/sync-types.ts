@@ -90,7 +90,7 @@ export interface CloneResult {
   bounds?: number[];
   /**
    * How many batch writes may run at once (absent: one). Two for a tree of mostly unchanged files, whose writes are
-   * the database's work alone (activities/sync/workspace.ts batchPlan).
+   * the database's work alone (activities/sync/helpers/workspace.ts batchPlan).
    */
   writeConcurrency?: number;
   /**
@@ -156,7 +156,7 @@ export interface SymbolsResult {
   copiedFrom?: string;
   /**
    * Set when the worker holding the clone resolved while the batches were written and the last write wrote the graph
-   * (activities/sync/early-symbols.ts): the step found it recorded.
+   * (activities/sync/helpers/early-symbols.ts): the step found it recorded.
    */
   resolvedWhileWriting?: true;
 }
@@ -307,7 +307,7 @@ export interface SyncStats {
   durations_ms: PhaseDurations & { total?: number };
 }
 
-/** How a sync relates to its source's previous completed sync (activities/sync/reuse.ts). */
+/** How a sync relates to its source's previous completed sync (activities/sync/helpers/reuse.ts). */
 export interface IncrementalStats {
   /** The sync files were compared with; null for a full sync. */
   previous_sync_id: string | null;

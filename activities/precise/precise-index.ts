@@ -34,10 +34,10 @@ import type { PreciseIndexInput, PreciseLanguageResult, PrecisePrepared } from '
 import { loadGraphLabels } from '../store/graph.ts';
 import { deleteCovered, deleteRelated, storedPreciseResult, storePreciseResult } from '../store/precise.ts';
 import { loadSymbolFacts, recordIssues, symbolVertices, writeSymbolEdges } from '../store/index.ts';
-import { CloneError, checkoutRef, displayUrl } from '../sync/git-checkout.ts';
+import { CloneError, checkoutRef, displayUrl } from '../sync/helpers/git-checkout.ts';
 import { loadAccessToken } from '../store/secrets.ts';
-import { startHeartbeat, type Heartbeat } from '../sync/heartbeat.ts';
-import { claimRun } from '../sync/run-claim.ts';
+import { startHeartbeat, type Heartbeat } from '../sync/helpers/heartbeat.ts';
+import { claimRun } from '../sync/helpers/run-claim.ts';
 import { recordStep, recordedResult, withSavepoints, writtenFileVertices } from '../store/ledger.ts';
 import { INDEXER_LANGUAGES, runIndexer, type PreciseLanguage } from './indexers.ts';
 import type { PreciseSettings } from './settings.ts';

@@ -8,12 +8,12 @@
  */
 import { withTransaction } from '../../lib/db.ts';
 import type { BeginSyncResult, SyncIds } from '../../workflows/sync-types.ts';
-import type { ActivityDeps } from './deps.ts';
-import { heartbeating } from './heartbeat.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { heartbeating } from './helpers/heartbeat.ts';
 import { changeStatus, loadRun, PHASES, REFUSED_PHASE, STARTING_PHASE } from '../../lib/sync-runs/index.ts';
-import { endedElsewhere, executionRunId } from './run-claim.ts';
-import { recordSyncEnded } from './metrics.ts';
-import { symbolGraphEnabled } from './reuse.ts';
+import { endedElsewhere, executionRunId } from './helpers/run-claim.ts';
+import { recordSyncEnded } from './helpers/metrics.ts';
+import { symbolGraphEnabled } from './helpers/reuse.ts';
 
 export function createBeginSync({ pool, settings, log }: ActivityDeps) {
   async function beginSync(ids: SyncIds): Promise<BeginSyncResult> {

@@ -8,13 +8,13 @@
 import { chunkEmbeddingInput } from '../../engine/embedding.ts';
 import { chunkVectorCounts, chunksWithoutVector, recordIssues, setChunkEmbeddings } from '../store/index.ts';
 import type { EmbedInput, EmbedResult, SyncIds } from '../../workflows/sync-types.ts';
-import type { ActivityDeps } from './deps.ts';
-import { batchingOf, embedAll, type EmbedAllResult } from './embed-batches.ts';
-import { embeddingIssues } from './embedding-issues.ts';
-import { startHeartbeat } from './heartbeat.ts';
-import { ProgressReporter } from './progress.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { batchingOf, embedAll, type EmbedAllResult } from './helpers/embed-batches.ts';
+import { embeddingIssues } from './helpers/embedding-issues.ts';
+import { startHeartbeat } from './helpers/heartbeat.ts';
+import { ProgressReporter } from './helpers/progress.ts';
 import { resetPhaseIssues } from '../store/reset.ts';
-import { claimRun } from './run-claim.ts';
+import { claimRun } from './helpers/run-claim.ts';
 
 const PAGE = 4096;
 

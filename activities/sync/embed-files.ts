@@ -6,13 +6,13 @@
  */
 import { fileEmbedInputs, recordIssues, setFileEmbeddings } from '../store/index.ts';
 import type { EmbedInput, EmbedResult } from '../../workflows/sync-types.ts';
-import type { ActivityDeps } from './deps.ts';
-import { batchingOf, embedAll } from './embed-batches.ts';
-import { embeddingIssues } from './embedding-issues.ts';
-import { startHeartbeat } from './heartbeat.ts';
-import { ProgressReporter } from './progress.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { batchingOf, embedAll } from './helpers/embed-batches.ts';
+import { embeddingIssues } from './helpers/embedding-issues.ts';
+import { startHeartbeat } from './helpers/heartbeat.ts';
+import { ProgressReporter } from './helpers/progress.ts';
 import { resetPhaseIssues } from '../store/reset.ts';
-import { claimRun } from './run-claim.ts';
+import { claimRun } from './helpers/run-claim.ts';
 
 export function createEmbedFiles({ pool, embeddings, settings, log }: ActivityDeps) {
   async function embedFiles(input: EmbedInput): Promise<EmbedResult> {

@@ -5,11 +5,11 @@
  */
 import { withTransaction } from '../../lib/db.ts';
 import type { EndSyncInput, EndSyncResult } from '../../workflows/sync-types.ts';
-import type { ActivityDeps } from './deps.ts';
-import { heartbeating } from './heartbeat.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { heartbeating } from './helpers/heartbeat.ts';
 import { ACTIVE_STATUSES, changeStatus, getSync } from '../../lib/sync-runs/index.ts';
-import { executionRunId } from './run-claim.ts';
-import { recordSyncEnded } from './metrics.ts';
+import { executionRunId } from './helpers/run-claim.ts';
+import { recordSyncEnded } from './helpers/metrics.ts';
 
 export function createEndSync({ pool, settings, log }: ActivityDeps) {
   async function endSync(input: EndSyncInput): Promise<EndSyncResult> {

@@ -21,12 +21,12 @@ import {
   recountEmbeddingStats,
   setFileEmbeddings,
 } from '../store/index.ts';
-import { checkoutRef } from './git-checkout.ts';
+import { checkoutRef } from './helpers/git-checkout.ts';
 import { embedSyncChunks } from './embed-chunks.ts';
-import type { ActivityDeps } from './deps.ts';
-import { batchingOf, embedAll, type EmbedItem } from './embed-batches.ts';
-import { embeddingIssues } from './embedding-issues.ts';
-import { startHeartbeat } from './heartbeat.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { batchingOf, embedAll, type EmbedItem } from './helpers/embed-batches.ts';
+import { embeddingIssues } from './helpers/embedding-issues.ts';
+import { startHeartbeat } from './helpers/heartbeat.ts';
 import type { SyncIds } from '../../workflows/sync-types.ts';
 import { resetPhaseIssues } from '../store/reset.ts';
 import { loadRun } from '../../lib/sync-runs/index.ts';

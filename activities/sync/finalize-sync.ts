@@ -6,14 +6,14 @@
 import { withTransaction } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
 import type { EndSyncResult, FinalizeInput } from '../../workflows/sync-types.ts';
-import type { ActivityDeps } from './deps.ts';
-import { heartbeating } from './heartbeat.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { heartbeating } from './helpers/heartbeat.ts';
 import { changeStatus, loadRun } from '../../lib/sync-runs/index.ts';
-import { endedElsewhere, executionRunId, reviveRun } from './run-claim.ts';
-import { incrementalStats } from './incremental.ts';
+import { endedElsewhere, executionRunId, reviveRun } from './helpers/run-claim.ts';
+import { incrementalStats } from './helpers/incremental.ts';
 import { writeSearchStats } from '../store/search-stats.ts';
 import { sharedPreciseStats } from '../graph-alias.ts';
-import { recordSyncDurations, recordSyncEnded } from './metrics.ts';
+import { recordSyncDurations, recordSyncEnded } from './helpers/metrics.ts';
 import { analyzeSyncTables, dropEmbedInputs, issueCounts, markSourceSynced } from '../store/runs.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {

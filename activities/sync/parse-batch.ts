@@ -6,14 +6,14 @@
  */
 import type { BatchInput, ParseBatchResult } from '../../workflows/sync-types.ts';
 import type { FileAnalysis } from '../../engine/types.ts';
-import type { ActivityDeps } from './deps.ts';
-import { startHeartbeat } from './heartbeat.ts';
-import { ProgressReporter } from './progress.ts';
-import { claimRun } from './run-claim.ts';
-import { batchCount, batchFiles, batchStart, type Workspace } from './workspace.ts';
-import { EarlySymbols } from './early-symbols.ts';
-import { reuseOptions } from './incremental.ts';
-import { symbolGraphEnabled } from './reuse.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { startHeartbeat } from './helpers/heartbeat.ts';
+import { ProgressReporter } from './helpers/progress.ts';
+import { claimRun } from './helpers/run-claim.ts';
+import { batchCount, batchFiles, batchStart, type Workspace } from './helpers/workspace.ts';
+import { EarlySymbols } from './helpers/early-symbols.ts';
+import { reuseOptions } from './helpers/incremental.ts';
+import { symbolGraphEnabled } from './helpers/reuse.ts';
 import type { ReusedFile } from '../../engine/types.ts';
 
 /**

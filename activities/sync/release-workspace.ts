@@ -4,7 +4,7 @@
  * them, and idle workspaces are dropped after an hour anyway.
  */
 import type { SyncIds } from '../../workflows/sync-types.ts';
-import type { ActivityDeps } from './deps.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
 
 export function createReleaseWorkspace({ workspaces }: ActivityDeps) {
   async function releaseWorkspace({ syncId }: SyncIds): Promise<{ released: boolean }> {

@@ -7,12 +7,12 @@
 import { withTransaction } from '../../lib/db.ts';
 import type { ResolveResult, SyncIds } from '../../workflows/sync-types.ts';
 import { loadGraphLabels, recordIssues, writeDependsOn, type DependingFile } from '../store/index.ts';
-import type { ActivityDeps } from './deps.ts';
-import { startHeartbeat } from './heartbeat.ts';
-import { ProgressReporter } from './progress.ts';
-import { claimRun } from './run-claim.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { startHeartbeat } from './helpers/heartbeat.ts';
+import { ProgressReporter } from './helpers/progress.ts';
+import { claimRun } from './helpers/run-claim.ts';
 import { RESOLVE_STEP, recordStep, recordedResult, withSavepoints, writeHandoffs } from '../store/ledger.ts';
-import { carrySummaries } from './incremental.ts';
+import { carrySummaries } from './helpers/incremental.ts';
 import { graphAlias, sharedDependsOn } from '../store/shared-graph.ts';
 
 interface WriteHandoff {

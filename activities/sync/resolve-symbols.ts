@@ -33,10 +33,10 @@ import {
   type GraphLabels,
   type SymbolEdgeWriteResult,
 } from '../store/index.ts';
-import type { ActivityDeps } from './deps.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
 import { graphAlias } from '../store/shared-graph.ts';
-import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
-import { claimRun } from './run-claim.ts';
+import { startHeartbeat, type Heartbeat } from './helpers/heartbeat.ts';
+import { claimRun } from './helpers/run-claim.ts';
 import {
   SYMBOLS_STEP,
   dropSymbolImports,

@@ -8,7 +8,7 @@ import { withTransaction, type Queryable } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
 import { loadRun, markQueued } from '../../lib/sync-runs/index.ts';
 import type { QueueRetryInput, QueueRetryResult, RejectedSignalInput } from '../../workflows/sync-types.ts';
-import type { ActivityDeps } from './deps.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
 
 async function writeRejection(db: Queryable, r: RejectedSignalInput): Promise<void> {
   await writeEvent(db, {

@@ -29,13 +29,13 @@ import {
   type GraphLabels,
   type ReusedGraphResult,
 } from '../store/index.ts';
-import type { ActivityDeps } from './deps.ts';
-import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
-import { claimRun } from './run-claim.ts';
+import type { ActivityDeps } from './helpers/deps.ts';
+import { startHeartbeat, type Heartbeat } from './helpers/heartbeat.ts';
+import { claimRun } from './helpers/run-claim.ts';
 import { recordStep, recordedResult, withSavepoints, writeStep } from '../store/ledger.ts';
-import { workspaceLost, type Workspace } from './workspace.ts';
-import { reusedGraph, reusedRows } from './incremental.ts';
-import { symbolGraphEnabled } from './reuse.ts';
+import { workspaceLost, type Workspace } from './helpers/workspace.ts';
+import { reusedGraph, reusedRows } from './helpers/incremental.ts';
+import { symbolGraphEnabled } from './helpers/reuse.ts';
 import { importTargets, resolveImportTargets, type ResolvedImport } from '../../engine/symbols/index.ts';
 import { writeResolvedGraph } from './resolve-symbols.ts';
 

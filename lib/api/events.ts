@@ -1,7 +1,7 @@
 /**
  * What GET /api/events carries: each frame's data is an event row (gateway/events/store.ts builds it), its payload
  * by type. The sync payloads are written by lib/sync-runs/lifecycle.ts (`sync_lifecycle`) and
- * activities/sync/progress.ts (`sync_progress`); clients (the CLI's follow, the explorer, the tests) read them with
+ * activities/sync/helpers/progress.ts (`sync_progress`); clients (the CLI's follow, the explorer, the tests) read them with
  * these types. The gateway's document lists the schemas as components.
  */
 import { z } from 'zod';

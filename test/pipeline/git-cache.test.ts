@@ -1,5 +1,5 @@
 /**
- * The kept clone of a source (activities/sync/git-cache.ts) against real git repositories: it follows the source's
+ * The kept clone of a source (activities/sync/helpers/git-cache.ts) against real git repositories: it follows the source's
  * commits, fetches only what a commit adds, and names the files whose bytes cannot have changed.
  */
 import { after, before, describe, it } from 'node:test';
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addCommit, createRepo, type TestRepo } from '../support/git-repos.ts';
 import { TEST_URL_POLICY } from '../support/env.ts';
-import { updateCachedCheckout } from '../../activities/sync/git-cache.ts';
-import { Workspaces } from '../../activities/sync/workspace.ts';
+import { updateCachedCheckout } from '../../activities/sync/helpers/git-cache.ts';
+import { Workspaces } from '../../activities/sync/helpers/workspace.ts';
 
 function objects(dir: string): number {
   const out = execFileSync('git', ['-C', dir, 'count-objects', '-v'], { encoding: 'utf8' });

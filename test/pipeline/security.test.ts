@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CloneError, checkoutRef } from '../../activities/sync/git-checkout.ts';
+import { CloneError, checkoutRef } from '../../activities/sync/helpers/git-checkout.ts';
 import { DEFAULT_URL_POLICY } from '../../lib/source-url.ts';
 import { createRepo, type TestRepo } from '../support/git-repos.ts';
 import { createHarness, getRun, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';

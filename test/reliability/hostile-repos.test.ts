@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discover } from '../../engine/discover.ts';
 import type { EngineIssue } from '../../engine/types.ts';
-import { checkoutRef as cloneRepository } from '../../activities/sync/git-checkout.ts';
+import { checkoutRef as cloneRepository } from '../../activities/sync/helpers/git-checkout.ts';
 import { createHarness, insertPendingSync, insertSource, runSync, type Harness } from '../support/pipeline.ts';
 import { TEST_URL_POLICY } from '../support/env.ts';
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BATCH_FILES, batchPlan } from '../../activities/sync/workspace.ts';
+import { BATCH_FILES, batchPlan } from '../../activities/sync/helpers/workspace.ts';
 import type { DiscoveredFile } from '../../engine/types.ts';
 
 const tree = (n: number): DiscoveredFile[] =>

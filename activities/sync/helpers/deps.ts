@@ -1,9 +1,9 @@
 /** What the worker injects into the sync activities (the factory pattern of temporalio/samples-typescript). */
-import type { Pool } from '../../lib/db.ts';
-import type { EmbeddingClient } from '../../lib/embeddings.ts';
-import type { Logger } from '../../lib/log.ts';
-import { DEFAULT_URL_POLICY, type SourceUrlPolicy } from '../../lib/source-url.ts';
-import type { Engine } from '../../engine/types.ts';
+import type { Pool } from '../../../lib/db.ts';
+import type { EmbeddingClient } from '../../../lib/embeddings.ts';
+import type { Logger } from '../../../lib/log.ts';
+import { DEFAULT_URL_POLICY, type SourceUrlPolicy } from '../../../lib/source-url.ts';
+import type { Engine } from '../../../engine/types.ts';
 import type { Workspaces } from './workspace.ts';
 
 export interface PipelineSettings {

@@ -6,15 +6,15 @@
  * execution, a completed run or a deleted one stops the step (SyncNotRunning, not retried).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { withTransaction, type Pool, type PoolClient } from '../../lib/db.ts';
-import type { SyncIds } from '../../workflows/sync-types.ts';
+import { withTransaction, type Pool, type PoolClient } from '../../../lib/db.ts';
+import type { SyncIds } from '../../../workflows/sync-types.ts';
 import {
   changeStatus,
   loadRun,
   recordWorkflowRun,
   RESUMED_PHASE,
   type RunWithSource,
-} from '../../lib/sync-runs/index.ts';
+} from '../../../lib/sync-runs/index.ts';
 
 /** The Temporal run id of the workflow execution the calling activity belongs to. */
 export function executionRunId(): string {

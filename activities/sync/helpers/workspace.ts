@@ -15,10 +15,10 @@ import { rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { DiscoveredFile, FileAnalysis, ReusedFile, Tree } from '../../engine/types.ts';
+import type { DiscoveredFile, FileAnalysis, ReusedFile, Tree } from '../../../engine/types.ts';
 import type { ReuseContext } from './reuse-context.ts';
 import type { EarlySymbols } from './early-symbols.ts';
-import { BATCH_FILES } from '../../workflows/sync-contract.ts';
+import { BATCH_FILES } from '../../../workflows/sync-contract.ts';
 
 export { BATCH_FILES };
 

@@ -20,7 +20,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isCommitId } from '../../lib/git-ref.ts';
+import { isCommitId } from '../../../lib/git-ref.ts';
 import {
   CloneError,
   checkRef,

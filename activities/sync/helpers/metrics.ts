@@ -4,8 +4,8 @@
  * total. Recorded by the lifecycle activities only when their transaction changed the run, so a retried activity
  * counts a run once.
  */
-import { counter, histogram, PHASE_BUCKETS } from '../../lib/metrics.ts';
-import { PHASES } from '../../lib/sync-runs/index.ts';
+import { counter, histogram, PHASE_BUCKETS } from '../../../lib/metrics.ts';
+import { PHASES } from '../../../lib/sync-runs/index.ts';
 
 const syncs = counter('ckg_syncs_total', 'Sync runs that reached a final status, by status', ['status']);
 const phaseDuration = histogram(

@@ -16,8 +16,13 @@
 import { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { gitRefProblem } from '../../lib/git-ref.ts';
-import { parseSourceUrl, sourceUrlProblem, type SourceUrlPolicy, type SourceUrlScheme } from '../../lib/source-url.ts';
+import { gitRefProblem } from '../../../lib/git-ref.ts';
+import {
+  parseSourceUrl,
+  sourceUrlProblem,
+  type SourceUrlPolicy,
+  type SourceUrlScheme,
+} from '../../../lib/source-url.ts';
 
 export type CloneErrorCode =
   | 'clone_auth_failed'

@@ -3,10 +3,10 @@
  * event in the same transaction. Throttled: at most one write per interval (a few per second); flush() writes the
  * latest state at phase boundaries. Only a run that is still `running` is updated.
  */
-import { withTransaction, type Pool } from '../../lib/db.ts';
-import { writeEvent } from '../../lib/events.ts';
-import type { Logger } from '../../lib/log.ts';
-import { writeProgress, type Phase } from '../../lib/sync-runs/index.ts';
+import { withTransaction, type Pool } from '../../../lib/db.ts';
+import { writeEvent } from '../../../lib/events.ts';
+import type { Logger } from '../../../lib/log.ts';
+import { writeProgress, type Phase } from '../../../lib/sync-runs/index.ts';
 
 interface State {
   phase: Phase;

@@ -1,5 +1,5 @@
 /** Turns embedding failures into sync issues: one per failed batch, one for the batches a breaker skipped. */
-import type { EngineIssue } from '../../engine/types.ts';
+import type { EngineIssue } from '../../../engine/types.ts';
 import type { EmbedAllResult } from './embed-batches.ts';
 
 export function embeddingIssues(phase: 'embedding_summaries' | 'embedding_chunks', r: EmbedAllResult): EngineIssue[] {

@@ -5,7 +5,7 @@
  * endpoint is taken as down and the remaining batches are skipped (reported once), so a dead endpoint costs
  * seconds, not one full retry cycle per batch.
  */
-import type { EmbeddingClient } from '../../lib/embeddings.ts';
+import type { EmbeddingClient } from '../../../lib/embeddings.ts';
 
 export interface EmbedItem {
   id: string;

@@ -12,9 +12,9 @@
  * given to the thread (a file whose record could not be written has no facts in the database); otherwise it is
  * dropped and resolveSymbols resolves from the database as before.
  */
-import type { FileAnalysis, Tree } from '../../engine/types.ts';
-import { importTargets, type ResolvedImport, type ResolveOutput } from '../../engine/symbols/index.ts';
-import { ResolverThread, type SymbolFileJson } from '../../engine/symbols/resolve-thread.ts';
+import type { FileAnalysis, Tree } from '../../../engine/types.ts';
+import { importTargets, type ResolvedImport, type ResolveOutput } from '../../../engine/symbols/index.ts';
+import { ResolverThread, type SymbolFileJson } from '../../../engine/symbols/resolve-thread.ts';
 
 /** A parsed file's symbol-graph inputs, made once for the thread and the write. */
 export interface SymbolInput {
