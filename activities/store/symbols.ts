@@ -14,6 +14,7 @@ import type { Queryable } from '../../lib/db.ts';
 import type { EngineIssue } from '../../engine/types.ts';
 import type { SymbolEdge, SymbolFacts, UnresolvedUse } from '../../engine/symbols/index.ts';
 import { parseSymbolRef } from '../../engine/symbols/index.ts';
+import { textArray } from '../../lib/pg-binary.ts';
 import { errorMessage, writeInBatches } from './batch.ts';
 import { GRAPH_NAME, insertEdges, SYMBOL_EDGE_LABELS, type GraphLabels, type SymbolEdgeLabelName } from './graph.ts';
 
@@ -24,7 +25,10 @@ export interface FactsRow {
   facts: SymbolFacts | string;
 }
 
-/** Stores the facts of analysed files (a content already stored keeps its row: the facts are the same). */
+/**
+ * Stores the facts of analysed files as their JSON text (schema V53; a content already stored keeps its row: the
+ * facts are the same).
+ */
 export async function writeSymbolFacts(db: Queryable, analysisKey: string, rows: readonly FactsRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const seen = new Set<string>();
@@ -36,13 +40,14 @@ export async function writeSymbolFacts(db: Queryable, analysisKey: string, rows:
   });
   const res = await db.query(
     `INSERT INTO symbol_facts (content_hash, language, analysis_key, facts)
-     SELECT u.h, u.l, $1, u.f::jsonb FROM unnest($2::text[], $3::text[], $4::text[]) AS u(h, l, f)
+     SELECT u.h, u.l, $1, u.f FROM unnest($2::text[], $3::text[], $4::text[]) AS u(h, l, f)
      ON CONFLICT DO NOTHING`,
     [
       analysisKey,
       unique.map((r) => r.content_hash),
       unique.map((r) => r.language),
-      unique.map((r) => (typeof r.facts === 'string' ? r.facts : JSON.stringify(r.facts))),
+      // The JSON as a binary text[] (lib/pg-binary.ts): no array-literal escaping of its quotes here, none undone there.
+      textArray(unique.map((r) => (typeof r.facts === 'string' ? r.facts : JSON.stringify(r.facts)))),
     ],
   );
   return res.rowCount ?? 0;
@@ -54,9 +59,8 @@ export interface SyncFileFacts {
   facts: SymbolFacts;
 }
 
-/** The facts of every file of a sync that has some, by path order (`facts`: the column as read, or its JSON text). */
-const factsOfSync = (facts: 'f.facts' | 'f.facts::text') =>
-  `SELECT s.file_path, c.language, ${facts} AS facts
+/** The facts of every file of a sync that has some, by path order (the column is their JSON text: schema V53). */
+const FACTS_OF_SYNC = `SELECT s.file_path, c.language, f.facts
      FROM sync_files s JOIN file_contents c ON c.id = s.content_id
      JOIN symbol_facts f ON f.content_hash = c.content_hash AND f.language = c.language
                         AND f.analysis_key = c.analysis_key
@@ -65,10 +69,7 @@ const factsOfSync = (facts: 'f.facts' | 'f.facts::text') =>
 
 /** The facts of every file of a sync that has some, by path order. */
 export async function loadSymbolFacts(db: Queryable, syncId: string): Promise<SyncFileFacts[]> {
-  const res = await db.query<{ file_path: string; language: string; facts: SymbolFacts }>(factsOfSync('f.facts'), [
-    syncId,
-  ]);
-  return res.rows;
+  return (await loadSymbolFactsJson(db, syncId)).map((r) => ({ ...r, facts: JSON.parse(r.facts) as SymbolFacts }));
 }
 
 /** `loadSymbolFacts` with the facts as their JSON text, for a resolver that parses them elsewhere (its thread). */
@@ -76,9 +77,7 @@ export async function loadSymbolFactsJson(
   db: Queryable,
   syncId: string,
 ): Promise<Array<{ file_path: string; language: string; facts: string }>> {
-  const res = await db.query<{ file_path: string; language: string; facts: string }>(factsOfSync('f.facts::text'), [
-    syncId,
-  ]);
+  const res = await db.query<{ file_path: string; language: string; facts: string }>(FACTS_OF_SYNC, [syncId]);
   return res.rows;
 }
 
