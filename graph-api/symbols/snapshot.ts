@@ -74,9 +74,61 @@ const SYMBOLS = `SELECT d.start_id::text AS f, d.end_id::text AS s, ag_catalog.a
   JOIN service.defines d ON d.start_id = u.id::ag_catalog.graphid
   JOIN service."Symbol" v ON v.id = d.end_id`;
 
-const edgesOf = (label: SymbolLabel) => `SELECT e.start_id::text AS s, e.end_id::text AS t,
-    ag_catalog.agtype_out(e.properties)::text AS p
-  FROM unnest($1::text[]) AS u(id) JOIN service."${label}" e ON e.start_id = u.id::ag_catalog.graphid`;
+/**
+ * Every symbol edge of the sync, the five labels in one statement: the sync's Symbol vertices are found in the
+ * database from its File vertices (not sent back as ~100k parameters once per label, which cost each label's
+ * statement ~0.5 s on the Go standard library). `l` is the label's index in SYMBOL_LABELS.
+ */
+const EDGES = `WITH s AS MATERIALIZED (
+    SELECT d.end_id AS id FROM unnest($1::text[]) AS u(id) JOIN service.defines d ON d.start_id = u.id::ag_catalog.graphid
+  )
+  ${SYMBOL_LABELS.map(
+    (label, i) => `SELECT ${i} AS l, e.start_id::text AS s, e.end_id::text AS t,
+         ag_catalog.agtype_out(e.properties)::text AS p
+    FROM s JOIN service."${label}" e ON e.start_id = s.id`,
+  ).join('\n  UNION ALL\n  ')}`;
+
+interface EdgeRow {
+  l: number;
+  s: string;
+  t: string;
+  p: string;
+}
+
+/** The edge list of a symbol with none (never pushed to: addEdges replaces it). */
+const NO_EDGES: SymbolEdgeInfo[] = [];
+Object.freeze(NO_EDGES);
+const NO_LINES: number[] = [];
+Object.freeze(NO_LINES);
+
+/**
+ * The edges between the sync's symbols into `g.out` and `g.in`; returns their approximate bytes. Each edge's two
+ * entries are built directly (no spread of a shared part) and its provenance string is interned: on the Go standard
+ * library (371k edges) the first read's time was as much the collector's as the statements'.
+ */
+function addEdges(g: SymbolGraph, vertexIndex: ReadonlyMap<string, number>, rows: readonly EdgeRow[]): number {
+  const provenances = new Map<string, string>();
+  let bytes = 0;
+  for (const r of rows) {
+    const s = vertexIndex.get(r.s);
+    const t = vertexIndex.get(r.t);
+    if (s === undefined || t === undefined) continue;
+    const p = JSON.parse(r.p) as { provenance: string; confidence: number; lines?: number[]; count?: number };
+    let provenance = provenances.get(p.provenance);
+    if (provenance === undefined) provenances.set(p.provenance, (provenance = p.provenance));
+    const label = SYMBOL_LABELS[r.l]!;
+    const lines = p.lines && p.lines.length > 0 ? p.lines : NO_LINES;
+    const count = p.count ?? 1;
+    let out = g.out[s]!;
+    if (out === NO_EDGES) g.out[s] = out = [];
+    out.push({ other: t, label, provenance, confidence: p.confidence, lines, count });
+    let into = g.in[t]!;
+    if (into === NO_EDGES) g.in[t] = into = [];
+    into.push({ other: s, label, provenance, confidence: p.confidence, lines, count });
+    bytes += 2 * (80 + 4 * lines.length);
+  }
+  return bytes;
+}
 
 /** The name a use's text ends with: `foo` for `a.b.foo`, `bar` for `Foo::bar`. */
 export function lastSegment(text: string): string {
@@ -88,6 +140,9 @@ export async function loadSymbolGraph(
   tx: ReadTx,
   sync: { id: string; source_id: string; status: string },
 ): Promise<SymbolGraph> {
+  // No JIT for this read: its statements are estimated far above their real cost (the defines/label joins), so
+  // PostgreSQL compiled each one (0.1-0.3 s a statement on the Go standard library) to save nothing.
+  await tx.query(`SELECT set_config('jit', 'off', true)`);
   // The graph rows are the sync's own, or those of the sync whose graph it shares (an unchanged re-sync, V50).
   const graphOf = sync.status === 'cleaned' ? null : await graphSyncOf(tx, sync.id);
   const files = graphOf === null ? [] : (await tx.query<FileRow>(FILES, [JSON.stringify(graphOf)])).rows;
@@ -120,8 +175,10 @@ export async function loadSymbolGraph(
     endLines: new Int32Array(n),
     byRef: new Map(),
     byFile: new Map(),
-    out: Array.from({ length: n }, () => []),
-    in: Array.from({ length: n }, () => []),
+    // Most symbols have no edge in one direction or both: they share one empty list (addEdges gives a symbol its own
+    // list at its first edge), which spares the first read ~200k arrays to allocate and collect.
+    out: new Array<SymbolEdgeInfo[]>(n).fill(NO_EDGES),
+    in: new Array<SymbolEdgeInfo[]>(n).fill(NO_EDGES),
     unresolvedBySymbol: new Map(),
     unresolvedByName: new Map(),
     withoutGraph: false,
@@ -155,26 +212,8 @@ export async function loadSymbolGraph(
   });
   for (const list of g.byFile.values()) list.sort((a, b) => g.lines[a]! - g.lines[b]! || cmp(g.keys[a]!, g.keys[b]!));
   if (n > 0) {
-    const ids = symbols.map((r) => r.s);
-    for (const label of SYMBOL_LABELS) {
-      const rows = (await tx.query<{ s: string; t: string; p: string }>(edgesOf(label), [ids])).rows;
-      for (const r of rows) {
-        const s = vertexIndex.get(r.s);
-        const t = vertexIndex.get(r.t);
-        if (s === undefined || t === undefined) continue;
-        const p = JSON.parse(r.p) as { provenance: string; confidence: number; lines?: number[]; count?: number };
-        const base = {
-          label,
-          provenance: p.provenance,
-          confidence: p.confidence,
-          lines: p.lines ?? [],
-          count: p.count ?? 1,
-        };
-        g.out[s]!.push({ other: t, ...base });
-        g.in[t]!.push({ other: s, ...base });
-        bytes += 2 * (80 + 4 * base.lines.length);
-      }
-    }
+    const rows = (await tx.query<EdgeRow>(EDGES, [files.map((f) => f.v)])).rows;
+    bytes += addEdges(g, vertexIndex, rows);
   }
   const config = await tx.query<{ off: boolean }>(
     `SELECT coalesce(config_snapshot -> 'symbol_graph' = 'false'::jsonb, false) AS off FROM sync_runs WHERE id = $1`,
