@@ -22,7 +22,7 @@ import {
   type PreciseOutcomes,
 } from './store/shared-graph.ts';
 import { livePreciseVersions } from './store/precise.ts';
-import type { ReusePlan } from './sync/helpers/reuse.ts';
+import type { ReusePlan } from './reuse/reuse.ts';
 import type { PreciseLanguageResult } from '../workflows/sync-types.ts';
 import { INDEXER_LANGUAGES } from './precise/indexers.ts';
 import { PRECISE_LANGUAGES } from './precise/settings.ts';

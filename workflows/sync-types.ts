@@ -307,7 +307,7 @@ export interface SyncStats {
   durations_ms: PhaseDurations & { total?: number };
 }
 
-/** How a sync relates to its source's previous completed sync (activities/sync/helpers/reuse.ts). */
+/** How a sync relates to its source's previous completed sync (activities/reuse/reuse.ts). */
 export interface IncrementalStats {
   /** The sync files were compared with; null for a full sync. */
   previous_sync_id: string | null;

@@ -13,7 +13,7 @@ import { heartbeating } from './helpers/heartbeat.ts';
 import { changeStatus, loadRun, PHASES, REFUSED_PHASE, STARTING_PHASE } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId } from './helpers/run-claim.ts';
 import { recordSyncEnded } from './helpers/metrics.ts';
-import { symbolGraphEnabled } from './helpers/reuse.ts';
+import { symbolGraphEnabled } from '../reuse/reuse.ts';
 
 export function createBeginSync({ pool, settings, log }: ActivityDeps) {
   async function beginSync(ids: SyncIds): Promise<BeginSyncResult> {

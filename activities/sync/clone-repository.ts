@@ -29,7 +29,7 @@ import { claimRun } from './helpers/run-claim.ts';
 import { loadAccessToken } from '../store/secrets.ts';
 import { runIsActive } from '../store/runs.ts';
 import { batchPlan } from './helpers/workspace.ts';
-import { prepareReuse, recordReuse, type PendingReuse } from './helpers/incremental.ts';
+import { prepareReuse, recordReuse, type PendingReuse } from '../reuse/incremental.ts';
 import { updateCachedCheckout } from './helpers/git-cache.ts';
 import { shareGraph, sharesGraph } from '../graph-alias.ts';
 import { graphAlias } from '../store/shared-graph.ts';

@@ -10,7 +10,7 @@ import type { ActivityDeps } from './helpers/deps.ts';
 import { heartbeating } from './helpers/heartbeat.ts';
 import { changeStatus, loadRun } from '../../lib/sync-runs/index.ts';
 import { endedElsewhere, executionRunId, reviveRun } from './helpers/run-claim.ts';
-import { incrementalStats } from './helpers/incremental.ts';
+import { incrementalStats } from '../reuse/incremental.ts';
 import { writeSearchStats } from '../store/search-stats.ts';
 import { sharedPreciseStats } from '../graph-alias.ts';
 import { recordSyncDurations, recordSyncEnded } from './helpers/metrics.ts';

@@ -12,8 +12,8 @@ import { ProgressReporter } from './helpers/progress.ts';
 import { claimRun } from './helpers/run-claim.ts';
 import { batchCount, batchFiles, batchStart, type Workspace } from './helpers/workspace.ts';
 import { EarlySymbols } from './helpers/early-symbols.ts';
-import { reuseOptions } from './helpers/incremental.ts';
-import { symbolGraphEnabled } from './helpers/reuse.ts';
+import { reuseOptions } from '../reuse/incremental.ts';
+import { symbolGraphEnabled } from '../reuse/reuse.ts';
 import type { ReusedFile } from '../../engine/types.ts';
 
 /**

@@ -12,7 +12,7 @@ import { startHeartbeat } from './helpers/heartbeat.ts';
 import { ProgressReporter } from './helpers/progress.ts';
 import { claimRun } from './helpers/run-claim.ts';
 import { RESOLVE_STEP, recordStep, recordedResult, withSavepoints, writeHandoffs } from '../store/ledger.ts';
-import { carrySummaries } from './helpers/incremental.ts';
+import { carrySummaries } from '../reuse/incremental.ts';
 import { graphAlias, sharedDependsOn } from '../store/shared-graph.ts';
 
 interface WriteHandoff {

@@ -34,8 +34,8 @@ import { startHeartbeat, type Heartbeat } from './helpers/heartbeat.ts';
 import { claimRun } from './helpers/run-claim.ts';
 import { recordStep, recordedResult, withSavepoints, writeStep } from '../store/ledger.ts';
 import { workspaceLost, type Workspace } from './helpers/workspace.ts';
-import { reusedGraph, reusedRows } from './helpers/incremental.ts';
-import { symbolGraphEnabled } from './helpers/reuse.ts';
+import { reusedGraph, reusedRows } from '../reuse/incremental.ts';
+import { symbolGraphEnabled } from '../reuse/reuse.ts';
 import { importTargets, resolveImportTargets, type ResolvedImport } from '../../engine/symbols/index.ts';
 import { writeResolvedGraph } from './resolve-symbols.ts';
 

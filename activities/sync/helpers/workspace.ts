@@ -16,7 +16,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DiscoveredFile, FileAnalysis, ReusedFile, Tree } from '../../../engine/types.ts';
-import type { ReuseContext } from './reuse-context.ts';
+import type { ReuseContext } from '../../reuse/reuse-context.ts';
 import type { EarlySymbols } from './early-symbols.ts';
 import { BATCH_FILES } from '../../../workflows/sync-contract.ts';
 

@@ -14,9 +14,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Queryable } from '../../../lib/db.ts';
-import { dependsOnByPath, previousCompletedSync, previousFileRows } from '../../store/index.ts';
-import type { Dependency, EngineIssue, ReusableFile } from '../../../engine/types.ts';
+import type { Queryable } from '../../lib/db.ts';
+import { dependsOnByPath, previousCompletedSync, previousFileRows } from '../store/index.ts';
+import type { Dependency, EngineIssue, ReusableFile } from '../../engine/types.ts';
 
 export interface PreviousFile extends ReusableFile {
   file_path: string;
@@ -53,7 +53,7 @@ let engineDigest: string | undefined;
 /** SHA-256 over the engine's own files (code, queries) and the lock file (grammar versions): any change to them. */
 function engineVersion(): string {
   if (engineDigest !== undefined) return engineDigest;
-  const root = new URL('../../../engine/', import.meta.url).pathname;
+  const root = new URL('../../engine/', import.meta.url).pathname;
   const hash = createHash('sha256');
   const walk = (dir: string): void => {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -64,7 +64,7 @@ function engineVersion(): string {
   };
   walk(root);
   try {
-    hash.update(readFileSync(new URL('../../../package-lock.json', import.meta.url)));
+    hash.update(readFileSync(new URL('../../package-lock.json', import.meta.url)));
   } catch {
     // A deployment without the lock file: the engine's own files still name the version.
   }

@@ -10,8 +10,8 @@
  *   resolveDependencies → carrySummaries: summaries of files whose neighbourhood changed are dropped;
  *   finalizeSync    → incrementalStats: reused / changed / added / removed, from the rows.
  */
-import type { Pool, Queryable } from '../../../lib/db.ts';
-import type { AnalyzeOptions, Dependency, EngineIssue, ReusedFile } from '../../../engine/types.ts';
+import type { Pool, Queryable } from '../../lib/db.ts';
+import type { AnalyzeOptions, Dependency, EngineIssue, ReusedFile } from '../../engine/types.ts';
 import {
   contentHashes,
   contentHashesById,
@@ -20,11 +20,11 @@ import {
   syncFileRows,
   type DependingFile,
   type ReusedRow,
-} from '../../store/index.ts';
-import type { IncrementalStats } from '../../../workflows/sync-types.ts';
-import type { ActivityDeps } from './deps.ts';
+} from '../store/index.ts';
+import type { IncrementalStats } from '../../workflows/sync-types.ts';
+import type { ActivityDeps } from '../sync/helpers/deps.ts';
 import type { ReuseContext, ReuseLedger } from './reuse-context.ts';
-import { RESOLVE_STEP, recordStepOnce, recordedResult } from '../../store/ledger.ts';
+import { RESOLVE_STEP, recordStepOnce, recordedResult } from '../store/ledger.ts';
 
 export type { ReuseContext };
 import {
