@@ -1,6 +1,6 @@
 /**
  * The per-sync term statistics of lexical search (schema V32, sync_search_stats): written by the sync
- * (activities/sync/search-stats.ts), read by the search (graph-api/search/term-stats.ts).
+ * (activities/store/search-stats.ts), read by the search (graph-api/search/term-stats.ts).
  */
 
 /** Chunks read for the frequencies of one sync. */

@@ -21,7 +21,7 @@ import { GRAPH_NAME, insertEdges, SYMBOL_EDGE_LABELS, type GraphLabels, type Sym
 export interface FactsRow {
   content_hash: string;
   language: string;
-  /** The facts, or their JSON (made once for the write and the early resolver: activities/sync/early-symbols.ts). */
+  /** The facts, or their JSON (made once for the write and the early resolver: activities/sync/helpers/early-symbols.ts). */
   facts: SymbolFacts | string;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The searched syncs' term statistics (schema V32, sync_search_stats, written when each sync completes:
- * activities/sync/search-stats.ts): how many chunks a sync has, their mean length, and in how many chunks each of its
+ * activities/store/search-stats.ts): how many chunks a sync has, their mean length, and in how many chunks each of its
  * common terms occurs. Lexical search selects candidates through the query's rare terms only (a term in a third of all
  * chunks, "file", "err", "return", would make every query rank tens of thousands of rows) and ranks them by BM25 with
  * these figures. A term a sync does not list is rare there (taken to be in half as many chunks as a listed one).
@@ -27,7 +27,7 @@ export interface TermStats {
   avgTokens: number;
   /**
    * The chunk count a term no searched sync lists is taken to have: half the listing threshold, scaled from the sample
-   * to the sync (activities/sync/search-stats.ts MIN_SAMPLE_DF).
+   * to the sync (activities/store/search-stats.ts MIN_SAMPLE_DF).
    */
   rareDf: number;
   /** Estimated number of chunks holding the lexeme; undefined when it is rare (listed by no searched sync). */
