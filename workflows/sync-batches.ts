@@ -15,17 +15,11 @@
  *
  * A failed step stops the loop; running steps are always awaited before it returns.
  */
-import { deprecatePatch } from "@temporalio/workflow";
-import type { CloneResult } from "./sync-types.ts";
-import { BATCH_FILES } from "./sync-contract.ts";
-import {
-  asError,
-  count,
-  onHost,
-  type StepContext,
-  type Totals,
-} from "./sync-options.ts";
-import { CONCURRENT_WRITES_PATCH, PARSE_AHEAD_PATCH } from "./sync-patches.ts";
+import { deprecatePatch } from '@temporalio/workflow';
+import type { CloneResult } from './sync-types.ts';
+import { BATCH_FILES } from './sync-contract.ts';
+import { asError, count, onHost, type StepContext, type Totals } from './sync-options.ts';
+import { CONCURRENT_WRITES_PATCH, PARSE_AHEAD_PATCH } from './sync-patches.ts';
 
 /**
  * Batches the parse may run ahead of the write. Two: while batch b is written and b + 1 waits, b + 2 is parsed
@@ -34,15 +28,9 @@ import { CONCURRENT_WRITES_PATCH, PARSE_AHEAD_PATCH } from "./sync-patches.ts";
 const PARSE_AHEAD = 2;
 
 /** Parses batch b on the worker holding the clone. */
-function parse(
-  ctx: StepContext,
-  clone: CloneResult,
-  b: number,
-): Promise<unknown> {
+function parse(ctx: StepContext, clone: CloneResult, b: number): Promise<unknown> {
   const first = (clone.bounds ? clone.bounds[b]! : b * BATCH_FILES) + 1;
-  const last = clone.bounds
-    ? clone.bounds[b + 1]!
-    : Math.min(clone.files, (b + 1) * BATCH_FILES);
+  const last = clone.bounds ? clone.bounds[b + 1]! : Math.min(clone.files, (b + 1) * BATCH_FILES);
   return onHost(
     ctx,
     clone,
@@ -51,27 +39,21 @@ function parse(
 }
 
 /** Writes the parsed batch and adds what it wrote to the totals. */
-async function write(
-  ctx: StepContext,
-  clone: CloneResult,
-  batch: number,
-): Promise<void> {
+async function write(ctx: StepContext, clone: CloneResult, batch: number): Promise<void> {
   const r = await onHost(
     ctx,
     clone,
     `write batch ${batch + 1}/${clone.batches}: file records, chunks, vertices, edges`,
   ).writeBatch({ ...ctx.ids, batch });
-  for (const k of Object.keys(ctx.totals) as Array<keyof Totals>)
-    ctx.totals[k] += r[k];
+  for (const k of Object.keys(ctx.totals) as Array<keyof Totals>) ctx.totals[k] += r[k];
   // A result recorded by a worker that did not count them leaves the embedding steps to find out.
-  if (r.embedInputs === undefined || r.chunksToEmbed === undefined)
-    ctx.toEmbed.known = false;
+  if (r.embedInputs === undefined || r.chunksToEmbed === undefined) ctx.toEmbed.known = false;
   else {
     ctx.toEmbed.files += r.embedInputs;
     ctx.toEmbed.chunks += r.chunksToEmbed;
   }
   ctx.written.add(batch);
-  ctx.setPhase("parsing", ctx.totals.files, clone.files);
+  ctx.setPhase('parsing', ctx.totals.files, clone.files);
 }
 
 /** The writes of one loop: queued in batch order, at most k at once (writeSlots). */
@@ -92,11 +74,7 @@ type Failed = { error: Error | null };
  * One slot: a chain, each write starting when its parse and the previous write are done. With no write running or
  * waiting, it is scheduled at once (before the next parse: the order an operator reads in the history).
  */
-function writeChain(
-  ctx: StepContext,
-  clone: CloneResult,
-  failed: Failed,
-): WriteQueue {
+function writeChain(ctx: StepContext, clone: CloneResult, failed: Failed): WriteQueue {
   let lastWrite: Promise<void> = Promise.resolve();
   let queued = 0;
   // Write promises of the batches queued in this loop, in order (to wait for the one PARSE_AHEAD + 1 back).
@@ -124,12 +102,7 @@ function writeChain(
 }
 
 /** k slots: each write its own transaction, started as soon as the loop hands it over (after waiting for a slot). */
-function writeSlots(
-  ctx: StepContext,
-  clone: CloneResult,
-  failed: Failed,
-  k: number,
-): WriteQueue {
+function writeSlots(ctx: StepContext, clone: CloneResult, failed: Failed, k: number): WriteQueue {
   const running = new Set<Promise<void>>();
   return {
     add(batch) {
@@ -147,10 +120,7 @@ function writeSlots(
 }
 
 /** Parses and writes every batch of the clone not yet written (the scheduler described above). */
-export async function parseAndWrite(
-  ctx: StepContext,
-  clone: CloneResult,
-): Promise<void> {
+export async function parseAndWrite(ctx: StepContext, clone: CloneResult): Promise<void> {
   deprecatePatch(PARSE_AHEAD_PATCH);
   const k = clone.writeConcurrency ?? 1;
   if (k > 1) deprecatePatch(CONCURRENT_WRITES_PATCH);
@@ -160,8 +130,7 @@ export async function parseAndWrite(
   const check = (): void => {
     if (failed.error) throw failed.error;
   };
-  const writes =
-    k > 1 ? writeSlots(ctx, clone, failed, k) : writeChain(ctx, clone, failed);
+  const writes = k > 1 ? writeSlots(ctx, clone, failed, k) : writeChain(ctx, clone, failed);
   const parses: Array<Promise<unknown>> = [];
   const startParses = (upTo: number): void => {
     while (parses.length < Math.min(upTo, todo.length)) {

@@ -4,7 +4,6 @@ import type { CursorKey } from '../../lib/validate.ts';
 import { SCHEDULE_COLUMNS, type ScheduleRow } from '../../lib/resources.ts';
 import { syncRunColumns, type SyncRunRow } from '../../lib/sync-runs/index.ts';
 
-
 /** A row with its created_at at full (microsecond) precision, for keyset cursors. */
 export type WithCursor<T> = T & { cursor_t: string };
 const CURSOR_T = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_t`;
