@@ -22,7 +22,8 @@ import { changeStatus } from '../lib/sync-runs/index.ts';
 import { retrySignal, SCHEDULED_SYNC_WORKFLOW_TYPE } from '../workflows/sync-contract.ts';
 
 const OUT = new URL('../test/fixtures/histories/', import.meta.url);
-const DAY = new Date().toISOString().slice(0, 10);
+// A second capture on the same day names itself (CAPTURE_TAG=2026-11-28-precise-early), so the day's first stays.
+const DAY = process.env.CAPTURE_TAG ?? new Date().toISOString().slice(0, 10);
 const CLI =
   process.env.TEMPORAL_CLI ??
   join(process.env.CKG_CACHE_DIR ?? join(homedir(), '.cache', 'ckg'), 'temporal-1.9.1', 'bin', 'temporal');

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { historyFromText, loadHistory } from '../support/histories.ts';
+import { PRECISE_EARLY_PATCH } from '../../workflows/sync-patches.ts';
 import { Worker } from '@temporalio/worker';
 import { workflowSource } from '../../temporal/bundler.ts';
 import { prebuiltWorkflows, quietRuntime } from '../support/temporal.ts';
@@ -34,6 +35,12 @@ describe('replay of saved workflow histories', () => {
       'sync-failed-2026-11-28',
       'sync-signals-2026-11-28',
       'scheduled-trigger-2026-11-28',
+      // Today's path: the precise tier's indexers started right after the clone (patch precise-starts-after-clone).
+      'sync-completed-2026-11-28-precise-early',
+      'sync-light-2026-11-28-precise-early',
+      'sync-failed-2026-11-28-precise-early',
+      'sync-signals-2026-11-28-precise-early',
+      'scheduled-trigger-2026-11-28-precise-early',
     ]) {
       assert.ok(files.includes(`${f}.json`), f);
     }
@@ -47,6 +54,17 @@ describe('replay of saved workflow histories', () => {
       replayed.push(r.workflowId);
     }
     assert.deepEqual(replayed.sort(), histories.map((h) => h.workflowId).sort());
+  });
+
+  it("the captures of today's path hold the marker of the precise tier starting after the clone", () => {
+    // A marker's patch id is a JSON payload, base64 in the exported history.
+    const markers = (name: string) =>
+      [...readFileSync(new URL(name, DIR), 'utf8').matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)]
+        .map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'))
+        .filter((d) => d.startsWith('{"id":'))
+        .map((d) => (JSON.parse(d) as { id: string }).id);
+    assert.ok(markers('sync-completed-2026-11-28-precise-early.json').includes(PRECISE_EARLY_PATCH));
+    assert.ok(!markers('sync-completed-2026-11-28.json').includes(PRECISE_EARLY_PATCH));
   });
 
   it('a history the code would not make again fails the replay', async () => {
