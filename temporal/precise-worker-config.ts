@@ -31,6 +31,8 @@ export const preciseWorkerVars = {
   PRECISE_ALLOW_DEPENDENCIES: { type: 'bool', default: false },
   /** Precise steps this worker runs at once (indexers are CPU- and memory-heavy). */
   PRECISE_MAX_CONCURRENT: { type: 'int', default: 1, min: 1, max: 64 },
+  /** scip-typescript's processes per run: each indexes a part of the files (docs/precise.md). */
+  PRECISE_TYPESCRIPT_PROCESSES: { type: 'int', default: 2, min: 1, max: 16 },
   SYNC_HEARTBEAT_TIMEOUT_SECONDS: { type: 'number', default: 60, min: 1, max: 3600 },
   SYNC_CLONE_TIMEOUT_SECONDS: { type: 'int', default: 600, min: 1, max: 24 * 3600 },
   METRICS_PORT: { type: 'int', default: 8094, min: 0, max: 65535 },
@@ -57,5 +59,6 @@ export function preciseSettings(c: PreciseWorkerConfig): PreciseSettings {
     heartbeatTimeoutMs: Math.round(c.SYNC_HEARTBEAT_TIMEOUT_SECONDS * 1000),
     cloneTimeoutMs: c.SYNC_CLONE_TIMEOUT_SECONDS * 1000,
     sourceUrls: sourceUrlPolicy(c),
+    typescriptProcesses: c.PRECISE_TYPESCRIPT_PROCESSES,
   };
 }

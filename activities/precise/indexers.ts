@@ -62,7 +62,10 @@ export function installedIndexers(env: NodeJS.ProcessEnv = process.env): Partial
   return out;
 }
 
-/** Runs scip-typescript's `index` without hover text, each file once (scip-typescript.mjs says why). */
+/**
+ * Runs scip-typescript's `index` without hover text, each file once, optionally in several processes and resolving
+ * only the names the tier reads (scip-typescript.mjs says why).
+ */
 const TS_RUNNER = fileURLToPath(new URL('./scip-typescript.mjs', import.meta.url));
 
 /** The semanticdb-javac plugin, taken out of scip-java's jar by scripts/stack/indexers.sh. */
@@ -147,6 +150,13 @@ export interface RunOptions {
    * compiles the standard library's export data again (~40 s).
    */
   goCacheDir?: string;
+  /**
+   * scip-typescript only (activities/precise/scip-typescript.mjs): index with this many processes (default 1), and
+   * resolve names only where the precise tier reads them (inside a callable's possible body; declarations everywhere).
+   * The precise step sets both; a direct reading of the whole index (tests, the truth harness) sets neither.
+   */
+  processes?: number;
+  usesInCallables?: boolean;
   signal?: AbortSignal;
 }
 
@@ -230,8 +240,19 @@ export function indexerSteps(o: RunOptions): IndexerStep[] {
   const heap = `--max-old-space-size=${Math.max(256, Math.floor(o.limits.memoryMb * 0.85))}`;
   if (o.language === 'typescript') {
     // Through our runner (scip-typescript.mjs): the same `index` command without hover text and with each file
-    // indexed once, however many tsconfig projects include it.
-    const args = [heap, TS_RUNNER, realpathSync(o.bin), 'index', '--no-progress-bar', '--output', o.output];
+    // indexed once, however many tsconfig projects include it; in parts by several processes, names resolved only
+    // where the tier reads them, when asked.
+    const args = [
+      heap,
+      TS_RUNNER,
+      ...((o.processes ?? 1) > 1 ? ['--processes', String(o.processes)] : []),
+      ...(o.usesInCallables ? ['--uses-in-callables'] : []),
+      realpathSync(o.bin),
+      'index',
+      '--no-progress-bar',
+      '--output',
+      o.output,
+    ];
     const hasConfig = existsSync(join(o.root, 'tsconfig.json')) || existsSync(join(o.root, 'jsconfig.json'));
     if (!hasConfig) writeFileSync(join(o.root, 'tsconfig.json'), inferredTsconfig(o.root));
     return [{ cmd: process.execPath, args, env: base, cwd: o.root }];

@@ -241,6 +241,8 @@ async function makeIndex(
     version: input.commitSha,
     project: run.source_name ?? 'source',
     goCacheDir: join(settings.workDir, 'go-cache'),
+    processes: settings.typescriptProcesses ?? 1,
+    usesInCallables: true,
     signal: hb.signal,
   });
   metrics.seconds.observe({ language }, r.ms / 1000);

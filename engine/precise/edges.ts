@@ -13,7 +13,10 @@
  * - A use of a callable is a *call* when the character after the name (spaces, `?.` and a generic argument list
  *   skipped) is `(`, and a *reference* otherwise (a function passed as a value). Without the file's text, every use
  *   is a call.
- * - A use of a symbol the index does not define is *external*: kept with its package moniker.
+ * - A use of a symbol the index does not define is *external*: kept with its package moniker, unless the symbol is of
+ *   a package the index defines symbols of (the repository's own: a member of an anonymous type literal, numbered by
+ *   scip-typescript in the order it meets them, or a symbol of a file outside every project). Those are neither edges
+ *   nor external: no other repository can join on them.
  */
 import { ROLE_DEFINITION, ROLE_IMPORT, type ScipDocument, type ScipIndex } from './scip.ts';
 
@@ -185,6 +188,11 @@ export function scipDefinitions(index: ScipIndex): Map<string, ScipDefinition> {
   return defs;
 }
 
+/** The package a symbol belongs to: scheme, manager, name and version. */
+function packageKey(m: ScipMoniker): string {
+  return `${m.scheme}\u0000${m.manager}\u0000${m.package}\u0000${m.version}`;
+}
+
 /** A use site grouped per (caller, target): the 1-based lines and the number of sites. */
 export interface ScipUseEdge {
   from: string;
@@ -251,6 +259,13 @@ export function scipUses(
   const edges = new Map<string, ScipUseEdge>();
   const external = new Map<string, ScipExternalUse>();
   const defined = new Set(defs.keys());
+  // The index's own packages: a symbol of one of them that the index does not define (a member of an anonymous type
+  // literal, a file outside every project) is neither an edge nor an external use (see the rules above).
+  const own = new Set<string>();
+  for (const d of defs.values()) {
+    const m = parseScipSymbol(d.symbol);
+    if (m) own.add(packageKey(m));
+  }
   for (const doc of index.documents) {
     const bodies = bodiesOf(doc, defs, options);
     if (bodies.length === 0) continue;
@@ -284,7 +299,7 @@ export function scipUses(
         e.count++;
       } else {
         const moniker = parseScipSymbol(o.symbol);
-        if (!moniker) continue;
+        if (!moniker || own.has(packageKey(moniker))) continue;
         const key = `${caller}\u0000${o.symbol}`;
         let e = external.get(key);
         if (!e)

@@ -215,6 +215,86 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
     ]);
     assert.equal(r.matched, 4);
   });
+
+  it('reads the same edges from two processes resolving only the names inside callables as from one resolving all', async () => {
+    // Two overlapping projects (each file indexed once), top-level code (a table, a test callback) whose uses no
+    // callable holds, and a function with a call and an external use (Number#toFixed).
+    const files = {
+      ...TS_FILES,
+      'tsconfig.json':
+        '{ "files": [], "references": [{ "path": "./tsconfig.a.json" }, { "path": "./tsconfig.b.json" }] }\n',
+      'tsconfig.a.json': '{ "compilerOptions": { "strict": true, "composite": true }, "include": ["src/util.ts"] }\n',
+      'tsconfig.b.json': '{ "compilerOptions": { "strict": true, "composite": true }, "include": ["src"] }\n',
+      'src/top.ts': [
+        "import { helper, twice } from './util';",
+        'export const table = [helper(1), twice(2)];',
+        'declare function describe(name: string, body: () => void): void;',
+        "describe('x', () => { twice(helper(3)); });",
+        'export function fmt(n: number): string {',
+        '  const pad = 3;',
+        '  return twice(n).toFixed(pad);',
+        '}',
+        '',
+      ].join('\n'),
+    };
+    const defs = new Map([
+      ...TS_DEFS,
+      ['src/top.ts', [{ key: 'fmt:function', name: 'fmt', kind: 'function', line: 5, end_line: 8 }]],
+    ]);
+    const root = mkdtempSync(join(tmpdir(), 'ckg-precise-src-'));
+    const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-run-'));
+    try {
+      writeTree(root, files);
+      const run = async (name: string, extra: { processes?: number; usesInCallables?: boolean }) => {
+        const output = join(scratch, name);
+        const r = await runIndexer({
+          language: 'typescript',
+          bin: installedIndexers().typescript!,
+          root,
+          output,
+          scratch,
+          limits: { wallMs: 120_000, memoryMb: 2048 },
+          allowDependencies: false,
+          version: 'test',
+          project: 'fixture',
+          ...extra,
+        });
+        assert.ok(r.ok, `${r.failure} ${r.tail}`);
+        return readScipIndex(readFileSync(output));
+      };
+      const full = await run('full.scip', {});
+      const tier = await run('tier.scip', { processes: 2, usesInCallables: true });
+      const linesOf = (p: string) => readFileSync(join(root, p), 'utf8').split('\n');
+      const a = derivePrecise(full, defs, linesOf);
+      const b = derivePrecise(tier, defs, linesOf);
+      // The documents in scip-typescript's own order, whichever process wrote them.
+      assert.deepEqual(
+        tier.documents.map((d) => d.relative_path),
+        full.documents.map((d) => d.relative_path),
+      );
+      assert.deepEqual(edgeList(b), edgeList(a));
+      assert.deepEqual(b.external, a.external);
+      assert.deepEqual([b.covered, b.callables, b.matched], [a.covered, a.callables, a.matched]);
+      assert.ok(
+        edgeList(b).includes('calls src/top.ts#fmt:function -> src/util.ts#twice:function 7 x1 scip 1'),
+        edgeList(b).join('\n'),
+      );
+      assert.ok(
+        b.external.some((x) => x.symbol.includes('toFixed')),
+        JSON.stringify(b.external),
+      );
+      // The top-level uses (lines 2 and 4) were resolved by the full run only.
+      const usesOnLine = (idx: typeof full, line: number) =>
+        idx.documents
+          .find((d) => d.relative_path === 'src/top.ts')!
+          .occurrences.filter((o) => o.range[0] === line - 1 && o.symbol.endsWith('/helper().')).length;
+      assert.deepEqual([usesOnLine(full, 2), usesOnLine(full, 4)], [1, 1]);
+      assert.deepEqual([usesOnLine(tier, 2), usesOnLine(tier, 4)], [0, 0]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('precise tier: SCIP relationships read into hierarchy edges', () => {

@@ -56,6 +56,8 @@ function settings(workDir: string, wallMs = 120_000): PreciseSettings {
     heartbeatTimeoutMs: 5000,
     cloneTimeoutMs: 60_000,
     sourceUrls: TEST_URL_POLICY,
+    // As deployed: scip-typescript in two processes (the direct reading below runs one, resolving every name).
+    typescriptProcesses: 2,
   };
 }
 
