@@ -7,6 +7,7 @@
  *   node --import tsx bench/history.ts [--syncs 50] [--reps 21] [--no-reset] [--change]
  *   node --import tsx bench/history.ts --build [--syncs 50] [--change] [--minutes 12]   # resumable, in chunks
  *   node --import tsx bench/history.ts --purge-to-one [--reps 21]                       # after --build
+ *   node --import tsx bench/history.ts --purge | --measure-one | --measure-history     # the same, in runs apart
  *
  * History: re-syncs of the unchanged commit share their predecessor's graph (V50) and add no graph rows, so they are
  * not the history that can slow a read; with --change each re-sync follows a one-file commit (the soak's hourly
@@ -21,11 +22,16 @@
  * re-syncs until N are kept or `--minutes` have passed (run it again to go on); --purge-to-one then times the reads
  * with the kept history (right after, and after VACUUM (ANALYZE)), purges every sync but the newest, vacuums and
  * times them with one sync: the same run gives the ratios (the baseline is measured last instead of first).
+ * Purging 50 whole Go syncs takes longer than a quiet slot should be held, so the steps also run apart, in either
+ * order: --purge (purge to one, vacuum, and what the purges left behind), --measure-one (one kept sync) and
+ * --measure-history (the kept history): each keeps its figures in .stack/bench-history.json and prints the ratios
+ * once both are there (e.g. --purge and --measure-one first, then --build rounds, then --measure-history).
  */
-import { appendFileSync, existsSync, readFileSync, statfsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, root, stackPool, syncThroughGateway } from './support/gateway.ts';
+import { leftBehind, nonZero } from './support/left-behind.ts';
 import { CHANGED_FILE, git } from './support/corpus.ts';
 import type { Sync as SyncJson } from '../lib/api/schemas.ts';
 
@@ -38,6 +44,9 @@ const { values: args } = parseArgs({
     build: { type: 'boolean', default: false },
     minutes: { type: 'string', default: '12' },
     'purge-to-one': { type: 'boolean', default: false },
+    'measure-history': { type: 'boolean', default: false },
+    purge: { type: 'boolean', default: false },
+    'measure-one': { type: 'boolean', default: false },
     'min-free-gb': { type: 'string', default: '8' },
   },
 });
@@ -131,6 +140,23 @@ async function purgeAllButNewest(): Promise<void> {
   for (const s of all.items.slice(1)) await fetchDelete(s.id);
 }
 
+/** Purges every sync but the newest, vacuums, and says what the purges left behind (every figure must be 0). */
+async function purgeAndVacuum(): Promise<void> {
+  const before = (await completedSyncs()).length;
+  const t = performance.now();
+  await purgeAllButNewest();
+  await vacuum();
+  console.log(
+    `purged ${before} completed syncs to one and vacuumed in ${((performance.now() - t) / 1000).toFixed(0)} s, ` +
+      `database ${await dbSize()}`,
+  );
+  const left = await leftBehind(pool);
+  console.log(
+    `left behind by the purges: ${Object.keys(nonZero(left)).length === 0 ? `nothing (${Object.keys(left).length} tables and labels checked)` : JSON.stringify(nonZero(left))}`,
+  );
+}
+
+const historyPath = join(root, '.stack/bench-history.json');
 const repo = args.change ? (await api<{ url: string }>('GET', `/api/sources/${sourceId}`)).url : null;
 /** Re-syncs until `target` completed syncs are kept or `until` (ms since the epoch) has passed. */
 async function build(until = Infinity): Promise<number[]> {
@@ -184,17 +210,31 @@ if ((await completedSyncs()).length === 0)
 if (args.build) {
   await build(Date.now() + Number(args.minutes) * 60_000);
   console.log(`database ${await dbSize()}, ${(await completedSyncs()).length} completed syncs kept`);
+} else if (args['measure-history'] || args['measure-one']) {
+  const phase = args['measure-one'] ? 'one' : 'history';
+  const kept = (await completedSyncs()).length;
+  if (phase === 'one' && kept !== 1) throw new Error(`--measure-one: ${kept} completed syncs kept (run --purge first)`);
+  console.log(`database ${await dbSize()}`);
+  const figures = await measure(phase === 'one' ? 'one sync' : 'history, as built');
+  const saved = (existsSync(historyPath) ? JSON.parse(readFileSync(historyPath, 'utf8')) : {}) as Partial<
+    Record<'one' | 'history', { at: string; kept: number; reads: Record<string, number> }>
+  >;
+  saved[phase] = { at: new Date().toISOString(), kept, reads: Object.fromEntries(figures) };
+  writeFileSync(historyPath, JSON.stringify(saved, null, 1));
+  if (saved.one && saved.history) {
+    console.log(`(one sync measured ${saved.one.at}, ${saved.history.kept} kept syncs measured ${saved.history.at})`);
+    ratios(new Map(Object.entries(saved.one.reads)), [
+      [`with ${saved.history.kept} syncs`, new Map(Object.entries(saved.history.reads))],
+    ]);
+  }
+} else if (args.purge) {
+  await purgeAndVacuum();
 } else if (args['purge-to-one']) {
   console.log(`database ${await dbSize()}`);
   const many = await measure('history, as built');
   await vacuum();
   const vacuumed = await measure('history, after VACUUM (ANALYZE)');
-  const t = performance.now();
-  await purgeAllButNewest();
-  await vacuum();
-  console.log(
-    `purged to one sync and vacuumed in ${((performance.now() - t) / 1000).toFixed(0)} s, database ${await dbSize()}`,
-  );
+  await purgeAndVacuum();
   const one = await measure('one sync');
   ratios(one, [
     ['as built', many],

@@ -27,6 +27,7 @@ import { DEFAULT_KEEP_COMPLETED, DEFAULT_KEEP_FAILED, type RetentionInput } from
 import { RETENTION_WORKFLOW_TYPE, type RetentionResult } from '../workflows/retention-contract.ts';
 import { CHANGED_FILE, git } from './support/corpus.ts';
 import { api, env, root, stackPool, syncThroughGateway } from './support/gateway.ts';
+import { leftBehind } from './support/left-behind.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,6 +36,7 @@ const { values: args } = parseArgs({
     reps: { type: 'string', default: '5' },
     minutes: { type: 'string', default: '0' },
     resume: { type: 'boolean', default: false },
+    report: { type: 'boolean', default: false },
   },
 });
 const total = Number(args.syncs);
@@ -51,11 +53,13 @@ interface SoakState {
   times: number[];
   filledAt?: number;
 }
+// --report: no sync, the summary over the rounds kept so far (a soak stopped before --syncs, or to read it again).
+if (args.report) args.resume = true;
 const soak: SoakState =
   args.resume && existsSync(statePath)
     ? (JSON.parse(readFileSync(statePath, 'utf8')) as SoakState)
     : { rows: [], times: [] };
-const deadline = Number(args.minutes) > 0 ? Date.now() + Number(args.minutes) * 60_000 : Infinity;
+const deadline = args.report ? 0 : Number(args.minutes) > 0 ? Date.now() + Number(args.minutes) * 60_000 : Infinity;
 // Start from one kept sync (the window then fills during the soak): every other sync of the source is purged first.
 if (!args.resume) {
   // The default retention (no config.retention); the precise tier off as in bench/history.ts (its TypeScript run
@@ -126,41 +130,6 @@ async function keptSyncs(): Promise<Record<string, number>> {
   return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
 }
 
-/** Rows in any label or any table with a sync_id column that name a sync which no longer exists. */
-async function leftBehind(): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
-  const labels = await pool.query<{ name: string }>(
-    `SELECT l.name FROM ag_catalog.ag_label l JOIN ag_catalog.ag_graph g ON g.graphid = l.graph
-      WHERE g.name = 'service' AND l.name NOT IN ('_ag_label_vertex', '_ag_label_edge')`,
-  );
-  for (const { name } of labels.rows) {
-    const r = await pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM service."${name}" x
-        WHERE NOT EXISTS (SELECT 1 FROM sync_runs s
-                           WHERE ('"' || s.id::text || '"')::ag_catalog.agtype
-                               = ag_catalog.agtype_access_operator(x.properties, '"sync_id"'::ag_catalog.agtype))`,
-    );
-    out[name] = Number(r.rows[0]!.n);
-  }
-  const tables = await pool.query<{ table_name: string }>(
-    `SELECT c.table_name FROM information_schema.columns c
-       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-      WHERE c.table_schema = 'public' AND c.column_name = 'sync_id' AND t.table_type = 'BASE TABLE'
-        AND c.table_name <> 'events'`,
-  );
-  for (const { table_name } of tables.rows) {
-    const r = await pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM "${table_name}" x WHERE NOT EXISTS (SELECT 1 FROM sync_runs s WHERE s.id = x.sync_id)`,
-    );
-    out[table_name] = Number(r.rows[0]!.n);
-  }
-  const orphans = await pool.query<{ n: string }>(
-    `SELECT count(*) AS n FROM file_contents c WHERE NOT EXISTS (SELECT 1 FROM sync_files f WHERE f.content_id = c.id)`,
-  );
-  out.unreferenced_file_contents = Number(orphans.rows[0]!.n);
-  return out;
-}
-
 const mb = (b: number) => (b / 1048576).toFixed(0);
 const { rows, times } = soak;
 console.log(
@@ -207,9 +176,10 @@ for (let i = rows.length + 1; i <= total && Date.now() < deadline; i++) {
       `first diff ${reads.diff_first!.toFixed(0)} ms, load ${row.load}`,
   );
 }
-if (rows.length < total) {
+if (rows.length < total && !args.report) {
   console.log(`stopped after ${rows.length} of ${total} re-syncs (--minutes): run again with --resume`);
 } else {
+  if (rows.length < total) console.log(`\nsummary of ${rows.length} of ${total} re-syncs (--report)`);
   const end = await dbBytes();
   console.log(
     `\nre-syncs: median ${(pct(times, 0.5) / 1000).toFixed(2)} s, p95 ${(pct(times, 0.95) / 1000).toFixed(2)} s, ` +
@@ -220,13 +190,23 @@ if (rows.length < total) {
       `database: ${mb(soak.filledAt)} MB when the window first filled, ${mb(end)} MB at the end: ` +
         `${(end / soak.filledAt).toFixed(2)}x (target <= 1.2)`,
     );
+  // Maintenance (retention's clean, purge and VACUUM (ANALYZE)) runs between syncs: the sync after it must not be
+  // slower than 2x the median either, and the size once the window is full must stay flat (free space reused).
+  const retention = rows.map((r) => Number(r.retention_ms));
+  const filledIndex = rows.findIndex((r) => Number(r.db_bytes) === soak.filledAt);
+  const after = rows.slice(Math.max(0, filledIndex)).map((r) => Number(r.db_bytes));
+  console.log(
+    `retention runs: median ${(pct(retention, 0.5) / 1000).toFixed(2)} s, max ${(Math.max(...retention) / 1000).toFixed(2)} s; ` +
+      `database once the window was full: min ${mb(Math.min(...after))} MB, max ${mb(Math.max(...after))} MB ` +
+      `over ${after.length} rounds`,
+  );
   const firstReads = rows[0]!.reads;
   const lastReads = rows.at(-1)!.reads;
   console.log(
     `reads p50, first sync of the soak -> last: ${READS.map(([k]) => `${k} ${firstReads[k]!.toFixed(0)} -> ${lastReads[k]!.toFixed(0)} ms`).join(', ')}`,
   );
   console.log(
-    `left behind by purges (rows naming a sync that no longer exists): ${JSON.stringify(await leftBehind())}`,
+    `left behind by purges (rows naming a sync that no longer exists): ${JSON.stringify(await leftBehind(pool))}`,
   );
 }
 await connection.close();
