@@ -384,4 +384,22 @@ describe('retention of syncs', () => {
     const last = await graphRows(h.db.pool, completed[3]!);
     assert.ok(last.File! > 0 && last.Symbol! > 0);
   });
+
+  it('finalize does not wait for a vacuum holding the tables it analyzes: the sync completes under the lock', async () => {
+    // The finalize stall (22-85 s, never reproduced): finalize's ANALYZE of the File label and sync_files needs the
+    // lock a running VACUUM or autovacuum holds (SHARE UPDATE EXCLUSIVE conflicts with itself). Held here for the
+    // whole sync: if finalize waited for it, the sync would not complete until the lock is released after it.
+    addCommit(repo, { 'src/late.ts': 'export const late = 1;\n' });
+    const vacuum = await h.db.pool.connect();
+    try {
+      await vacuum.query('BEGIN');
+      await vacuum.query(`LOCK TABLE service."File", sync_files IN SHARE UPDATE EXCLUSIVE MODE`);
+      const syncId = await insertPendingSync(h.db.pool, sourceId);
+      assert.equal((await runSync(h, sourceId, syncId)).status, 'completed');
+      assert.equal(await status(h.db.pool, syncId), 'completed');
+    } finally {
+      await vacuum.query('ROLLBACK');
+      vacuum.release();
+    }
+  });
 });
