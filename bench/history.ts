@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { api, root, stackPool, syncThroughGateway } from './support/gateway.ts';
 import { leftBehind, nonZero } from './support/left-behind.ts';
+import { purgeAllButOne } from './support/purge.ts';
 import { CHANGED_FILE, git } from './support/corpus.ts';
 import type { Sync as SyncJson } from '../lib/api/schemas.ts';
 
@@ -127,27 +128,14 @@ async function dbSize(): Promise<string> {
   return r.rows[0]!.s;
 }
 
-async function fetchDelete(id: string): Promise<void> {
-  await api('DELETE', `/api/syncs/${id}`).catch((err: unknown) => {
-    // 204 has no JSON body: api() throws on parsing it; anything but a parse error is real.
-    if (!(err instanceof SyntaxError)) throw err;
-  });
-}
-
-/** Every sync of the source but its newest, purged newest first (a sync sharing another's graph goes before it). */
-async function purgeAllButNewest(): Promise<void> {
-  const all = await api<{ items: SyncJson[] }>('GET', `/api/syncs?source_id=${sourceId}&limit=200`);
-  for (const s of all.items.slice(1)) await fetchDelete(s.id);
-}
-
 /** Purges every sync but the newest, vacuums, and says what the purges left behind (every figure must be 0). */
 async function purgeAndVacuum(): Promise<void> {
   const before = (await completedSyncs()).length;
   const t = performance.now();
-  await purgeAllButNewest();
+  await purgeAllButOne(pool, sourceId);
   await vacuum();
   console.log(
-    `purged ${before} completed syncs to one and vacuumed in ${((performance.now() - t) / 1000).toFixed(0)} s, ` +
+    `purged from ${before} completed syncs to one and vacuumed in ${((performance.now() - t) / 1000).toFixed(0)} s, ` +
       `database ${await dbSize()}`,
   );
   const left = await leftBehind(pool);
@@ -242,7 +230,7 @@ if (args.build) {
   ]);
 } else {
   if (!args['no-reset']) {
-    await purgeAllButNewest();
+    await purgeAllButOne(pool, sourceId);
     await vacuum();
   }
   console.log(`database ${await dbSize()}`);

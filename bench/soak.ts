@@ -28,6 +28,7 @@ import { RETENTION_WORKFLOW_TYPE, type RetentionResult } from '../workflows/rete
 import { CHANGED_FILE, git } from './support/corpus.ts';
 import { api, env, root, stackPool, syncThroughGateway } from './support/gateway.ts';
 import { leftBehind } from './support/left-behind.ts';
+import { purgeAllButOne } from './support/purge.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -65,13 +66,8 @@ if (!args.resume) {
   // The default retention (no config.retention); the precise tier off as in bench/history.ts (its TypeScript run
   // fails on the corpus's few JavaScript files and adds ~20 s to every sync: issue 29's figure, not this one's).
   await api('PATCH', `/api/sources/${sourceId}`, { config: { precise: false } });
-  const all = await api<{ items: Array<{ id: string }> }>('GET', `/api/syncs?source_id=${sourceId}&limit=200`);
-  for (const s of all.items.slice(1)) {
-    await api('DELETE', `/api/syncs/${s.id}`).catch((err: unknown) => {
-      if (!(err instanceof SyntaxError)) throw err; // 204: no JSON body
-    });
-  }
-  if (all.items.length > 1) console.log(`purged ${all.items.length - 1} earlier syncs of the source`);
+  const purged = await purgeAllButOne(pool, sourceId);
+  if (purged > 0) console.log(`purged ${purged} earlier syncs of the source`);
 }
 
 const connection = await Connection.connect({ address: env('TEMPORAL_ADDRESS', '127.0.0.1:7233') });

@@ -5,6 +5,8 @@
  */
 import type pg from 'pg';
 
+// The sync id compared as text (an agtype string's text is its value): agtype = agtype in an anti-join is planned
+// with a cast of agtype to boolean that AGE refuses.
 export async function leftBehind(pool: pg.Pool): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const labels = await pool.query<{ name: string }>(
@@ -15,8 +17,8 @@ export async function leftBehind(pool: pg.Pool): Promise<Record<string, number>>
     const r = await pool.query<{ n: string }>(
       `SELECT count(*) AS n FROM service."${name}" x
         WHERE NOT EXISTS (SELECT 1 FROM sync_runs s
-                           WHERE ('"' || s.id::text || '"')::ag_catalog.agtype
-                               = ag_catalog.agtype_access_operator(x.properties, '"sync_id"'::ag_catalog.agtype))`,
+                           WHERE s.id::text
+                               = ag_catalog.agtype_access_operator(x.properties, '"sync_id"'::ag_catalog.agtype)::text)`,
     );
     out[name] = Number(r.rows[0]!.n);
   }
