@@ -2,6 +2,7 @@ import type Parser from 'tree-sitter';
 import type { ChunkType, SymbolInfo, SymbolKind } from '../types.ts';
 import type { CaptureView } from '../languages/plugin.ts';
 import { rowOf } from '../chunk/ast.ts';
+import { matchSet, type MatchSet } from '../raw-matches.ts';
 import type {
   BindingFact,
   DefinitionFact,
@@ -198,17 +199,19 @@ interface Gathered {
   defaultExport?: string;
 }
 
-type Captures = Map<string, Parser.SyntaxNode>;
+/** A match's captures: the first capture (its index in the MatchSet) of each name. */
+type Captures = Map<string, number>;
 
 /**
  * Reads the symbols query's matches into uses, bindings, imports and definition attributes. One method per kind of
- * pattern (the capture that names it); each returns whether the match was its kind. Per match, the first node of
- * each capture name; offsets and texts are read (native calls) only where used.
+ * pattern (the capture that names it); each returns whether the match was its kind. Per match, the first capture of
+ * each name; captures are offsets (raw-matches.ts: no node objects), end offsets and texts read only where used.
  */
 class MatchReader {
   readonly out: Gathered = { uses: [], bindings: [], imports: [], aliases: [] };
   /** A decorator's uses belong to what it decorates (Python: the decorator sits outside the definition's node). */
   private readonly decorated: Array<{ start: number; end: number; owner: number }> = [];
+  private ms!: MatchSet;
 
   constructor(
     private readonly tree: DefTree,
@@ -217,18 +220,20 @@ class MatchReader {
   ) {}
 
   readAll(query: Parser.Query, root: Parser.SyntaxNode): Gathered {
-    const matches = query.matches(root);
-    this.findDecorated(matches);
+    const ms = (this.ms = matchSet(query, root, this.src.text));
+    this.findDecorated();
     const caps: Captures = new Map();
-    for (const match of matches) {
+    for (let m = 0; m < ms.matchCount; m++) {
       caps.clear();
       let isImport = false;
-      for (const c of match.captures) {
-        if (c.name === 'import') isImport = true;
-        if (!caps.has(c.name)) caps.set(c.name, c.node);
+      const end = ms.endCapture(m);
+      for (let k = ms.firstCapture(m); k < end; k++) {
+        const name = ms.captureName(k);
+        if (name === 'import') isImport = true;
+        if (!caps.has(name)) caps.set(name, k);
       }
       if (caps.has('decorator')) continue;
-      if (isImport) this.readImport(match);
+      if (isImport) this.readImport(m);
       else this.readMatch(caps);
     }
     return this.out;
@@ -249,15 +254,19 @@ class MatchReader {
     this.readDefAttributes(caps);
   }
 
-  private findDecorated(matches: readonly Parser.QueryMatch[]): void {
-    for (const m of matches) {
-      let dec: Parser.SyntaxNode | undefined;
-      let owner: Parser.SyntaxNode | undefined;
-      for (const c of m.captures) {
-        if (c.name === 'decorator') dec ??= c.node;
-        else if (c.name === 'decorator.owner') owner ??= c.node;
+  private findDecorated(): void {
+    const { ms } = this;
+    for (let m = 0; m < ms.matchCount; m++) {
+      let dec: number | undefined;
+      let owner: number | undefined;
+      const end = ms.endCapture(m);
+      for (let k = ms.firstCapture(m); k < end; k++) {
+        const name = ms.captureName(k);
+        if (name === 'decorator') dec ??= k;
+        else if (name === 'decorator.owner') owner ??= k;
       }
-      if (dec && owner) this.decorated.push({ start: dec.startIndex, end: dec.endIndex, owner: owner.startIndex });
+      if (dec !== undefined && owner !== undefined)
+        this.decorated.push({ start: ms.start(dec), end: ms.end(dec), owner: ms.start(owner) });
     }
   }
 
@@ -265,13 +274,13 @@ class MatchReader {
     return rowOf(this.src.starts, x) + 1;
   }
 
-  private textOf(n: Parser.SyntaxNode): string {
-    return this.src.text.slice(n.startIndex, n.endIndex);
+  private textOf(k: number): string {
+    return this.src.text.slice(this.ms.start(k), this.ms.end(k));
   }
 
-  private receiverOf(n: Parser.SyntaxNode | undefined): string | null {
-    if (n === undefined) return null;
-    const r = this.textOf(n);
+  private receiverOf(k: number | undefined): string | null {
+    if (k === undefined) return null;
+    const r = this.textOf(k);
     return this.lang.normalizeReceiver ? this.lang.normalizeReceiver(r) : r;
   }
 
@@ -287,13 +296,17 @@ class MatchReader {
     return this.tree.enclosingSymbol(at);
   }
 
-  private readImport(match: Parser.QueryMatch): void {
-    const views: CaptureView[] = match.captures.map((c) => ({
-      name: c.name,
-      text: c.node.text,
-      row: c.node.startPosition.row,
-      type: c.node.type,
-    }));
+  private readImport(m: number): void {
+    const { ms } = this;
+    const views: CaptureView[] = [];
+    for (let k = ms.firstCapture(m); k < ms.endCapture(m); k++) {
+      views.push({
+        name: ms.captureName(k),
+        text: this.textOf(k),
+        row: ms.row(k),
+        type: ms.node(k).type,
+      });
+    }
     this.out.imports.push(...this.lang.readImportBindings(views));
   }
 
@@ -301,17 +314,20 @@ class MatchReader {
     const callName = caps.get('call.name');
     const dyn = caps.get('call.dynamic');
     const ctor = caps.get('call.super') ?? caps.get('call.this');
-    if (!callName && !dyn && !ctor) return false;
-    const at = (callName ?? dyn ?? ctor)!.startIndex;
+    if (callName === undefined && dyn === undefined && ctor === undefined) return false;
+    const at = this.ms.start((callName ?? dyn ?? ctor)!);
     const def = this.useAt(at);
     const argsCap = caps.get('call.args');
-    const args = argsCap ? argsCap.namedChildCount : undefined;
-    const argTypes = argsCap && this.lang.argumentHint ? argumentTypes(this.lang, argsCap, this.src.text) : undefined;
-    if (dyn) {
+    const args = argsCap !== undefined ? this.ms.namedChildCount(argsCap) : undefined;
+    const argTypes =
+      argsCap !== undefined && this.lang.argumentHint
+        ? argumentTypes(this.lang, this.ms.node(argsCap), this.src.text)
+        : undefined;
+    if (dyn !== undefined) {
       this.out.uses.push({ kind: 'd', name: this.textOf(dyn), receiver: null, line: this.lineAt(at), def });
       return true;
     }
-    if (ctor) {
+    if (ctor !== undefined) {
       this.out.uses.push({
         kind: 'c',
         name: this.lang.constructorName ?? 'constructor',
@@ -350,11 +366,11 @@ class MatchReader {
 
   private readValue(caps: Captures): boolean {
     const valueName = caps.get('value.name');
-    if (!valueName) return false;
-    const at = valueName.startIndex;
+    if (valueName === undefined) return false;
+    const at = this.ms.start(valueName);
     this.out.uses.push({
       kind: 'v',
-      name: this.src.text.slice(at, valueName.endIndex),
+      name: this.src.text.slice(at, this.ms.end(valueName)),
       receiver: this.receiverOf(caps.get('value.receiver')),
       line: this.lineAt(at),
       def: this.useAt(at),
@@ -379,20 +395,20 @@ class MatchReader {
 
   private readTypeExpr(caps: Captures): boolean {
     const typeExpr = caps.get('type.expr');
-    if (!typeExpr) return false;
-    const at = typeExpr.startIndex;
-    this.pushTypeUses(this.src.text.slice(at, typeExpr.endIndex), at, this.tree.enclosingSymbol(at));
+    if (typeExpr === undefined) return false;
+    const at = this.ms.start(typeExpr);
+    this.pushTypeUses(this.src.text.slice(at, this.ms.end(typeExpr)), at, this.tree.enclosingSymbol(at));
     return true;
   }
 
   private readSupertype(caps: Captures): boolean {
     const ext = caps.get('super.extends') ?? caps.get('super.implements');
-    if (!ext) return false;
-    const at = ext.startIndex;
+    if (ext === undefined) return false;
+    const at = this.ms.start(ext);
     const def = this.tree.enclosing(at);
     if (def === -1) return true;
     const relation = caps.has('super.extends') ? 'extends' : 'implements';
-    for (const t of this.lang.cleanType(this.src.text.slice(at, ext.endIndex))) {
+    for (const t of this.lang.cleanType(this.src.text.slice(at, this.ms.end(ext)))) {
       this.tree.extras[def]!.supertypes.push({ text: t, relation, line: this.lineAt(at) });
     }
     return true;
@@ -400,22 +416,22 @@ class MatchReader {
 
   private readBinding(caps: Captures): boolean {
     const bindName = caps.get('bind.param') ?? caps.get('bind.local') ?? caps.get('bind.field');
-    if (!bindName) return false;
-    const { lang, tree } = this;
-    const bindAt = bindName.startIndex;
+    if (bindName === undefined) return false;
+    const { lang, tree, ms } = this;
+    const bindAt = ms.start(bindName);
     const def = tree.enclosing(bindAt);
     const binding = caps.has('bind.param') ? 'p' : caps.has('bind.field') ? 'f' : 'l';
-    const written = this.src.text.slice(bindAt, bindName.endIndex);
+    const written = this.src.text.slice(bindAt, ms.end(bindName));
     const aliasCap = caps.get('bind.alias');
-    if (aliasCap) {
+    if (aliasCap !== undefined) {
       this.out.aliases.push({ name: written, alias: this.textOf(aliasCap), def });
       return true;
     }
     const typeCap = caps.get('bind.type') ?? caps.get('bind.new') ?? caps.get('bind.call');
-    if (!typeCap) return true;
+    if (typeCap === undefined) return true;
     const via = caps.has('bind.type') ? undefined : caps.has('bind.new') ? ('n' as const) : ('c' as const);
-    const typeAt = typeCap.startIndex;
-    const raw = this.src.text.slice(typeAt, typeCap.endIndex);
+    const typeAt = ms.start(typeCap);
+    const raw = this.src.text.slice(typeAt, ms.end(typeCap));
     const bound = lang.normalizeName ? lang.normalizeName(written) : written;
     if (binding !== 'f') {
       // A parameter or variable is a local of its function too.
@@ -434,24 +450,24 @@ class MatchReader {
 
   private readLocal(caps: Captures): boolean {
     const local = caps.get('local');
-    if (!local) return false;
-    const at = local.startIndex;
+    if (local === undefined) return false;
+    const at = this.ms.start(local);
     const def = this.tree.enclosingFunction(at);
     if (def === -1) return true;
     const e = this.tree.extras[def]!;
-    (e.locals ??= new Set()).add(this.src.text.slice(at, local.endIndex));
+    (e.locals ??= new Set()).add(this.src.text.slice(at, this.ms.end(local)));
     return true;
   }
 
   /** The file's default export and package name. */
   private readModule(caps: Captures): boolean {
     const defaultCap = caps.get('export.default');
-    if (defaultCap) {
+    if (defaultCap !== undefined) {
       this.out.defaultExport = this.textOf(defaultCap);
       return true;
     }
     const pkgCap = caps.get('package.name');
-    if (!pkgCap) return false;
+    if (pkgCap === undefined) return false;
     let pkg = this.textOf(pkgCap).replace(/\s+/g, '');
     // One spelling for package names (PHP `A\B` is `A.B`, as receivers are written).
     if (this.lang.normalizeReceiver) pkg = this.lang.normalizeReceiver(pkg);
@@ -462,11 +478,11 @@ class MatchReader {
   private readDefAttributes(caps: Captures): void {
     for (const [name, c] of caps) {
       if (!name.startsWith('def.')) continue;
-      const at = c.startIndex;
+      const at = this.ms.start(c);
       const def = this.tree.enclosing(at);
       if (def === -1) continue;
       const e = this.tree.extras[def]!;
-      const t = this.src.text.slice(at, c.endIndex);
+      const t = this.src.text.slice(at, this.ms.end(c));
       if (name === 'def.receiver') e.receiver = this.lang.cleanType(t)[0];
       else if (name === 'def.self') e.selfName = t;
       else if (name === 'def.returns') e.returns = this.lang.cleanType(t)[0];
