@@ -7,7 +7,13 @@ export type { FileRequest, FileResult } from './analyze-file.ts';
 export { discover } from './discover.ts';
 export type { DiscoveredFile } from './discover.ts';
 export { classify } from './classify.ts';
-export { chunkEmbeddingInput, fileEmbeddingInput, EMBEDDING_MAX_CHARS, EMBEDDING_PREFIX } from './embedding.ts';
+export {
+  chunkEmbeddingInput,
+  chunkKeyInput,
+  fileEmbeddingInput,
+  EMBEDDING_MAX_CHARS,
+  EMBEDDING_PREFIX,
+} from './embedding.ts';
 export { reconstruct } from './chunk/reconstruct.ts';
 export { breadcrumb } from './chunk/breadcrumb.ts';
 export { estimateTokens, CHUNK_BUDGET_TOKENS, CHUNK_OVERLAP_TOKENS } from './chunk/tokens.ts';

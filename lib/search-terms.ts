@@ -32,6 +32,18 @@ export function splitIdentifier(identifier: string): string[] {
   return out;
 }
 
+/** An identifier as words: `parseHTTPRequest_v2` → `parse http request v 2`. */
+export function identifierWords(identifier: string): string {
+  return splitIdentifier(identifier).join(' ');
+}
+
+const ASCII_IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/** A text with every identifier written as words (`ParseDur` → `parse dur`); other characters are kept. */
+export function splitIdentifiers(text: string): string {
+  return text.replace(ASCII_IDENTIFIER, (id) => identifierWords(id) || id);
+}
+
 /**
  * Lexemes by token: code repeats its identifiers, and splitting with Unicode-aware expressions is the costly part
  * (a sync's chunk writer calls this for every token of every chunk: ~180 us per Go chunk uncached).

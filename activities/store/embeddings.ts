@@ -30,6 +30,18 @@ export async function setChunkEmbeddings(db: Queryable, pairs: readonly Embeddin
   return res.rowCount ?? 0;
 }
 
+/** A chunk's key vector (schema V53: its names and messages in words, engine/embedding.ts chunkKeyInput). */
+export async function setChunkKeyEmbeddings(db: Queryable, pairs: readonly EmbeddingPair[]): Promise<number> {
+  if (pairs.length === 0) return 0;
+  const res = await db.query(
+    `UPDATE file_content_chunks AS t SET key_embedding = v.e::vector
+       FROM unnest($1::uuid[], $2::text[]) AS v(id, e)
+      WHERE t.id = v.id`,
+    [pairs.map((p) => p.id), pairs.map((p) => toVectorLiteral(p.embedding))],
+  );
+  return res.rowCount ?? 0;
+}
+
 // ------------------------------------------------------------------------------------------------------ readers
 
 /** Files and chunks of a sync without a vector. */
@@ -107,9 +119,9 @@ export async function chunksWithoutVector(
   syncId: string,
   after: string,
   limit: number,
-): Promise<Array<{ id: string; content: string; file_path: string; chunk_index: number }>> {
-  const r = await db.query<{ id: string; content: string; file_path: string; chunk_index: number }>(
-    `SELECT k.id, k.content, s.file_path, k.chunk_index
+): Promise<Array<{ id: string; content: string; symbols: string[]; file_path: string; chunk_index: number }>> {
+  const r = await db.query<{ id: string; content: string; symbols: string[]; file_path: string; chunk_index: number }>(
+    `SELECT k.id, k.content, k.symbols, s.file_path, k.chunk_index
        FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
       WHERE s.sync_id = $1 AND k.embedding IS NULL AND k.id > $2
       ORDER BY k.id LIMIT $3`,

@@ -17,6 +17,7 @@ export {
 export {
   setFileEmbeddings,
   setChunkEmbeddings,
+  setChunkKeyEmbeddings,
   missingVectors,
   filesWithoutVector,
   fileEmbedInputs,

@@ -4,9 +4,19 @@
  * reused file brought along already has its vector, and one that lacks it (the model host was down) gets it here.
  * Resumable: only chunks still without a vector are embedded, and the issues of this
  * phase from an earlier attempt are replaced, so a retry ends as a clean run does.
+ *
+ * Each chunk that defines names or holds messages also gets its key vector (engine/embedding.ts chunkKeyInput),
+ * embedded after its content's, in the same page. A key text that fails is left without a vector (semantic search
+ * then reads the content's alone) and is not counted as a failed chunk: the chunk's own vector is what rule 7 asks.
  */
-import { chunkEmbeddingInput } from '../../engine/embedding.ts';
-import { chunkVectorCounts, chunksWithoutVector, recordIssues, setChunkEmbeddings } from '../store/index.ts';
+import { chunkEmbeddingInput, chunkKeyInput } from '../../engine/embedding.ts';
+import {
+  chunkVectorCounts,
+  chunksWithoutVector,
+  recordIssues,
+  setChunkEmbeddings,
+  setChunkKeyEmbeddings,
+} from '../store/index.ts';
 import type { EmbedInput, EmbedResult, SyncIds } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './helpers/deps.ts';
 import { batchingOf, embedAll, type EmbedAllResult } from './helpers/embed-batches.ts';
@@ -25,6 +35,16 @@ export function createEmbedChunks(deps: ActivityDeps) {
   }
 
   return { embedChunks };
+}
+
+/** The key texts of a page of chunks (those that have one). */
+function keyItems(page: Array<{ id: string; content: string; symbols: string[]; file_path: string; chunk_index: number }>) {
+  const out: Array<{ id: string; text: string; label: string }> = [];
+  for (const r of page) {
+    const text = chunkKeyInput(r.content, r.symbols);
+    if (text !== null) out.push({ id: r.id, text, label: `${r.file_path}#${r.chunk_index} (key)` });
+  }
+  return out;
 }
 
 /**
@@ -70,6 +90,17 @@ export async function embedSyncChunks(deps: ActivityDeps, input: SyncIds, claim:
         onProgress: (done) => progress.report('embedding_chunks', base + done, total),
       });
       hb.check();
+      const keys = r.skipped.length > 0 ? [] : keyItems(page);
+      if (keys.length > 0) {
+        await embedAll(embeddings, keys, {
+          batchSize: settings.embeddingBatchSize,
+          concurrency: settings.embeddingConcurrency,
+          breakerFailures: settings.embeddingBreakerFailures,
+          signal: hb.signal,
+          write: async (pairs) => void (await setChunkKeyEmbeddings(pool, pairs)),
+        });
+        hb.check();
+      }
       embedded += r.embedded;
       all.embedded += r.embedded;
       all.failures.push(...r.failures);

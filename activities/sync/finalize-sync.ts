@@ -14,7 +14,7 @@ import { incrementalStats } from '../reuse/incremental.ts';
 import { writeSearchStats } from '../store/search-stats.ts';
 import { sharedPreciseStats } from '../graph-alias.ts';
 import { recordSyncDurations, recordSyncEnded } from './helpers/metrics.ts';
-import { analyzeSyncTables, dropEmbedInputs, issueCounts, markSourceSynced } from '../store/runs.ts';
+import { analyzeSyncTables, dropEmbedInputs, flushSearchIndexes, issueCounts, markSourceSynced } from '../store/runs.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
   async function finalizeSync(input: FinalizeInput): Promise<EndSyncResult> {
@@ -89,14 +89,16 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
    * sync_files have not seen, so reads that select its rows by sync_id (snapshots for the merged graph, impact and
    * diff; node detail; search scopes) were planned for one row and could pick nested loops that took a minute on the
    * Go standard library. ANALYZE of the two tables (a sample of 30,000 rows each: tens of milliseconds) puts the new
-   * sync in their most-common values before the first read. Best effort: a lock held by autovacuum is not waited for
-   * beyond a second, and a failure only costs the estimate.
+   * sync in their most-common values before the first read. Then the search indexes' pending entries are merged
+   * (store/runs.ts flushSearchIndexes). Best effort: a lock held by autovacuum is not waited for beyond a second, and
+   * a failure only costs the estimate (or a slower search until autovacuum merges).
    */
   async function refreshStatistics(syncId: string): Promise<void> {
     const t0 = Date.now();
     const client = await pool.connect();
     try {
       await analyzeSyncTables(client);
+      await flushSearchIndexes(client);
       log.debug('sync_statistics_refreshed', { sync_id: syncId, ms: Date.now() - t0 });
     } catch (err) {
       log.info('sync_statistics_not_refreshed', { sync_id: syncId, error: err });

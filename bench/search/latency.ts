@@ -18,7 +18,7 @@ import { EmbeddingClient } from '../../lib/embeddings.ts';
 import { withReadTx } from '../../graph-api/db/read.ts';
 import { searchChunks } from '../../graph-api/search/chunks.ts';
 import { parseChunkSearchParams, parseSymbolSearchParams, type ChunkMode } from '../../graph-api/search/params.ts';
-import { searchInput } from '../../graph-api/search/search.ts';
+import { chunkSearchInput } from '../../graph-api/search/search.ts';
 import { searchSymbols } from '../../graph-api/search/symbols.ts';
 
 const args = process.argv.slice(2);
@@ -69,7 +69,7 @@ const embedder = new EmbeddingClient({
   model: process.env.EMBEDDING_MODEL ?? 'embeddings',
   dimension: 896,
 });
-const vectors = await embedder.embedMany(lines.map(([, q]) => searchInput(q)));
+const vectors = await embedder.embedMany(lines.map(([, q]) => chunkSearchInput(q)));
 
 async function measure(run: (i: number) => Promise<unknown>): Promise<{ wall: number[]; cpu: number[] }> {
   const wall: number[] = [];

@@ -90,6 +90,13 @@ export const COMMON_TERM = 0.05;
 export const COMMON_TERM_CHUNKS = 200;
 /** At most this many candidates are ranked (a query of only common words selects more). */
 export const MAX_CANDIDATES = 1000;
+/**
+ * When too few chunks hold every rare term, the others come from the query's rarest terms only: as many of them,
+ * rarest first, as the searched syncs hold in at most this many chunks together (estimated; at least the rarest one).
+ * Before, any rare term selected, and the first 1,000 chunks in the table's order were ranked: for a long query over
+ * the Go standard library an arbitrary sample of thousands, read from as many heap pages.
+ */
+export const LOOSE_CHUNKS = 400;
 /** BM25's term-frequency saturation and length normalisation (the usual values). */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -101,7 +108,7 @@ export const BM25_B = 0.75;
 const TF_UNIT = 0.1 / (Math.PI ** 2 / 6);
 
 export interface LexicalQueries {
-  /** Candidates: any rare term (or every term when all are common). */
+  /** Candidates: the rarest terms (LOOSE_CHUNKS), or every term when all are common. */
   match: string;
   /** Candidates first: every rare term (two or more). */
   strict: string | null;
@@ -119,8 +126,8 @@ export function idf(chunks: number, df: number): number {
 }
 
 /**
- * Candidates come from the query's rare terms (any of them), or, when every term is common, from chunks holding all
- * of them; chunks holding every rare term are read first. At most MAX_CANDIDATES are then ranked by BM25 over every
+ * Candidates come from the query's rare terms (the rarest of them, LOOSE_CHUNKS), or, when every term is common, from
+ * chunks holding all of them; chunks holding every rare term are read first. At most MAX_CANDIDATES are then ranked by BM25 over every
  * term (lib/search-terms.ts: identifier sub-words, joined words, the last word as a prefix), the term frequency
  * weighted by where the term occurs (symbols, breadcrumb, body), the idf from the searched syncs' statistics.
  */
@@ -130,7 +137,23 @@ export function lexicalQueries(terms: QueryTerms, stats: TermStats): LexicalQuer
   const isRare = (l: string) => (stats.frequency(l) ?? 0) < COMMON_TERM || (stats.df(l) ?? 0) < COMMON_TERM_CHUNKS;
   const rare = terms.lexemes.filter(isRare);
   // A prefix selects when it is long enough and its whole word is not common (`string` would read ~20,000 Go chunks).
-  const selective = toTsQuery({ lexemes: rare, prefixes: terms.prefixes.filter((p) => p.length >= 4 && isRare(p)) });
+  const rarePrefixes = terms.prefixes.filter((p) => p.length >= 4 && isRare(p));
+  const dfOf = (l: string) => stats.df(l) ?? stats.rareDf;
+  // The loose candidates: the rarest terms within LOOSE_CHUNKS (a prefix counts its whole word's chunks).
+  const byRarity = [...rare.map((l) => ({ l, prefix: false })), ...rarePrefixes.map((l) => ({ l, prefix: true }))].sort(
+    (a, b) => dfOf(a.l) - dfOf(b.l) || (a.l < b.l ? -1 : 1),
+  );
+  const loose: typeof byRarity = [];
+  let budget = 0;
+  for (const t of byRarity) {
+    if (loose.length > 0 && budget + dfOf(t.l) > LOOSE_CHUNKS) break;
+    loose.push(t);
+    budget += dfOf(t.l);
+  }
+  const selective = toTsQuery({
+    lexemes: loose.filter((t) => !t.prefix).map((t) => t.l),
+    prefixes: loose.filter((t) => t.prefix).map((t) => t.l),
+  });
   const all = [...terms.lexemes.map((l) => `'${l}'`), ...terms.prefixes.map((p) => `'${p}':*`)].join(' & ');
   // Chunks holding every rare word come first; the others only fill up when those are too few.
   const strict = rare.length >= 2 ? rare.map((l) => `'${l}'`).join(' & ') : null;
@@ -138,7 +161,6 @@ export function lexicalQueries(terms: QueryTerms, stats: TermStats): LexicalQuer
   // least the whole word's.
   const words = terms.lexemes.filter((l) => !terms.prefixes.includes(l));
   const chunks = stats.chunks > 0 ? stats.chunks : 1_000_000;
-  const dfOf = (l: string) => stats.df(l) ?? stats.rareDf;
   return {
     match: selective ?? all,
     strict,
@@ -187,21 +209,26 @@ async function lexicalRanking(
   // BM25: per term, tf = ts_rank of the term alone / TF_UNIT (from $5 on: the term, its idf), saturated with the
   // chunk's length (token_count) against the mean ($4).
   const tf = q.terms.map(
-    (_, i) => `ts_rank('${RANK_WEIGHTS}', k.search_terms, $${5 + 2 * i}::tsquery, 0) / ${TF_UNIT} AS tf${i}`,
+    (_, i) => `ts_rank('${RANK_WEIGHTS}', c.t, $${5 + 2 * i}::tsquery, 0) / ${TF_UNIT} AS tf${i}`,
   );
   const score = q.terms
     .map((_, i) => `$${6 + 2 * i}::float8 * x.tf${i} * ${BM25_K1 + 1} / (x.tf${i} + ${BM25_K1} * x.norm)`)
     .join(' + ');
-  const candidates = (query: string) => `
-       SELECT k.id, ${tf.join(', ')}, 1 - ${BM25_B} + ${BM25_B} * k.token_count / greatest($4::float8, 1) AS norm
-         FROM file_content_chunks k
-        WHERE k.search_terms @@ ${query}::tsquery${f.chunk}
-          AND EXISTS (SELECT 1 FROM sync_files s WHERE s.content_id = k.content_id AND s.sync_id = ANY($1::uuid[])${f.file})`;
+  // The terms are read out of the row once (`|| ''` makes a plain in-memory copy; the subquery's LIMIT keeps it a
+  // subquery): ts_rank detoasts its argument on every call, and nearly half of the Go chunks' terms are stored
+  // compressed, so a ten-term message decompressed each candidate's terms ten times.
+  const candidates = (query: string, cond: string) => `
+       SELECT c.id, ${tf.join(', ')}, 1 - ${BM25_B} + ${BM25_B} * c.token_count / greatest($4::float8, 1) AS norm
+         FROM (SELECT k.id, k.search_terms || ''::tsvector AS t, k.token_count
+                 FROM file_content_chunks k
+                WHERE k.search_terms @@ ${query}::tsquery${f.chunk}
+                  AND EXISTS (SELECT 1 FROM sync_files s
+                               WHERE s.content_id = k.content_id AND s.sync_id = ANY($1::uuid[])${f.file})
+                  AND ${cond}
+                LIMIT ${MAX_CANDIDATES}) c`;
   const res = await tx.query<{ id: string; score: number }>(
-    `WITH strict AS MATERIALIZED (${candidates('$3')} AND $3::tsquery IS NOT NULL
-        LIMIT ${MAX_CANDIDATES}
-     ), loose AS (${candidates('$2')} AND (SELECT count(*) FROM strict) < ${DEPTH}
-        LIMIT ${MAX_CANDIDATES}
+    `WITH strict AS MATERIALIZED (${candidates('$3', '$3::tsquery IS NOT NULL')}
+     ), loose AS (${candidates('$2', `(SELECT count(*) FROM strict) < ${DEPTH}`)}
      ), cand AS (
        SELECT * FROM strict UNION ALL SELECT * FROM loose l WHERE NOT EXISTS (SELECT 1 FROM strict t WHERE t.id = l.id)
      )
@@ -211,6 +238,11 @@ async function lexicalRanking(
   return res.rows.map((r) => ({ id: r.id, value: r.score }));
 }
 
+/**
+ * The semantic ranking: the chunks nearest the query by either of their vectors, the content's (spec rule 7) or the
+ * key text's (schema V53: names and messages in words), each chunk at the nearer of the two. Two index scans of
+ * DEPTH rows each, merged.
+ */
 async function semanticRanking(
   tx: ReadTx,
   syncIds: string[],
@@ -218,14 +250,16 @@ async function semanticRanking(
   p: ChunkSearchParams,
 ): Promise<Ranked<unknown>[]> {
   const f = filterSql(p, 3);
-  const res = await tx.query<{ id: string; distance: number }>(
-    `SELECT * FROM (
-       SELECT c.id, c.embedding <=> $2::vector AS distance
+  const nearest = (column: string) => `(
+       SELECT c.id, c.${column} <=> $2::vector AS distance
          FROM content_chunks c
-        WHERE c.sync_id = ANY($1::uuid[]) AND c.embedding IS NOT NULL${f.sql}
-        ORDER BY c.embedding <=> $2::vector
-        LIMIT ${DEPTH}
-     ) r ORDER BY r.distance, r.id`,
+        WHERE c.sync_id = ANY($1::uuid[]) AND c.${column} IS NOT NULL${f.sql}
+        ORDER BY c.${column} <=> $2::vector
+        LIMIT ${DEPTH})`;
+  const res = await tx.query<{ id: string; distance: number }>(
+    `SELECT r.id, min(r.distance) AS distance
+       FROM (${nearest('embedding')} UNION ALL ${nearest('key_embedding')}) r
+      GROUP BY r.id ORDER BY distance, r.id LIMIT ${DEPTH}`,
     [syncIds, toVectorLiteral(vector), ...f.params],
   );
   return res.rows.map((r) => ({ id: r.id, value: r.distance }));

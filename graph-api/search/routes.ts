@@ -15,7 +15,7 @@ import type { GraphAppDeps } from '../deps.ts';
 import { searchChunks } from './chunks.ts';
 import { chunkSearchParams, fileSearchParams, symbolSearchParams } from './params.ts';
 import { resolveSyncIds } from './scope.ts';
-import { searchFiles, searchFilesNamesFirst, searchInput } from './search.ts';
+import { chunkSearchInput, searchFiles, searchFilesNamesFirst, searchInput } from './search.ts';
 import { searchSymbols } from './symbols.ts';
 
 export function searchRoutes(router: Router, deps: GraphAppDeps): void {
@@ -35,7 +35,7 @@ export function searchRoutes(router: Router, deps: GraphAppDeps): void {
     const started = performance.now();
     const p = chunkSearchParams(query);
     // The query is embedded before a connection is taken from the pool.
-    const vector = p.mode === 'lexical' ? null : await deps.embedder.embedOne(searchInput(p.q));
+    const vector = p.mode === 'lexical' ? null : await deps.embedder.embedOne(chunkSearchInput(p.q));
     const embedded = performance.now();
     const result = await withReadTx(pool, graphTimeoutMs, (tx) => searchChunks(tx, p, vector));
     const done = performance.now();

@@ -10,12 +10,22 @@ import { encodeNodeId } from '../../lib/node-id.ts';
 import type { FileHit } from '../../lib/api/routes/search.ts';
 import type { ReadTx } from '../db/read.ts';
 import { filesByName, nameQuery } from './names.ts';
+import { splitIdentifiers } from '../../lib/search-terms.ts';
 
 /** Same cap as every embedding input of the service (prefix included). */
 export const EMBED_INPUT_CHARS = 1400;
 
 export function searchInput(q: string): string {
   return `search_query: ${q}`.slice(0, EMBED_INPUT_CHARS);
+}
+
+/**
+ * Chunk search embeds the query with its identifiers written as words (`ParseDur` → `parse dur`, `as_completed` →
+ * `as completed`), as the chunks' key texts write the names they define (engine/embedding.ts chunkKeyInput): a
+ * sentence model reads words, not camelCase. Plain words are unchanged (the model is not case-sensitive).
+ */
+export function chunkSearchInput(q: string): string {
+  return searchInput(splitIdentifiers(q));
 }
 
 interface ResultRow {

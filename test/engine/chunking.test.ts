@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   breadcrumb,
   chunkEmbeddingInput,
+  chunkKeyInput,
   estimateTokens,
   fileEmbeddingInput,
   reconstruct,
@@ -32,6 +33,28 @@ describe('embedding inputs', () => {
     const input = chunkEmbeddingInput(long);
     assert.equal(input.length, 1400);
     assert.equal(input, 'search_document: ' + 'x'.repeat(1400 - 17));
+  });
+
+  test("a chunk's key text: its names as words, then its messages without format verbs", () => {
+    const content = [
+      '# file: stats.py',
+      '',
+      'def harmonic_mean(data):',
+      "    # don't guess, it's wrong",
+      "    raise StatisticsError(f'harmonic_mean requires at least one data point, got {n}')",
+      '    key = "short"',
+      '    log.Printf("time: unknown unit %q in duration %s", u, s)',
+      '    path = "/usr/lib/python3.11/json"',
+    ].join('\n');
+    assert.equal(
+      chunkKeyInput(content, ['harmonic_mean', 'HTTPServer', 'harmonic_mean']),
+      'search_document: harmonic mean, http server\n' +
+        'harmonic mean requires at least one data point, got\ntime: unknown unit in duration',
+    );
+    assert.equal(chunkKeyInput('x = 1\ny = "ab"', []), null);
+    assert.equal(chunkKeyInput('x = 1', ['parseURL']), 'search_document: parse url');
+    const many = Array.from({ length: 20 }, (_, i) => `s = "message ${i} ${'word '.repeat(30)}"`).join('\n');
+    assert.equal(chunkKeyInput(many, [])!.length, 1400);
   });
 
   test('file input has path, type, language and the first 100 lines', () => {

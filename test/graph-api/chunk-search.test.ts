@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setChunkEmbeddings } from '../../activities/store/index.ts';
+import { setChunkEmbeddings, setChunkKeyEmbeddings } from '../../activities/store/index.ts';
 import { embedText, prepareInput } from '../../standins/model-host/embed.ts';
 import { FUSION, queryShape } from '../../graph-api/search/fusion.ts';
 import { insertSource } from '../support/fixtures.ts';
@@ -250,6 +250,35 @@ describe('graph component: chunk search', () => {
       const d = res.body.items.map((h) => h.scores.semantic!.distance);
       [0.1, 0.2, 0.3, 0.4].forEach((want, i) => assert.ok(Math.abs(d[i]! - want) < 1e-4));
       assert.ok(res.body.items.every((h) => h.scores.lexical === null));
+    });
+
+    it("semantic mode also reads the chunks' key vectors (each chunk at the nearer of its two), the query's identifiers embedded as words", async () => {
+      const ids = await app.db.pool.query<{ id: string; file_path: string }>(
+        `SELECT c.id, f.file_path FROM content_chunks c JOIN file_records f ON f.id = c.file_id WHERE c.sync_id = $1`,
+        [semanticSync],
+      );
+      const byPath = new Map(ids.rows.map((r) => [r.file_path, r.id]));
+      // The query `exitProcess` is embedded as `search_query: exit process`; a.ts's key vector is near that, d.ts's far.
+      const kv = embedText(prepareInput('search_query: exit process').text, 896);
+      await setChunkKeyEmbeddings(app.db.pool, [
+        { id: byPath.get('a.ts')!, embedding: atDistance(kv, hashVector('ka', 896), 0.05) },
+        { id: byPath.get('d.ts')!, embedding: atDistance(kv, hashVector('kd', 896), 0.9) },
+      ]);
+      try {
+        const res = await search(`mode=semantic&sync_ids=${semanticSync}&q=exitProcess`);
+        assert.equal(res.status, 200);
+        assert.equal(res.body.items[0]!.file_path, 'a.ts');
+        assert.ok(Math.abs(res.body.items[0]!.scores.semantic!.distance - 0.05) < 1e-4);
+        // Each chunk once, ordered by its nearer distance.
+        const files = res.body.items.map((h) => h.file_path);
+        assert.deepEqual([...files].sort(), ['a.ts', 'b.ts', 'c.ts', 'd.ts']);
+        const d = res.body.items.map((h) => h.scores.semantic!.distance);
+        assert.deepEqual(d, [...d].sort((x, y) => x - y));
+      } finally {
+        await app.db.pool.query(`UPDATE file_content_chunks SET key_embedding = NULL WHERE id = ANY($1::uuid[])`, [
+          [...byPath.values()],
+        ]);
+      }
     });
 
     it('lexical mode makes no embedding call', async () => {

@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRepo, MULTI_LANGUAGE_FILES, type TestRepo } from '../support/git-repos.ts';
 import { embedText, prepareInput } from '../../standins/model-host/embed.ts';
+import { chunkKeyInput } from '../../engine/embedding.ts';
 import {
   createHarness,
   getRun,
@@ -158,12 +159,35 @@ describe('full sync of a small multi-language repository', () => {
     assert.ok(cut >= 1, 'a chunk longer than 1400 characters was embedded');
   });
 
+  it("writes each chunk's key vector from its names and messages (chunkKeyInput), null when it has neither", async () => {
+    const r = await h.db.pool.query<{ content: string; symbols: string[]; key: string | null }>(
+      `SELECT c.content, c.symbols, c.key_embedding::text AS key FROM content_chunks c WHERE c.sync_id = $1`,
+      [syncId],
+    );
+    let keyed = 0;
+    for (const c of r.rows) {
+      const input = chunkKeyInput(c.content, c.symbols);
+      if (input === null) {
+        assert.equal(c.key, null);
+        continue;
+      }
+      keyed++;
+      assert.ok(c.key !== null && sameVector(JSON.parse(c.key) as number[], vectorFor(input)), 'key vector');
+    }
+    assert.ok(keyed >= 3, `chunks with a key text: ${keyed}`);
+  });
+
   it('sends every embedding input with the search_document: prefix, once', async () => {
     const c = await syncCounts(h.db.pool, syncId);
     const e = h.modelHost.stats().embeddings;
     assert.equal(e.unprefixedInputs, 0);
     assert.equal(e.queryInputs, 0);
-    assert.equal(e.documentInputs, c.files + c.chunks);
+    const keyed = await h.db.pool.query<{ n: number }>(
+      `SELECT count(key_embedding)::int AS n FROM content_chunks WHERE sync_id = $1`,
+      [syncId],
+    );
+    // Files, chunks and the chunks' key texts (the chunks that define names or hold messages).
+    assert.equal(e.documentInputs, c.files + c.chunks + keyed.rows[0]!.n);
     assert.equal(e.injectedFailures, 0);
   });
 

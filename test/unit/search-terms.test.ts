@@ -1,9 +1,19 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { identifierLexemes, queryTerms, splitIdentifier, tokens, toTsQuery } from '../../lib/search-terms.ts';
+import {
+  identifierLexemes,
+  queryTerms,
+  splitIdentifier,
+  splitIdentifiers,
+  tokens,
+  toTsQuery,
+} from '../../lib/search-terms.ts';
+import { chunkSearchInput } from '../../graph-api/search/search.ts';
 import { chunkSearchVector, searchVectorText } from '../../lib/search-vector.ts';
 import { compareFused, fuse, fuseWith, queryShape } from '../../graph-api/search/fusion.ts';
 import { buildSnippet } from '../../graph-api/search/snippet.ts';
+import { LOOSE_CHUNKS, lexicalQueries } from '../../graph-api/search/chunks.ts';
+import type { TermStats } from '../../graph-api/search/term-stats.ts';
 
 describe('search terms: identifier splitting', () => {
   it('splits camelCase, PascalCase, snake_case, kebab-case, acronyms and digits', () => {
@@ -13,6 +23,16 @@ describe('search terms: identifier splitting', () => {
     assert.deepEqual(splitIdentifier('parse-request-body'), ['parse', 'request', 'body']);
     assert.deepEqual(splitIdentifier('parseHTTPRequest_v2'), ['parse', 'http', 'request', 'v', '2']);
     assert.deepEqual(splitIdentifier('GOMAXPROCS'), ['gomaxprocs']);
+  });
+
+  it('writes the identifiers of a text as words for the embedding model, the rest unchanged', () => {
+    assert.equal(splitIdentifiers('ParseDur'), 'parse dur');
+    assert.equal(
+      splitIdentifiers('harmonic_mean requires OnesCount64: "x"'),
+      'harmonic mean requires ones count 64: "x"',
+    );
+    assert.equal(chunkSearchInput('continueAsNew'), 'search_query: continue as new');
+    assert.equal(chunkSearchInput('read a file'), 'search_query: read a file');
   });
 
   it('gives the joined whole first, then sub-words of two or more characters (digits kept)', () => {
@@ -197,5 +217,41 @@ describe('snippets', () => {
   it('without a match: the first lines, nothing marked', () => {
     const s = buildSnippet('# file: x.go\n# in: \n\none\ntwo', 5, queryTerms('zzz'));
     assert.deepEqual([s.start_line, s.end_line, s.text, s.highlights], [5, 6, 'one\ntwo', []]);
+  });
+});
+
+describe('lexical candidates: rare terms, the rarest within a budget', () => {
+  const stats = (df: Record<string, number>, chunks = 50_000): TermStats => ({
+    chunks,
+    avgTokens: 100,
+    rareDf: 10,
+    df: (l) => df[l],
+    frequency: (l) => (df[l] === undefined ? undefined : df[l] / chunks),
+  });
+
+  it('selects by the rarest terms whose chunks add up to LOOSE_CHUNKS; chunks holding every rare term first', () => {
+    const q = lexicalQueries(
+      queryTerms('unknown unit in duration string '),
+      stats({ unknown: 900, unit: 300, duration: 250, string: 9000 }),
+    )!;
+    // string is common (18 %): it ranks but selects nothing; the joined words (unlisted: rare, 10) and duration (250)
+    // select; unit (300) would pass 400.
+    assert.equal(q.match, `'unknownunitdurationstring' | 'duration'`);
+    assert.equal(q.strict, `'unknown' & 'unit' & 'duration' & 'unknownunitdurationstring'`);
+    assert.deepEqual(q.terms, [`'unknown'`, `'unit'`, `'duration'`, `'string'`, `'unknownunitdurationstring'`]);
+    assert.ok(LOOSE_CHUNKS >= 250 && LOOSE_CHUNKS < 550);
+  });
+
+  it('takes several rare terms while they fit, and an unlisted one as rare', () => {
+    const q = lexicalQueries(queryTerms('harmonic mean data '), stats({ mean: 120, data: 2000 }))!;
+    assert.equal(q.match, `'harmonic' | 'harmonicmeandata' | 'mean'`);
+    // data (4 %) is rare too, but past the budget: it is in the strict set only.
+    assert.equal(q.strict, `'harmonic' & 'mean' & 'data' & 'harmonicmeandata'`);
+  });
+
+  it('every term common: chunks holding all of them', () => {
+    const q = lexicalQueries(queryTerms('read file '), stats({ read: 5000, file: 6000, readfile: 3000 }))!;
+    assert.equal(q.match, `'read' & 'file' & 'readfile'`);
+    assert.equal(q.strict, null);
   });
 });

@@ -142,7 +142,9 @@ export const ChunkHit = z
           score: z.number().describe("BM25 over the searched syncs' term statistics"),
         })
         .nullable(),
-      semantic: z.object({ rank: rank(), distance: z.number().describe('cosine distance') }).nullable(),
+      semantic: z
+        .object({ rank: rank(), distance: z.number().describe("cosine distance (the chunk's nearer vector)") })
+        .nullable(),
       name: z
         .object({
           rank: rank(),
@@ -282,10 +284,11 @@ export const searchChunks = route({
     'before every ranked hit (`scores.name`). ' +
     '`lexical` ranks by BM25 over the identifier-aware full-text index (`parseRequestBody`, `parse_request_body` ' +
     'and "parse request body" meet; the unfinished last word also matches as a prefix; English filler words are ' +
-    "dropped; rarity from each sync's term statistics). `semantic` ranks by cosine distance of chunk embeddings to " +
-    "the query's (embedded as `search_query: <q>`). `hybrid` (default) fuses both with the fusion of the query's " +
-    'shape (short / long / message, told from its text): weighted reciprocal rank fusion or a convex combination of ' +
-    'the two scores, chosen by the evaluation (graph-api/search/fusion.ts FUSION). ' +
+    "dropped; rarity from each sync's term statistics). `semantic` ranks by cosine distance to the query's embedding " +
+    "(`search_query: <q>`, its identifiers written as words) of each chunk's nearer vector: its content's, or its key " +
+    "text's (the names it defines and the messages it holds, in words). `hybrid` (default) fuses both with the " +
+    "fusion of the query's shape (short / long / message, told from its text): weighted reciprocal rank fusion or " +
+    'a convex combination of the two scores, chosen by the evaluation (graph-api/search/fusion.ts FUSION). ' +
     'Each ranking reads at most 50 chunks (graph-api/search/chunks.ts DEPTH); pages walk the fused list (score ' +
     'descending, chunk id ascending).',
   query: {
