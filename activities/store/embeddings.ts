@@ -113,15 +113,25 @@ export async function chunkVectorCounts(
   return r.rows[0] ?? { total: 0, missing: 0 };
 }
 
+export interface ChunkToEmbed {
+  id: string;
+  content: string;
+  symbols: string[];
+  file_path: string;
+  chunk_index: number;
+  /** No key vector yet (a chunk whose content vector alone was lost keeps its key vector). */
+  needs_key: boolean;
+}
+
 /** The next page of a sync's chunks without a vector, after chunk id `after`, by id. */
 export async function chunksWithoutVector(
   db: Queryable,
   syncId: string,
   after: string,
   limit: number,
-): Promise<Array<{ id: string; content: string; symbols: string[]; file_path: string; chunk_index: number }>> {
-  const r = await db.query<{ id: string; content: string; symbols: string[]; file_path: string; chunk_index: number }>(
-    `SELECT k.id, k.content, k.symbols, s.file_path, k.chunk_index
+): Promise<ChunkToEmbed[]> {
+  const r = await db.query<ChunkToEmbed>(
+    `SELECT k.id, k.content, k.symbols, s.file_path, k.chunk_index, k.key_embedding IS NULL AS needs_key
        FROM sync_files s JOIN file_content_chunks k ON k.content_id = s.content_id
       WHERE s.sync_id = $1 AND k.embedding IS NULL AND k.id > $2
       ORDER BY k.id LIMIT $3`,

@@ -24,6 +24,7 @@ export {
   chunkVectorCounts,
   chunksWithoutVector,
   recountEmbeddingStats,
+  type ChunkToEmbed,
   type EmbeddingPair,
 } from './embeddings.ts';
 export { recordIssues } from './issues.ts';

@@ -16,6 +16,7 @@ import {
   recordIssues,
   setChunkEmbeddings,
   setChunkKeyEmbeddings,
+  type ChunkToEmbed,
 } from '../store/index.ts';
 import type { EmbedInput, EmbedResult, SyncIds } from '../../workflows/sync-types.ts';
 import type { ActivityDeps } from './helpers/deps.ts';
@@ -37,10 +38,11 @@ export function createEmbedChunks(deps: ActivityDeps) {
   return { embedChunks };
 }
 
-/** The key texts of a page of chunks (those that have one). */
-function keyItems(page: Array<{ id: string; content: string; symbols: string[]; file_path: string; chunk_index: number }>) {
+/** The key texts of a page of chunks (those that have one and no key vector yet). */
+function keyItems(page: ChunkToEmbed[]) {
   const out: Array<{ id: string; text: string; label: string }> = [];
   for (const r of page) {
+    if (!r.needs_key) continue;
     const text = chunkKeyInput(r.content, r.symbols);
     if (text !== null) out.push({ id: r.id, text, label: `${r.file_path}#${r.chunk_index} (key)` });
   }

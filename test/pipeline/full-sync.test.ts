@@ -177,6 +177,15 @@ describe('full sync of a small multi-language repository', () => {
     assert.ok(keyed >= 3, `chunks with a key text: ${keyed}`);
   });
 
+  it("leaves nothing pending in the search indexes' GIN lists once the sync completed", async () => {
+    // gin_clean_pending_list answers how many pending pages it merged: none left by the sync.
+    const r = await h.db.pool.query<{ chunks: number; symbols: number }>(
+      `SELECT gin_clean_pending_list('file_content_chunks_search_terms')::int AS chunks,
+              gin_clean_pending_list('file_content_symbols_name_trgm')::int AS symbols`,
+    );
+    assert.deepEqual(r.rows[0], { chunks: 0, symbols: 0 });
+  });
+
   it('sends every embedding input with the search_document: prefix, once', async () => {
     const c = await syncCounts(h.db.pool, syncId);
     const e = h.modelHost.stats().embeddings;

@@ -49,10 +49,16 @@ function embeddingInputs(h: Harness): number {
 }
 
 /** Files of `syncId` whose content is not shared with `previousId`, and their chunks: what had to be embedded. */
-async function newContent(h: Harness, syncId: string, previousId: string): Promise<{ files: number; chunks: number }> {
-  const r = await h.db.pool.query<{ files: number; chunks: number }>(
+async function newContent(
+  h: Harness,
+  syncId: string,
+  previousId: string,
+): Promise<{ files: number; chunks: number; keyed: number }> {
+  const r = await h.db.pool.query<{ files: number; chunks: number; keyed: number }>(
     `SELECT count(*)::int AS files,
-            coalesce(sum((SELECT count(*) FROM file_content_chunks k WHERE k.content_id = s.content_id)), 0)::int AS chunks
+            coalesce(sum((SELECT count(*) FROM file_content_chunks k WHERE k.content_id = s.content_id)), 0)::int AS chunks,
+            coalesce(sum((SELECT count(k.key_embedding) FROM file_content_chunks k WHERE k.content_id = s.content_id)),
+                     0)::int AS keyed
        FROM sync_files s
       WHERE s.sync_id = $1 AND s.content_id NOT IN (SELECT content_id FROM sync_files WHERE sync_id = $2)`,
     [syncId, previousId],
@@ -164,10 +170,10 @@ describe('incremental syncs equal full syncs of the same commit', () => {
     assert.equal((await symbolsStep(s.full)).resolvedWhileWriting, true);
     assert.equal((await symbolsStep(s.incremental)).resolvedWhileWriting, undefined);
 
-    // The model host saw exactly the new contents: 3 file texts and their chunks.
+    // The model host saw exactly the new contents: 3 file texts, their chunks and those chunks' key texts.
     const fresh = await newContent(h, s.incremental, first);
     assert.equal(fresh.files, 3);
-    assert.equal(s.inputs, fresh.files + fresh.chunks);
+    assert.equal(s.inputs, fresh.files + fresh.chunks + fresh.keyed);
 
     // Summaries: carried where the file and its neighbourhood are unchanged, dropped otherwise.
     assert.equal(await describe_(h, s.incremental, 'notes/stable.txt'), 'summary of notes/stable.txt');
