@@ -95,9 +95,7 @@ export async function embedSyncChunks(deps: ActivityDeps, input: SyncIds, claim:
       const keys = r.skipped.length > 0 ? [] : keyItems(page);
       if (keys.length > 0) {
         await embedAll(embeddings, keys, {
-          batchSize: settings.embeddingBatchSize,
-          concurrency: settings.embeddingConcurrency,
-          breakerFailures: settings.embeddingBreakerFailures,
+          ...batchingOf(settings),
           signal: hb.signal,
           write: async (pairs) => void (await setChunkKeyEmbeddings(pool, pairs)),
         });

@@ -14,7 +14,13 @@ import { incrementalStats } from '../reuse/incremental.ts';
 import { writeSearchStats } from '../store/search-stats.ts';
 import { sharedPreciseStats } from '../graph-alias.ts';
 import { recordSyncDurations, recordSyncEnded } from './helpers/metrics.ts';
-import { analyzeSyncTables, dropEmbedInputs, flushSearchIndexes, issueCounts, markSourceSynced } from '../store/runs.ts';
+import {
+  analyzeSyncTables,
+  dropEmbedInputs,
+  flushSearchIndexes,
+  issueCounts,
+  markSourceSynced,
+} from '../store/runs.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
   async function finalizeSync(input: FinalizeInput): Promise<EndSyncResult> {
