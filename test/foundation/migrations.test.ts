@@ -113,13 +113,14 @@ describe('migrations', () => {
       await migrate(url);
     });
 
-    it('accepts a match: the last migration leaves both columns at 896', async () => {
+    it('accepts a match: the last migration leaves every vector column at 896', async () => {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       try {
         const cols = await checkEmbeddingDimension(c, 896);
         assert.deepEqual(cols, [
           { table: 'file_content_chunks', column: 'embedding', declared: 896 },
+          { table: 'file_content_chunks', column: 'key_embedding', declared: 896 },
           { table: 'file_contents', column: 'embedding', declared: 896 },
         ]);
       } finally {
