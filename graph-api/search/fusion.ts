@@ -66,16 +66,16 @@ export const RRF: FusionWeights = { method: 'rrf', lexical: 0.5, k: RRF_K };
 
 /**
  * Hybrid search's fusion per query shape, chosen by bench/search/eval.ts --fusion-grid with the real model
- * (all-MiniLM-L6-v2, 143 queries over CPython and the Temporal TS SDK, 2026-11-28): the best MRR@10 on the training
- * half of the queries (exact ties: the first in the grid's order), checked on the held-out half (docs/benchmarks.md,
- * "Search quality"). Short queries (names, parts of names) rank by BM25 alone, the model's hits after its list; a
- * message holding its words weighs BM25 three to one in scores (ranks would lose how far ahead the chunk holding the
- * whole message is); descriptions lean on meaning more.
+ * (all-MiniLM-L6-v2 with the chunks' key vectors, 317 queries over the Go standard library, CPython and the Temporal
+ * TS SDK, 2026-11-28 06:38): the best MRR@10 on the training half of the queries (exact ties: the first in the grid's
+ * order), checked on the held-out half (docs/benchmarks.md, "Search quality"). Short queries (names, parts of names)
+ * combine the scores with the model weighing more than BM25 (its key vectors meet split names); descriptions and
+ * messages fuse ranks, BM25 a little ahead for descriptions.
  */
 export const FUSION: Record<QueryShape, FusionWeights> = {
-  short: { method: 'rrf', lexical: 1, k: 5 },
-  long: { method: 'rrf', lexical: 0.7, k: 5 },
-  message: { method: 'score', lexical: 0.75, k: 0 },
+  short: { method: 'score', lexical: 0.35, k: 0 },
+  long: { method: 'rrf', lexical: 0.6, k: 20 },
+  message: { method: 'rrf', lexical: 0.5, k: 20 },
 };
 
 /** Reciprocal rank fusion with the given weights (plain RRF by default): the single modes' scores. */

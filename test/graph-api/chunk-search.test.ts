@@ -273,7 +273,10 @@ describe('graph component: chunk search', () => {
         const files = res.body.items.map((h) => h.file_path);
         assert.deepEqual([...files].sort(), ['a.ts', 'b.ts', 'c.ts', 'd.ts']);
         const d = res.body.items.map((h) => h.scores.semantic!.distance);
-        assert.deepEqual(d, [...d].sort((x, y) => x - y));
+        assert.deepEqual(
+          d,
+          [...d].sort((x, y) => x - y),
+        );
       } finally {
         await app.db.pool.query(`UPDATE file_content_chunks SET key_embedding = NULL WHERE id = ANY($1::uuid[])`, [
           [...byPath.values()],
@@ -291,13 +294,23 @@ describe('graph component: chunk search', () => {
       );
     });
 
-    it('hybrid (the default) fuses both rankings: weighted RRF with the weights of the query shape, ties by chunk id', async () => {
+    it('hybrid (the default) fuses both rankings with the fusion of the query shape, ties by chunk id', async () => {
       const res = await search(`sync_ids=${semanticSync}&q=${encodeURIComponent(query)}`);
       assert.equal(res.body.meta.mode, 'hybrid');
-      const { lexical: w, k } = FUSION[queryShape(query)];
+      const { method, lexical: w, k } = FUSION[queryShape(query)];
+      // RRF: 2w / (k + lexical rank) + 2(1 − w) / (k + semantic rank). Scores: w · BM25 / best BM25 + (1 − w) ·
+      // (1 + cos) / (1 + best cos), a chunk one list lacks taking that list's last figure.
+      const lex = res.body.items.filter((h) => h.scores.lexical).map((h) => h.scores.lexical!.score);
+      const sims = res.body.items.filter((h) => h.scores.semantic).map((h) => 2 - h.scores.semantic!.distance);
+      const lastLex = res.body.items.find((h) => h.scores.lexical?.rank === lex.length)!.scores.lexical!.score;
+      const lastSim =
+        2 - res.body.items.find((h) => h.scores.semantic?.rank === sims.length)!.scores.semantic!.distance;
       const fused = (h: Hit) =>
-        (h.scores.lexical ? (2 * w) / (k + h.scores.lexical.rank) : 0) +
-        (h.scores.semantic ? (2 * (1 - w)) / (k + h.scores.semantic.rank) : 0);
+        method === 'rrf'
+          ? (h.scores.lexical ? (2 * w) / (k + h.scores.lexical.rank) : 0) +
+            (h.scores.semantic ? (2 * (1 - w)) / (k + h.scores.semantic.rank) : 0)
+          : (w * (h.scores.lexical?.score ?? lastLex)) / Math.max(...lex) +
+            ((1 - w) * (h.scores.semantic ? 2 - h.scores.semantic.distance : lastSim)) / Math.max(...sims);
       for (const h of res.body.items) assert.ok(Math.abs(h.score - fused(h)) < 1e-12);
       // c: lexical 1 + semantic 3; b: lexical 3 + semantic 1; a: lexical 2 + semantic 4; d: semantic 2 only.
       const ranks = (p: string) => res.body.items.find((h) => h.file_path === p)!;
