@@ -30,7 +30,7 @@ export async function setChunkEmbeddings(db: Queryable, pairs: readonly Embeddin
   return res.rowCount ?? 0;
 }
 
-/** A chunk's key vector (schema V53: its names and messages in words, engine/embedding.ts chunkKeyInput). */
+/** A chunk's key vector (schema V54: its names and messages in words, engine/embedding.ts chunkKeyInput). */
 export async function setChunkKeyEmbeddings(db: Queryable, pairs: readonly EmbeddingPair[]): Promise<number> {
   if (pairs.length === 0) return 0;
   const res = await db.query(

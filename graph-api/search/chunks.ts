@@ -240,7 +240,7 @@ async function lexicalRanking(
 
 /**
  * The semantic ranking: the chunks nearest the query by either of their vectors, the content's (spec rule 7) or the
- * key text's (schema V53: names and messages in words), each chunk at the nearer of the two. Two index scans of
+ * key text's (schema V54: names and messages in words), each chunk at the nearer of the two. Two index scans of
  * DEPTH rows each, merged.
  */
 async function semanticRanking(
