@@ -52,7 +52,9 @@ export function chunkKeyInput(content: string, symbols: readonly string[]): stri
     if (raw.length < MIN_MESSAGE_CHARS || raw.length > MAX_MESSAGE_CHARS || !/[A-Za-z]{2,}\s+[A-Za-z]/.test(raw)) {
       continue;
     }
-    const text = splitIdentifiers(raw.replace(/\\[nt]/g, ' ').replace(FORMAT_VERB, ' ')).replace(/\s+/g, ' ').trim();
+    const text = splitIdentifiers(raw.replace(/\\[nt]/g, ' ').replace(FORMAT_VERB, ' '))
+      .replace(/\s+/g, ' ')
+      .trim();
     if (text === '' || messages.includes(text)) continue;
     messages.push(text);
     chars += text.length + 1;

@@ -208,9 +208,7 @@ async function lexicalRanking(
   const f = chunkFilterSql(p, first);
   // BM25: per term, tf = ts_rank of the term alone / TF_UNIT (from $5 on: the term, its idf), saturated with the
   // chunk's length (token_count) against the mean ($4).
-  const tf = q.terms.map(
-    (_, i) => `ts_rank('${RANK_WEIGHTS}', c.t, $${5 + 2 * i}::tsquery, 0) / ${TF_UNIT} AS tf${i}`,
-  );
+  const tf = q.terms.map((_, i) => `ts_rank('${RANK_WEIGHTS}', c.t, $${5 + 2 * i}::tsquery, 0) / ${TF_UNIT} AS tf${i}`);
   const score = q.terms
     .map((_, i) => `$${6 + 2 * i}::float8 * x.tf${i} * ${BM25_K1 + 1} / (x.tf${i} + ${BM25_K1} * x.norm)`)
     .join(' + ');
