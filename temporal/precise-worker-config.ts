@@ -31,8 +31,11 @@ export const preciseWorkerVars = {
   PRECISE_ALLOW_DEPENDENCIES: { type: 'bool', default: false },
   /** Precise steps this worker runs at once (indexers are CPU- and memory-heavy). */
   PRECISE_MAX_CONCURRENT: { type: 'int', default: 1, min: 1, max: 64 },
-  /** scip-typescript's processes per run: each indexes a part of the files (docs/precise.md). */
-  PRECISE_TYPESCRIPT_PROCESSES: { type: 'int', default: 2, min: 1, max: 16 },
+  /**
+   * scip-typescript's processes per run: each indexes a part of the files (docs/precise.md). One by default: one
+   * process already keeps ~1.4 cores busy (V8's collector), and on 2 cores two were slower (hono 16.7 s against 11.6).
+   */
+  PRECISE_TYPESCRIPT_PROCESSES: { type: 'int', default: 1, min: 1, max: 16 },
   SYNC_HEARTBEAT_TIMEOUT_SECONDS: { type: 'number', default: 60, min: 1, max: 3600 },
   SYNC_CLONE_TIMEOUT_SECONDS: { type: 'int', default: 600, min: 1, max: 24 * 3600 },
   METRICS_PORT: { type: 'int', default: 8094, min: 0, max: 65535 },

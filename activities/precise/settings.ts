@@ -16,7 +16,7 @@ export interface PreciseSettings {
   /** The transports and hosts the worker fetches from (SOURCE_URL_SCHEMES / SOURCE_URL_HOSTS, as the sync worker). */
   sourceUrls: SourceUrlPolicy;
   /**
-   * scip-typescript's processes per run (PRECISE_TYPESCRIPT_PROCESSES, default 2): each indexes a part of every
+   * scip-typescript's processes per run (PRECISE_TYPESCRIPT_PROCESSES, default 1): each indexes a part of every
    * project's files. The memory limit is the whole run's (the heap is divided among them).
    */
   typescriptProcesses?: number;
