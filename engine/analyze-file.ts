@@ -35,6 +35,8 @@ export interface FileRequest {
   knownHash?: string;
   /** False: symbols (with their keys) but no symbol facts (the sync's `symbol_graph: false`). */
   symbolFacts?: boolean;
+  /** True: the facts as JSON (`symbol_facts_json`) instead of `symbol_facts`. */
+  factsJson?: boolean;
 }
 
 /** What the per-file analysis returns; the engine adds dependencies after resolving `imports` against the tree. */
@@ -364,7 +366,7 @@ export async function analyzeFile(
       imports,
       imports_count: imports.length,
       chunks,
-      ...(facts ? { symbol_facts: facts } : {}),
+      ...(facts ? (req.factsJson ? { symbol_facts_json: JSON.stringify(facts) } : { symbol_facts: facts }) : {}),
     },
     text,
   );

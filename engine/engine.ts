@@ -173,6 +173,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
           maxFileBytes,
           ...(known && opts.onReused ? { knownHash: known.content_hash } : {}),
           ...(opts.symbolFacts === false ? { symbolFacts: false } : {}),
+          ...(opts.symbolFactsJson ? { factsJson: true } : {}),
         };
         pending++;
         void pool.run(req).then(async (res) => {

@@ -132,6 +132,11 @@ export interface FileAnalysis {
    * Absent for files that are not parsed code (prose, binary, oversized, minified, unparseable).
    */
   symbol_facts?: SymbolFacts;
+  /**
+   * The same facts as JSON (what symbol_facts stores), instead of `symbol_facts`, when the analysis asked for it
+   * (ParseOptions.symbolFactsJson).
+   */
+  symbol_facts_json?: string;
   /** The file-level embedding input, already prefixed with `search_document: ` and truncated to 1400 characters. */
   embedding_text: string;
   issues: EngineIssue[];
@@ -183,6 +188,12 @@ export interface ParseOptions {
    * their keys, only the facts query's patterns that decide keys run. Default true.
    */
   symbolFacts?: boolean;
+  /**
+   * True hands each file's symbol facts over as JSON (`symbol_facts_json`) instead of `symbol_facts`: made in the
+   * parse threads, one string to copy to the calling thread instead of thousands of small arrays (the sync stores
+   * and resolves the JSON).
+   */
+  symbolFactsJson?: boolean;
 }
 
 export type AnalyzeOptions = TreeOptions & ParseOptions;

@@ -45,7 +45,7 @@ export function createParseBatch({ pool, engine, settings, log, workspaces }: Ac
       const symbolGraph = symbolGraphEnabled(run.config_snapshot);
       const stream = engine.analyzeFiles(ws.tree, files, {
         maxFileBytes: settings.maxFileBytes,
-        ...(symbolGraph ? {} : { symbolFacts: false }),
+        ...(symbolGraph ? { symbolFactsJson: true } : { symbolFacts: false }),
         ...(settings.parseThreads ? { threads: settings.parseThreads } : {}),
         ...reuseOptions(ws.reuse, ws.unchanged, (f) => {
           reused.push(f);

@@ -106,10 +106,11 @@ function analysedRows(b: BatchWrite, written: FileWriteResult, carried: FileWrit
     if (f.dependencies.length > 0)
       rows.dependencies.push([f.file_path, f.dependencies.map((d) => [d.target_path, d.weight])]);
     if (b.embeddingsOn && f.embedding_text) rows.embedInputs.push([fileId, f.embedding_text]);
-    if (f.symbol_facts) {
+    const facts = f.symbol_facts_json ?? f.symbol_facts;
+    if (facts !== undefined) {
       // Made once when the batch was parsed, if the early resolver took them.
       const made = early?.get(f.file_path);
-      rows.facts.push({ content_hash: f.content_hash, language: f.language, facts: made?.facts ?? f.symbol_facts });
+      rows.facts.push({ content_hash: f.content_hash, language: f.language, facts: made?.facts ?? facts });
       rows.factPaths.push(f.file_path);
       if (f.imports && f.imports.length > 0)
         rows.symbolImports.push([f.file_path, made?.imports ?? importTargets(ws.tree, f)]);

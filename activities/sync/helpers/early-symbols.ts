@@ -46,9 +46,9 @@ export class EarlySymbols {
     const inputs = new Map<string, SymbolInput>();
     const files: SymbolFileJson[] = [];
     for (const a of analyses) {
-      if (!a.symbol_facts) continue;
+      if (!a.symbol_facts && a.symbol_facts_json === undefined) continue;
       const input: SymbolInput = {
-        facts: JSON.stringify(a.symbol_facts),
+        facts: a.symbol_facts_json ?? JSON.stringify(a.symbol_facts),
         imports: a.imports && a.imports.length > 0 ? importTargets(tree, a) : [],
       };
       inputs.set(a.file_path, input);
