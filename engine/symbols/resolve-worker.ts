@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { resolveSymbolGraph } from './resolve.ts';
 import type { SymbolFacts, SymbolFileInput } from './types.ts';
-import type { ResolverRequest, ResolverResponse } from './resolve-thread.ts';
+import { packEdges, packedBuffers, type ResolverRequest, type ResolverResponse } from './resolve-thread.ts';
 
 interface Job {
   parts: Map<number, SymbolFileInput[]>;
@@ -46,15 +46,19 @@ port.on('message', (req: ResolverRequest) => {
   }
   jobs.delete(req.job);
   let res: ResolverResponse;
+  let transfer: ArrayBuffer[] = [];
   if (job.error !== undefined) res = { job: req.job, ok: false, error: job.error };
   else {
     try {
       const files: SymbolFileInput[] = [];
       for (const list of job.parts.values()) files.push(...list);
-      res = { job: req.job, ok: true, output: resolveSymbolGraph({ files }) };
+      const { edges, ...output } = resolveSymbolGraph({ files });
+      const packed = packEdges(edges);
+      transfer = packedBuffers(packed);
+      res = { job: req.job, ok: true, output, edges: packed };
     } catch (err) {
       res = { job: req.job, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
     }
   }
-  port.postMessage(res);
+  port.postMessage(res, transfer);
 });
