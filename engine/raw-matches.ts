@@ -90,24 +90,11 @@ export interface MatchSet {
   node(k: number): Parser.SyntaxNode;
 }
 
-/** The public API's matches as a MatchSet. */
-class PublicMatchSet implements MatchSet {
-  private readonly first: number[] = [];
-  private readonly names: string[] = [];
-  private readonly nodes: Parser.SyntaxNode[] = [];
-  private readonly patterns: number[] = [];
-
-  constructor(matches: readonly Parser.QueryMatch[]) {
-    for (const m of matches) {
-      this.patterns.push(m.pattern);
-      this.first.push(this.names.length);
-      for (const c of m.captures) {
-        this.names.push(c.name);
-        this.nodes.push(c.node);
-      }
-    }
-    this.first.push(this.names.length);
-  }
+/** What both readings keep alike: each match's pattern, where its captures start, and the captures' names. */
+abstract class CaptureTable implements MatchSet {
+  protected readonly first: number[] = [];
+  protected readonly names: string[] = [];
+  protected readonly patterns: number[] = [];
 
   get matchCount(): number {
     return this.patterns.length;
@@ -124,6 +111,30 @@ class PublicMatchSet implements MatchSet {
   captureName(k: number): string {
     return this.names[k]!;
   }
+  abstract start(k: number): number;
+  abstract end(k: number): number;
+  abstract row(k: number): number;
+  abstract namedChildCount(k: number): number;
+  abstract node(k: number): Parser.SyntaxNode;
+}
+
+/** The public API's matches as a MatchSet. */
+class PublicMatchSet extends CaptureTable {
+  private readonly nodes: Parser.SyntaxNode[] = [];
+
+  constructor(matches: readonly Parser.QueryMatch[]) {
+    super();
+    for (const m of matches) {
+      this.patterns.push(m.pattern);
+      this.first.push(this.names.length);
+      for (const c of m.captures) {
+        this.names.push(c.name);
+        this.nodes.push(c.node);
+      }
+    }
+    this.first.push(this.names.length);
+  }
+
   start(k: number): number {
     return this.nodes[k]!.startIndex;
   }
@@ -142,10 +153,7 @@ class PublicMatchSet implements MatchSet {
 }
 
 /** The binding's answer kept as numbers (see the file's comment). */
-class RawMatchSet implements MatchSet {
-  private readonly first: number[] = [];
-  private readonly names: string[] = [];
-  private readonly patterns: number[] = [];
+class RawMatchSet extends CaptureTable {
   /** FIELDS numbers per capture. */
   private fields: Uint32Array;
   private readonly ends: Int32Array;
@@ -158,6 +166,7 @@ class RawMatchSet implements MatchSet {
     returned: Array<number | string>,
     nodes: Array<number | object | null>,
   ) {
+    super();
     // Copied at once: the next native call may overwrite the transfer buffer.
     const transfer = b.nodeTransferArray;
     const all = new Uint32Array(nodes.length * FIELDS);
@@ -219,21 +228,6 @@ class RawMatchSet implements MatchSet {
     for (let f = 0; f < FIELDS; f++) t[f] = this.fields[at + f]!;
   }
 
-  get matchCount(): number {
-    return this.patterns.length;
-  }
-  pattern(m: number): number {
-    return this.patterns[m]!;
-  }
-  firstCapture(m: number): number {
-    return this.first[m]!;
-  }
-  endCapture(m: number): number {
-    return this.first[m + 1]!;
-  }
-  captureName(k: number): string {
-    return this.names[k]!;
-  }
   start(k: number): number {
     return this.fields[k * FIELDS + 2]! >>> 1;
   }
