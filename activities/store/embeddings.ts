@@ -18,11 +18,15 @@ export async function setFileEmbeddings(db: Queryable, pairs: readonly Embedding
   return res.rowCount ?? 0;
 }
 
-/** `id` is the id of the shared chunk row (file_content_chunks.id). */
-export async function setChunkEmbeddings(db: Queryable, pairs: readonly EmbeddingPair[]): Promise<number> {
+/** Sets one of a shared chunk row's two vector columns (the column name is one of these two literals). */
+async function setChunkVectors(
+  db: Queryable,
+  column: 'embedding' | 'key_embedding',
+  pairs: readonly EmbeddingPair[],
+): Promise<number> {
   if (pairs.length === 0) return 0;
   const res = await db.query(
-    `UPDATE file_content_chunks AS t SET embedding = v.e::vector
+    `UPDATE file_content_chunks AS t SET ${column} = v.e::vector
        FROM unnest($1::uuid[], $2::text[]) AS v(id, e)
       WHERE t.id = v.id`,
     [pairs.map((p) => p.id), pairs.map((p) => toVectorLiteral(p.embedding))],
@@ -30,16 +34,14 @@ export async function setChunkEmbeddings(db: Queryable, pairs: readonly Embeddin
   return res.rowCount ?? 0;
 }
 
+/** `id` is the id of the shared chunk row (file_content_chunks.id). */
+export function setChunkEmbeddings(db: Queryable, pairs: readonly EmbeddingPair[]): Promise<number> {
+  return setChunkVectors(db, 'embedding', pairs);
+}
+
 /** A chunk's key vector (schema V54: its names and messages in words, engine/embedding.ts chunkKeyInput). */
-export async function setChunkKeyEmbeddings(db: Queryable, pairs: readonly EmbeddingPair[]): Promise<number> {
-  if (pairs.length === 0) return 0;
-  const res = await db.query(
-    `UPDATE file_content_chunks AS t SET key_embedding = v.e::vector
-       FROM unnest($1::uuid[], $2::text[]) AS v(id, e)
-      WHERE t.id = v.id`,
-    [pairs.map((p) => p.id), pairs.map((p) => toVectorLiteral(p.embedding))],
-  );
-  return res.rowCount ?? 0;
+export function setChunkKeyEmbeddings(db: Queryable, pairs: readonly EmbeddingPair[]): Promise<number> {
+  return setChunkVectors(db, 'key_embedding', pairs);
 }
 
 // ------------------------------------------------------------------------------------------------------ readers
