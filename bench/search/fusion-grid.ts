@@ -103,22 +103,26 @@ export function printGrid(lists: RankLists[], log: (s: string) => void): Map<str
   }
   const fusedOf = (qs: RankLists[]) =>
     qs.reduce((s, q) => s + fusedMrr(q, chosen.get(q.shape)!), 0) / Math.max(1, qs.length);
-  log(`| kind | half | n | lexical | semantic | hybrid (chosen per shape) | vs better part |`);
-  log(`|---|---|---|---|---|---|---|`);
-  for (const kind of ['all', ...kinds]) {
-    for (const half of ['held-out', 'training', 'all']) {
-      const qs = lists.filter(
-        (q) => (kind === 'all' || q.kind === kind) && (half === 'all' || (half === 'training') === isTraining(q.q)),
-      );
-      const lex = singleMrr(qs, 'lexical');
-      const sem = singleMrr(qs, 'semantic');
-      const hyb = fusedOf(qs);
-      const d = hyb - Math.max(lex, sem);
-      log(
-        `| ${kind} | ${half} | ${qs.length} | ${lex.toFixed(3)} | ${sem.toFixed(3)} | ${hyb.toFixed(3)} | ${d >= 0 ? '+' : ''}${d.toFixed(3)} |`,
-      );
+  /** Lexical, semantic and the given hybrid per query kind and half, with the hybrid's lead over the better part. */
+  const table = (title: string, hybridOf: (qs: RankLists[]) => number) => {
+    log(`| kind | half | n | lexical | semantic | ${title} | vs better part |`);
+    log(`|---|---|---|---|---|---|---|`);
+    for (const kind of ['all', ...kinds]) {
+      for (const half of ['held-out', 'training', 'all']) {
+        const qs = lists.filter(
+          (q) => (kind === 'all' || q.kind === kind) && (half === 'all' || (half === 'training') === isTraining(q.q)),
+        );
+        const lex = singleMrr(qs, 'lexical');
+        const sem = singleMrr(qs, 'semantic');
+        const hyb = hybridOf(qs);
+        const d = hyb - Math.max(lex, sem);
+        log(
+          `| ${kind} | ${half} | ${qs.length} | ${lex.toFixed(3)} | ${sem.toFixed(3)} | ${hyb.toFixed(3)} | ${d >= 0 ? '+' : ''}${d.toFixed(3)} |`,
+        );
+      }
     }
-  }
+  };
+  table('hybrid (chosen per shape)', fusedOf);
   for (const [shape, f] of chosen) log(`chosen for ${shape}: ${JSON.stringify(f)}`);
   // One fusion for every shape, chosen on the training half alone (fewer choices fitted to the same queries).
   const train = lists.filter((q) => isTraining(q.q));
@@ -128,22 +132,7 @@ export function printGrid(lists: RankLists[], log: (s: string) => void): Map<str
     if (!one || m > one.m + 1e-9) one = { f, m };
   }
   log(`\none fusion for every shape, chosen on the training half: ${label(one!.f)} (training ${one!.m.toFixed(3)})`);
-  log(`| kind | half | n | lexical | semantic | hybrid (one fusion) | vs better part |`);
-  log(`|---|---|---|---|---|---|---|`);
-  for (const kind of ['all', ...kinds]) {
-    for (const half of ['held-out', 'training', 'all']) {
-      const qs = lists.filter(
-        (q) => (kind === 'all' || q.kind === kind) && (half === 'all' || (half === 'training') === isTraining(q.q)),
-      );
-      const lex = singleMrr(qs, 'lexical');
-      const sem = singleMrr(qs, 'semantic');
-      const hyb = mean(qs, one!.f);
-      const d = hyb - Math.max(lex, sem);
-      log(
-        `| ${kind} | ${half} | ${qs.length} | ${lex.toFixed(3)} | ${sem.toFixed(3)} | ${hyb.toFixed(3)} | ${d >= 0 ? '+' : ''}${d.toFixed(3)} |`,
-      );
-    }
-  }
+  table('hybrid (one fusion)', (qs) => mean(qs, one!.f));
   return chosen;
 }
 
