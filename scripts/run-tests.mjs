@@ -116,7 +116,7 @@ const wallOf = (job) => known[job.name]?.ms ?? median;
 jobs.sort((a, b) => wallOf(b) - wallOf(a) || a.name.localeCompare(b.name));
 
 const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
-/** @type {Array<{ name: string, ms: number, cpu?: number, ok: boolean, why?: string }>} */
+/** @type {Array<{ name: string, ms: number, cpu?: number, ok: boolean, why?: string, failures?: string }>} */
 const done = [];
 const running = new Set();
 const started = Date.now();
@@ -180,10 +180,26 @@ function runJob(job) {
       const took = `${(ms / 1000).toFixed(1)} s${cpu === undefined ? '' : `, CPU ${(cpu / 1000).toFixed(1)} s`}`;
       const head = `${ok ? '✔' : '✖'} ${job.name} (${took})${why ? ': ' + why : ''}`;
       process.stdout.write(`\n${head}\n${output.trimEnd() ? output.trimEnd() + '\n' : ''}`);
-      done.push({ name: job.name, ms, cpu, ok, why });
+      done.push({ name: job.name, ms, cpu, ok, why, failures: ok ? undefined : failureText(output) });
       resolve();
     });
   });
+}
+
+/**
+ * What a failed file said of its failures, for the end of the run (where a CI log's tail shows it): the spec
+ * reporter's "failing tests" section (each test's name, error and the first lines of its stack), or else the output's
+ * last lines; at most FAILURE_LINES lines, Node's internal stack frames left out.
+ */
+const FAILURE_LINES = 80;
+function failureText(output) {
+  const lines = output.trimEnd().split('\n');
+  const at = lines.findIndex((l) => l.startsWith('✖ failing tests:'));
+  const picked = at >= 0 ? lines.slice(at + 1) : lines.slice(-FAILURE_LINES);
+  // Node's own frames say nothing of the test.
+  const useful = picked.filter((l) => l.trim() !== '' && !/^\s+at (.*\()?node:/.test(l));
+  const kept = useful.slice(0, FAILURE_LINES);
+  return (kept.length < useful.length ? [...kept, '    …'] : kept).join('\n');
 }
 
 /** The CPU milliseconds GNU time wrote for a job (its last line: "user system" in seconds), then the file removed. */
@@ -275,5 +291,7 @@ if (timed) {
 if (failed.length > 0) {
   console.log(`\n✖ failed (${failed.length}):`);
   for (const d of failed) console.log(`  ${d.name}${d.why ? ': ' + d.why : ''}`);
+  // Again with what each said, last: a log cut to its tail still shows why.
+  for (const d of failed) if (d.failures) console.log(`\n✖ ${d.name}:\n${d.failures}`);
 }
 process.exit(failed.length === 0 ? 0 : 1);
