@@ -27,6 +27,8 @@ export const workerVars = {
   /** Sources whose clone the worker keeps for their next sync (git-cache.ts); 0: a fresh clone every sync. */
   WORKER_KEPT_CLONES: { type: 'int', default: 16, min: 0, max: 10_000 },
   WORKER_MAX_CONCURRENT_ACTIVITIES: { type: 'int', default: 4, min: 1, max: 100 },
+  /** Files per parse-and-write batch (one parse step and one write transaction each; docs/pipeline.md "Batches"). */
+  SYNC_BATCH_FILES: { type: 'int', default: 500, min: 1, max: 100_000 },
   SYNC_MAX_FILE_BYTES: { type: 'int', default: 2 * 1024 * 1024, min: 1 },
   SYNC_PARSE_THREADS: { type: 'int', default: 0, min: 0, max: 256 },
   SYNC_HEARTBEAT_TIMEOUT_SECONDS: { type: 'number', default: 60, min: 1, max: 3600 },
@@ -50,6 +52,7 @@ export function pipelineSettings(c: WorkerConfig): PipelineSettings {
   return {
     cloneDir: c.WORKER_CLONE_DIR,
     keptClones: c.WORKER_KEPT_CLONES,
+    batchFiles: c.SYNC_BATCH_FILES,
     maxFileBytes: c.SYNC_MAX_FILE_BYTES,
     ...(c.SYNC_PARSE_THREADS > 0 ? { parseThreads: c.SYNC_PARSE_THREADS } : {}),
     heartbeatTimeoutMs: Math.round(c.SYNC_HEARTBEAT_TIMEOUT_SECONDS * 1000),

@@ -82,7 +82,11 @@ export function signalInputPreview(input: unknown): string {
 
 export const progressQuery = defineQuery<SyncProgress>('progress');
 
-/** Files per batch of the parse and write steps: the spec's write batch of 500. */
+/**
+ * Files per batch of the parse and write steps: the spec's write batch of 500, the default of the worker's
+ * SYNC_BATCH_FILES. The worker cuts the batches and returns their bounds (CloneResult.bounds); the workflow uses this
+ * only for a run whose clone returned none (a history from before bounds).
+ */
 export const BATCH_FILES = 500;
 
 /**

@@ -174,7 +174,11 @@ async function planBatches(
 ): Promise<{ bounds: number[]; writeConcurrency: number; graphOf: string | null }> {
   const reuse = await pending.context;
   const reusable = reuse.plan.reusable;
-  const plan = batchPlan(tree.files, (p) => (c.unchanged?.has(p) === true ? reusable.get(p) : undefined));
+  const plan = batchPlan(
+    tree.files,
+    (p) => (c.unchanged?.has(p) === true ? reusable.get(p) : undefined),
+    deps.settings.batchFiles,
+  );
   const firstRecord = !reuse.recorded;
   const bounds = await recordReuse(deps.pool, syncId, reuse, plan.bounds);
   if (bounds[bounds.length - 1] !== tree.files.length) {

@@ -53,9 +53,11 @@ describe('writes of a light tree run two at a time', () => {
   let h: Harness;
   let repo: TestRepo;
   before(async () => {
-    h = await createHarness();
+    // Batches of 100 files (the worker's SYNC_BATCH_FILES): 240 files are three batches of a full sync, and a tree
+    // of two batches' worth or more is split when light.
+    h = await createHarness({ batchFiles: 100 });
     await h.startWorker();
-    repo = createRepo(generatedFiles(1200));
+    repo = createRepo(generatedFiles(240));
   });
   after(async () => {
     await h.close();
@@ -119,14 +121,14 @@ describe('writes of a light tree run two at a time', () => {
         light.syncId,
       ])
     ).rows[0]!.stats.incremental;
-    assert.deepEqual([stats.reused, stats.changed, stats.added, stats.removed], [1199, 1, 0, 0]);
+    assert.deepEqual([stats.reused, stats.changed, stats.added, stats.removed], [239, 1, 0, 0]);
 
     const reference = await sync(full);
     const [x, y] = [await syncSnapshot(h.db.pool, light.syncId), await syncSnapshot(h.db.pool, reference.syncId)];
     for (const key of Object.keys(x) as Array<keyof typeof x>) assert.deepEqual(x[key], y[key], `${key} differ`);
-    assert.equal(x.files.length, 1200);
+    assert.equal(x.files.length, 240);
     // Three symbols in each generated file but the changed one (two), which no longer imports its predecessor.
-    assert.deepEqual([x.defines.length, x.dependsOn.length], [3 * 1199 + 2, 1198]);
+    assert.deepEqual([x.defines.length, x.dependsOn.length], [3 * 239 + 2, 238]);
 
     // The same commit again: the kept clone's walk serves as it is, and the sync is the same again.
     const again = await sync(incremental);

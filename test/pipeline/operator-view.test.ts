@@ -36,10 +36,10 @@ describe('operator view of a sync in the Temporal UI', () => {
   let h: Harness;
   let repo: TestRepo;
   before(async () => {
-    h = await createHarness();
+    // Batches of 100 files (the worker's SYNC_BATCH_FILES), so 220 files make three batches.
+    h = await createHarness({ batchFiles: 100 });
     await h.startWorker();
-    // 1,100 files: three batches of at most 500.
-    repo = createRepo(generatedFiles(1100));
+    repo = createRepo(generatedFiles(220));
   });
   after(async () => {
     await h.close();
@@ -61,7 +61,8 @@ describe('operator view of a sync in the Temporal UI', () => {
   });
 
   it('names the sync, one summarised activity per step, search attributes and a progress query', async () => {
-    h.modelHost.setFaults({ latencyMs: 300 }, 'embeddings');
+    // Each embedding request answers after 1.5 s: the summaries phase (220 inputs, 4 requests at once) lasts that long.
+    h.modelHost.setFaults({ latencyMs: 1500 }, 'embeddings');
     const sourceId = await insertSource(h.db.pool, { url: repo.dir, owner: 'acme', name: 'big' });
     const syncId = await insertPendingSync(h.db.pool, sourceId);
     let handle: WorkflowHandle<typeof syncWorkflow>;
@@ -77,7 +78,7 @@ describe('operator view of a sync in the Temporal UI', () => {
       const mid = await handle.query(progressQuery);
       assert.equal(mid.syncId, syncId);
       assert.equal(mid.phase, 'embedding_summaries');
-      assert.equal(mid.total, 1100, 'files to embed');
+      assert.equal(mid.total, 220, 'files to embed');
       const running = await handle.describe();
       // No CkgSyncStatus while the run is active (ExecutionStatus says Running): only an ending sets it.
       assert.equal(running.searchAttributes.CkgSyncStatus, undefined);
@@ -128,9 +129,9 @@ describe('operator view of a sync in the Temporal UI', () => {
     for (const s of steps) assert.ok(s.summary.length > 0, `${s.type} has a summary`);
     const parses = steps.filter((s) => s.type === 'parseBatch').map((s) => s.summary);
     assert.deepEqual(parses, [
-      'parse 1,100 files, batch 1/3 (files 1-500)',
-      'parse 1,100 files, batch 2/3 (files 501-1,000)',
-      'parse 1,100 files, batch 3/3 (files 1,001-1,100)',
+      'parse 220 files, batch 1/3 (files 1-100)',
+      'parse 220 files, batch 2/3 (files 101-200)',
+      'parse 220 files, batch 3/3 (files 201-220)',
     ]);
     assert.equal(steps[1]!.summary, 'clone acme/big at main');
   });

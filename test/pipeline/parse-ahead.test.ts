@@ -54,10 +54,10 @@ describe('parse look-ahead of the batch pipeline', () => {
   let h: Harness;
   let repo: TestRepo;
   before(async () => {
-    h = await createHarness();
+    // Batches of 100 files (the worker's SYNC_BATCH_FILES), so 420 files make five batches.
+    h = await createHarness({ batchFiles: 100 });
     await h.startWorker();
-    // 2,100 files: five batches of at most 500.
-    repo = createRepo(generatedFiles(2100));
+    repo = createRepo(generatedFiles(420));
   });
   after(async () => {
     await h.close();
@@ -122,7 +122,7 @@ describe('parse look-ahead of the batch pipeline', () => {
 
     const result = await handle.result();
     assert.equal(result.status, 'completed');
-    assert.equal((await syncCounts(h.db.pool, syncId)).files, 2100);
+    assert.equal((await syncCounts(h.db.pool, syncId)).files, 420);
     const steps = batchSteps((await handle.fetchHistory()).events ?? []);
     const writes = steps.filter((s) => s.type === 'writeBatch').map((s) => s.batch);
     const parses = steps.filter((s) => s.type === 'parseBatch').map((s) => s.batch);

@@ -38,7 +38,7 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 const WORKERS = 3;
 const SOURCES = 12;
-/** The source whose worker is killed: 600 files, two batches (500 + 100). */
+/** The source whose worker is killed: 120 files, two batches (100 + 20: the workers' SYNC_BATCH_FILES is 100). */
 const BIG = 0;
 
 interface ActivityRun {
@@ -72,7 +72,7 @@ async function activityRuns(handle: WorkflowHandle): Promise<ActivityRun[]> {
 }
 
 function repoFiles(i: number): Record<string, string> {
-  if (i === BIG) return generatedFiles(600);
+  if (i === BIG) return generatedFiles(120);
   // Small repositories, each different: several languages plus a chain of TypeScript modules.
   return { ...MULTI_LANGUAGE_FILES, ...generatedFiles(5 + 3 * i), [`repo-${i}.md`]: `# Repository ${i}\n` };
 }
@@ -103,6 +103,8 @@ describe('scale-out: three worker processes, twelve sources', () => {
       SYNC_HOST_QUEUE_TIMEOUT_SECONDS: '5',
       SYNC_ACTIVITY_ATTEMPTS: '10',
       SYNC_PARSE_THREADS: '1',
+      // Batches of 100 files: the big source's 120 files are two batches, as 600 are at the default 500.
+      SYNC_BATCH_FILES: '100',
     };
     const started = await Promise.allSettled(Array.from({ length: WORKERS }, () => startWorkerProcess(env)));
     for (const s of started) if (s.status === 'fulfilled') workers.push(s.value);
@@ -232,7 +234,7 @@ describe('scale-out: three worker processes, twelve sources', () => {
 
     // A clean run of the same commit of every source, on the two surviving workers: the same counts.
     const disturbed: SyncCounts[] = await Promise.all(syncs.map((s) => syncCounts(h.db.pool, s)));
-    assert.equal(disturbed[BIG]!.files, 600);
+    assert.equal(disturbed[BIG]!.files, 120);
     const clean = await Promise.all(sources.map((s) => insertPendingSync(h.db.pool, s)));
     const cleanResults = await Promise.all(sources.map(async (s, i) => (await startSync(h, s, clean[i]!)).result()));
     for (const [i, r] of cleanResults.entries()) assert.equal(r.status, 'completed', `clean sync ${i}`);

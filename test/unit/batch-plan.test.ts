@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BATCH_FILES, batchPlan } from '../../activities/sync/helpers/workspace.ts';
 import type { DiscoveredFile } from '../../engine/types.ts';
+import { count } from '../../workflows/sync-options.ts';
 
 const tree = (n: number): DiscoveredFile[] =>
   Array.from({ length: n }, (_, i) => ({ path: `f${String(i).padStart(6, '0')}`, absolute: `/t/f${i}`, size: 1 }));
@@ -30,6 +31,26 @@ describe('batch plan of a sync', () => {
     const plan = batchPlan(files, () => undefined);
     assert.equal(plan.writeConcurrency, 1);
     assert.deepEqual(plan.bounds, [0, 500, 1000, 1500, 2000, 2100]);
+  });
+
+  it("the worker's batch size (SYNC_BATCH_FILES) cuts the same shapes at its scale", () => {
+    // A full sync: batches of the set size.
+    assert.deepEqual(batchPlan(tree(420), () => undefined, 100).bounds, [0, 100, 200, 300, 400, 420]);
+    // Fewer than two batches' worth of files: one write, however light.
+    assert.deepEqual(
+      batchPlan(tree(199), () => ({ symbols: 30 }), 100),
+      { bounds: [0, 199], writeConcurrency: 1 },
+    );
+    // Two batches' worth with one file to analyse: light, two writes at a time.
+    const light = (p: string) => (p === 'f000007' ? undefined : { symbols: 3 });
+    const plan = batchPlan(tree(240), light, 100);
+    assert.equal(plan.writeConcurrency, 2);
+    assert.equal(plan.bounds.length, 3);
+    // More files to analyse than one batch holds: one write at a time, each batch within the size.
+    const some = (p: string) => (Number(p.slice(1)) % 2 === 0 ? undefined : { symbols: 3 });
+    const mixed = batchPlan(tree(600), some, 100);
+    assert.equal(mixed.writeConcurrency, 1);
+    for (const [, , analysed] of shape(tree(600), mixed.bounds, some)) assert.ok(analysed <= 100);
   });
 
   it('a small unchanged tree stays one write', () => {
@@ -72,5 +93,10 @@ describe('batch plan of a sync', () => {
     for (const c of costs) assert.ok(Math.abs(c - mean) / mean < 0.02, `write costs ${costs.join(', ')} are even`);
     // Every file in exactly one batch, in order.
     for (let i = 1; i < plan.bounds.length; i++) assert.ok(plan.bounds[i]! > plan.bounds[i - 1]!);
+  });
+
+  it("the batches' activity summaries count files with thousands separators", () => {
+    // 'parse 1,100 files, batch 3/3 (files 1,001-1,100)' (test/pipeline/operator-view.test.ts checks the summaries).
+    assert.deepEqual([220, 1001, 1100, 11_478, 1_234_567].map(count), ['220', '1,001', '1,100', '11,478', '1,234,567']);
   });
 });

@@ -11,6 +11,11 @@ export interface PipelineSettings {
   cloneDir: string;
   /** Sources whose clone a worker keeps between syncs (git-cache.ts); 0 or absent: none. */
   keptClones?: number;
+  /**
+   * Files per parse-and-write batch of a full sync (SYNC_BATCH_FILES; absent: BATCH_FILES, 500). A batch is one
+   * parse step and one write transaction; files whose analysis is reused count a tenth (workspace.ts batchPlan).
+   */
+  batchFiles?: number;
   /** Files above this size are recorded without content analysis (engine option). */
   maxFileBytes: number;
   /** Parse threads; undefined = the number of cores. */

@@ -81,8 +81,11 @@ export function batchFiles(ws: Workspace, batch: number): readonly DiscoveredFil
   return ws.tree.files.slice(batchStart(ws, batch), batchStart(ws, batch + 1));
 }
 
-/** A tree this small is one write whatever its make-up: two half-size writes would not pay for a second step. */
-const MIN_SPLIT_FILES = 1_000;
+/**
+ * A tree of fewer than two batches' worth of files (1,000 at the default BATCH_FILES) is one write whatever its
+ * make-up: two half-size writes would not pay for a second step.
+ */
+const MIN_SPLIT_BATCHES = 2;
 
 export interface BatchPlan {
   /** The start of each batch in `files` and, last, the number of files. */
@@ -92,8 +95,9 @@ export interface BatchPlan {
 }
 
 /**
- * The batches of a tree and how many of their writes may run at once. A tree whose files to analyse fit in one batch
- * (BATCH_FILES) and that has at least MIN_SPLIT_FILES files is *light*: nearly all its writes are the rows and graph of
+ * The batches of a tree and how many of their writes may run at once; `batchFiles` is the worker's batch size
+ * (SYNC_BATCH_FILES, default BATCH_FILES). A tree whose files to analyse fit in one batch and that has at least two
+ * batches' worth of files (MIN_SPLIT_BATCHES) is *light*: nearly all its writes are the rows and graph of
  * unchanged files, built inside the database by one statement after another on one connection (one core), while
  * nothing else runs. Such a tree is cut into an even number of batches of equal cost (at least two) whose writes run
  * two at a time, each in its own transaction, so the database works on both cores: the writes of an unchanged
@@ -104,14 +108,15 @@ export interface BatchPlan {
 export function batchPlan(
   files: readonly DiscoveredFile[],
   light: (path: string) => { symbols: number } | undefined,
+  batchFiles: number = BATCH_FILES,
 ): BatchPlan {
   const known = files.map((f) => light(f.path));
   const analysed = known.filter((k) => k === undefined).length;
   const costs = known.map((k) => (k ? 1 : 10));
-  if (analysed > BATCH_FILES || files.length < MIN_SPLIT_FILES) {
-    return { bounds: costBounds(costs), writeConcurrency: 1 };
+  if (analysed > batchFiles || files.length < MIN_SPLIT_BATCHES * batchFiles) {
+    return { bounds: costBounds(costs, batchFiles), writeConcurrency: 1 };
   }
-  let n = Math.max(2, costBounds(costs).length - 1);
+  let n = Math.max(2, costBounds(costs, batchFiles).length - 1);
   if (n % 2 === 1) n++;
   // Writes that run side by side should end together: an unchanged file's write is its rows (about what five of its
   // symbols cost) and a Symbol vertex and a defines edge per symbol, so CPython's tree cut by file count gave halves
@@ -135,16 +140,16 @@ const WRITE_FILE_WEIGHT = 5;
 const ANALYSED_WEIGHT = 350;
 
 /**
- * Batch bounds when most files need no analysis: a batch closes at BATCH_FILES files to analyse, a file known
+ * Batch bounds when most files need no analysis: a batch closes at `batchFiles` files to analyse, a file known
  * unchanged counting a tenth (its rows and graph are copied inside the database: 5,000 of them cost about what 500
  * analysed files do), so an unchanged tree of 11,000 files is 3 batches instead of 23 (each one two activities).
  * Returns the start of each batch and, last, the number of files.
  */
-function costBounds(costs: readonly number[]): number[] {
+function costBounds(costs: readonly number[], batchFiles: number): number[] {
   const bounds = [0];
   let cost = 0;
   costs.forEach((c, i) => {
-    if (cost + c > BATCH_FILES * 10 && i > bounds[bounds.length - 1]!) {
+    if (cost + c > batchFiles * 10 && i > bounds[bounds.length - 1]!) {
       bounds.push(i);
       cost = 0;
     }
