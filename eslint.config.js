@@ -7,7 +7,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.stack/', 'dist/', 'web/dist/', 'test/fixtures/', 'coverage/'] },
+  { ignores: ['node_modules/', '.stack/', 'dist/', 'web/dist/', 'cli/dist/', 'test/fixtures/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

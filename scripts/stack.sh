@@ -45,9 +45,16 @@ ensure_web_bundle() {
     || die "building the web explorer failed; see $STATE_DIR/web-build.log"
 }
 
+# The `ckg` command's bundle (cli/dist, git-ignored; cli/bin.mjs runs it while it is newer than its sources).
+ensure_cli_bundle() {
+  (cd "$REPO_ROOT" && node --import tsx scripts/build-cli.ts >"$STATE_DIR/cli-build.log" 2>&1) \
+    || die "building the ckg command failed; see $STATE_DIR/cli-build.log"
+}
+
 infra_up() {
   ensure_node_modules
   ensure_web_bundle
+  ensure_cli_bundle
   pg_up
   temporal_up
   # The precise tier's indexers that install in seconds from npm (scip-typescript, scip-python): the precise worker and
