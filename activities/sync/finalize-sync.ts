@@ -95,7 +95,9 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
    * sync_files have not seen, so reads that select its rows by sync_id (snapshots for the merged graph, impact and
    * diff; node detail; search scopes) were planned for one row and could pick nested loops that took a minute on the
    * Go standard library. ANALYZE of the two tables (a sample of 30,000 rows each: tens of milliseconds) puts the new
-   * sync in their most-common values before the first read. Then the search indexes' pending entries are merged
+   * sync in their most-common values before the first read; sync_files is vacuumed as it is analyzed, so the first
+   * chunk search's probe of the new records needs no heap visit (store/runs.ts analyzeSyncTables). Then the search
+   * indexes' pending entries are merged
    * (store/runs.ts flushSearchIndexes). Best effort: a lock held by autovacuum is not waited for beyond a second, and
    * a failure only costs the estimate (or a slower search until autovacuum merges).
    */

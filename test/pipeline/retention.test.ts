@@ -203,6 +203,19 @@ describe('retention of syncs', () => {
     assert.ok(recordRows >= files / 2, `file records of the new sync estimated at ${recordRows} (actual ${files})`);
   });
 
+  it("a just-completed sync's file records are all-visible: search's index-only probe of them reads no table page", async () => {
+    // Chunk search steps from a chunk to the searched syncs by an index-only scan of sync_files (content_id, sync_id);
+    // a record on a page the visibility map does not mark all-visible costs a visit to the table. Nothing has written
+    // sync_files since the newest sync completed, so every page of it is all-visible once finalize has vacuumed it
+    // (pg_class's counts, written by that VACUUM (ANALYZE)).
+    const r = await h.db.pool.query<{ relpages: number; relallvisible: number }>(
+      `SELECT relpages, relallvisible FROM pg_class WHERE oid = 'sync_files'::regclass`,
+    );
+    const { relpages, relallvisible } = r.rows[0]!;
+    assert.ok(relpages > 0);
+    assert.equal(relallvisible, relpages, `${relallvisible} of ${relpages} pages of sync_files all-visible`);
+  });
+
   it('the first read of a just-completed sync is planned as the tenth: its snapshot, symbol graph and node detail', async () => {
     // Reading a sync does not change the statistics, so the tenth read runs the plans the first one did (on a cache
     // miss): what makes a first read slow is a plan made on estimates that have not seen the new sync. Every
