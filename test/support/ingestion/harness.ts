@@ -31,8 +31,10 @@ import { startObservedModelHost, type ObservedModelHost } from '../observed-mode
 import { connectClient, connectWorker, prebuiltWorkflows, uniqueTaskQueue } from '../temporal.ts';
 import { waitFor } from '../wait.ts';
 
-/** Latency of every embedding request while syncs are held. */
-export const HOLD_LATENCY_MS = 1000;
+/** Latency of every embedding request while syncs are held (a sync of repos.slow: ~110 requests, ~4 minutes). */
+export const HOLD_LATENCY_MS = 2000;
+/** TypeScript files and Markdown files each of repos.slow. */
+const SLOW_FILES = 24;
 /** How long a test waits for a real sync to reach a status (the machine is shared and loaded). */
 export const SYNC_WAIT_MS = 180_000;
 
@@ -48,7 +50,10 @@ export interface Repos {
    */
   small: TestRepo;
   taggedCommit: string;
-  /** 60 TypeScript files in src/ and 60 Markdown files in docs/: hundreds of embedding requests. */
+  /**
+   * 24 TypeScript files in src/ and 24 Markdown files in docs/: ~110 embedding requests, so a held sync stays running
+   * for minutes, and a released one completes in a second or two.
+   */
   slow: TestRepo;
 }
 
@@ -87,9 +92,9 @@ function createRepos(): Repos {
   const taggedCommit = small.head;
   addCommit(small, { 'CHANGELOG.md': '# Changes\n\n- after v1.2\n' });
   const docs: Record<string, string> = {};
-  for (let i = 0; i < 60; i++)
+  for (let i = 0; i < SLOW_FILES; i++)
     docs[`docs/note${i}.md`] = `# Note ${i}\n\nThe ${i}th note.\n\n## More\n\nDetails of note ${i}.\n`;
-  const slow = createRepo({ ...generatedFiles(60), ...docs });
+  const slow = createRepo({ ...generatedFiles(SLOW_FILES), ...docs });
   return { small, taggedCommit, slow };
 }
 
