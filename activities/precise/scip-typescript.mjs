@@ -259,6 +259,19 @@ function hookVisit(ts, FileIndexer) {
     K.TypeParameter,
     K.VariableDeclaration,
   ]);
+  // Declarations whose own name is resolved only on a callable line, like a use: an object literal's data property
+  // (a function-valued one aside), a shorthand property and a destructured name. Resolving them needs the contextual
+  // type of the literal or the type of the pattern, i.e. the overload inference of the call around them (top-level
+  // code of test files: `app.request('/', { method: 'POST' })`, hono's largest cost). What they define is never a
+  // callable or a type the tier reads: a property's symbol is a per-file `name<N>:` of its own, or the contextual
+  // type's member, written as a reference; a destructured name is a term without a body. A use of such a symbol in a
+  // body the tier reads is left out whether the index defines it or not (a symbol of the repository's own package:
+  // every document defines its module, so the package stays known), so the edges, external uses, callables and
+  // relationships the tier reads are those of a run that resolves them.
+  const onlyOnCallableLines = (decl) =>
+    decl.kind === K.BindingElement ||
+    decl.kind === K.ShorthandPropertyAssignment ||
+    (decl.kind === K.PropertyAssignment && !ts.isFunctionLike(decl.initializer));
   const callableLines = (sf) => {
     const lines = new Uint8Array(sf.getLineStarts().length + 1);
     const lineOf = (pos) => sf.getLineAndCharacterOfPosition(pos).line;
@@ -282,7 +295,7 @@ function hookVisit(ts, FileIndexer) {
       const lines = (this.callableLines ??= callableLines(this.sourceFile));
       const ownName = n.parent !== undefined && declarations.has(n.parent.kind) && n.parent.name === n;
       if (
-        ownName ||
+        (ownName && !onlyOnCallableLines(n.parent)) ||
         ts.isConstructorDeclaration(n) ||
         lines[this.sourceFile.getLineAndCharacterOfPosition(n.getStart(this.sourceFile)).line] === 1
       ) {

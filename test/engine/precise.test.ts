@@ -18,7 +18,7 @@ import {
   type PreciseLanguage,
 } from '../../activities/precise/indexers.ts';
 import protobuf from 'protobufjs';
-import { readScipIndex } from '../../engine/precise/scip.ts';
+import { readScipIndex, ROLE_DEFINITION } from '../../engine/precise/scip.ts';
 import { derivePrecise } from '../../engine/precise/derive.ts';
 import { parseDescriptors, parseScipSymbol, type EngineDefinition } from '../../engine/precise/edges.ts';
 import { directImplementations, hierarchyLabel } from '../../engine/precise/relations.ts';
@@ -234,12 +234,26 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
         '  const pad = 3;',
         '  return twice(n).toFixed(pad);',
         '}',
+        // Top-level data properties, a destructured name and a shorthand property (resolved by the tier's run only
+        // where a callable can hold them), a function-valued property, and uses of them inside a callable.
+        'export const config = { size: 2, scale: (n: number) => twice(n) };',
+        'export const { size } = config;',
+        'export const opts = { size };',
+        'export function grow(n: number): number {',
+        '  return config.scale(n) + config.size + size + opts.size;',
+        '}',
         '',
       ].join('\n'),
     };
     const defs = new Map([
       ...TS_DEFS,
-      ['src/top.ts', [{ key: 'fmt:function', name: 'fmt', kind: 'function', line: 5, end_line: 8 }]],
+      [
+        'src/top.ts',
+        [
+          { key: 'fmt:function', name: 'fmt', kind: 'function', line: 5, end_line: 8 },
+          { key: 'grow:function', name: 'grow', kind: 'function', line: 12, end_line: 14 },
+        ],
+      ],
     ]);
     const root = mkdtempSync(join(tmpdir(), 'ckg-precise-src-'));
     const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-run-'));
@@ -290,6 +304,21 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
           .occurrences.filter((o) => o.range[0] === line - 1 && o.symbol.endsWith('/helper().')).length;
       assert.deepEqual([usesOnLine(full, 2), usesOnLine(full, 4)], [1, 1]);
       assert.deepEqual([usesOnLine(tier, 2), usesOnLine(tier, 4)], [0, 0]);
+      // The data property, the destructured name and the shorthand property outside every callable are defined by
+      // the full run only; the function-valued property by both.
+      const definedOnLine = (idx: typeof full, line: number) =>
+        idx.documents
+          .find((d) => d.relative_path === 'src/top.ts')!
+          .occurrences.filter((o) => o.range[0] === line - 1 && (o.symbol_roles & ROLE_DEFINITION) !== 0)
+          .map((o) => (o.symbol.startsWith('local ') ? 'local' : o.symbol.slice(o.symbol.lastIndexOf('/') + 1)));
+      assert.deepEqual(
+        [9, 10, 11].map((l) => definedOnLine(full, l)),
+        [['config.', 'size0:', 'scale0:', 'local'], ['local'], ['opts.', 'size1:']],
+      );
+      assert.deepEqual(
+        [9, 10, 11].map((l) => definedOnLine(tier, l)),
+        [['config.', 'scale0:', 'local'], [], ['opts.']],
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
       rmSync(scratch, { recursive: true, force: true });
