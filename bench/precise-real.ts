@@ -16,7 +16,12 @@
  *
  *   set -a; source .stack/env; set +a            # DATABASE_URL, TEMPORAL_ADDRESS, CKG_SCIP_* (scripts/stack/indexers.sh)
  *   heavy node --import tsx bench/precise-real.ts [--repos hono,flask] [--mirrors /work/.mirror] [--model minilm]
- *         [--no-ab] [--rounds N] [--json FILE]
+ *         [--no-ab] [--rounds N] [--no-direct] [--sync-timeout S] [--json FILE]
+ *
+ * It prints as it goes: each activity of a sync as it ends (`[hono A1] +12.3 s parseBatch (2.1 s)`), each sync's wall
+ * and steps as it ends, and each A/B pair's ratio as the pair ends, so a run cut off by its slot still leaves figures.
+ * --no-direct leaves out the direct reading (the equality check; a long run with the real model measures walls only).
+ * --sync-timeout (seconds, default 900) terminates a sync still running then, and the repository is reported failed.
  *
  * Repositories come from git mirrors (`<mirrors>/<owner>+<name>/repo`, bare: the search tool's fetch lays them out so),
  * copied with `git archive HEAD` into a temporary repository at run time; nothing is committed. --no-ab syncs only B
@@ -34,6 +39,7 @@ import { insertPendingSync, insertSource } from '../test/support/pipeline.ts';
 import { startWorkerProcess, type WorkerProcess } from '../test/support/worker-process.ts';
 import { testEnv, TEST_URL_ENV } from '../test/support/env.ts';
 import { directReading, expectedEdges, storedSymbolEdges, type StoredSymbolEdge } from '../test/support/precise.ts';
+import type { WorkflowHandle } from '@temporalio/client';
 import { startModelHost } from '../standins/model-host/server.ts';
 import { createLogger } from '../lib/log.ts';
 import { SYNC_WORKFLOW_TYPE, syncStartOptions } from '../workflows/sync-contract.ts';
@@ -75,6 +81,8 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
     // A/B pairs per repository (A, B, A, B, ...): the wall ratio is the median of the pairs' ratios.
     rounds: { type: 'string', default: '1' },
+    'no-direct': { type: 'boolean', default: false },
+    'sync-timeout': { type: 'string', default: '900' },
   },
 });
 
@@ -150,7 +158,52 @@ async function startSide(name: string, embeddingUrl: string, precise: boolean): 
 
 type Client = Awaited<ReturnType<typeof connectClient>>['client'];
 
-async function sync(client: Client, side: Side, repo: string, name: string) {
+/** Seconds, from a history event's time. */
+const eventMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  t ? Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : 0;
+
+/**
+ * Prints each activity of the sync as it ends (polling its history every 5 s), with the time since the sync started
+ * and the activity's own time since it was scheduled; returns a function that stops it after one last poll.
+ */
+function watchPhases(handle: WorkflowHandle, label: string, started: number) {
+  const seen = new Set<string>();
+  let stopped = false;
+  const poll = async () => {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = new Map<string, { type: string; at: number }>();
+    for (const e of events) {
+      const a = e.activityTaskScheduledEventAttributes;
+      if (a) scheduled.set(String(e.eventId), { type: String(a.activityType?.name ?? '?'), at: eventMs(e.eventTime) });
+      const end =
+        e.activityTaskCompletedEventAttributes ??
+        e.activityTaskFailedEventAttributes ??
+        e.activityTaskTimedOutEventAttributes ??
+        e.activityTaskCanceledEventAttributes;
+      if (!end || seen.has(String(e.eventId))) continue;
+      seen.add(String(e.eventId));
+      const s = scheduled.get(String(end.scheduledEventId));
+      const how = e.activityTaskCompletedEventAttributes ? '' : ' NOT COMPLETED';
+      const at = eventMs(e.eventTime);
+      console.log(
+        `    [${label}] +${((at - started) / 1000).toFixed(1)} s ${s?.type ?? '?'}${how} (${s ? ((at - s.at) / 1000).toFixed(1) : '?'} s)`,
+      );
+    }
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise((r) => setTimeout(r, 5000));
+      await poll().catch(() => undefined);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    await poll().catch(() => undefined);
+  };
+}
+
+async function sync(client: Client, side: Side, repo: string, name: string, label: string) {
   const sourceId = await insertSource(side.db.pool, { url: repo, owner: 'bench', name });
   const syncId = await insertPendingSync(side.db.pool, sourceId);
   const started = Date.now();
@@ -165,19 +218,35 @@ async function sync(client: Client, side: Side, repo: string, name: string) {
       taskQueue: side.taskQueue,
     }),
   );
+  const stopWatch = watchPhases(handle, label, started);
+  const deadline = started + Number(opts['sync-timeout']) * 1000;
   let result;
-  for (;;) {
-    try {
-      result = await handle.result();
-      break;
-    } catch (err) {
-      if ((err as { cause?: { code?: number } }).cause?.code !== 4) throw err; // DEADLINE_EXCEEDED: poll again
+  try {
+    for (;;) {
+      if (Date.now() > deadline) {
+        await handle.terminate('bench: --sync-timeout');
+        throw new Error(`${label}: still running after ${opts['sync-timeout']} s (terminated)`);
+      }
+      try {
+        result = await handle.result();
+        break;
+      } catch (err) {
+        if ((err as { cause?: { code?: number } }).cause?.code !== 4) throw err; // DEADLINE_EXCEEDED: poll again
+      }
     }
+  } finally {
+    await stopWatch();
   }
   const wallMs = Date.now() - started;
   if (result.status !== 'completed') throw new Error(`${name}: sync ${result.status}: ${result.error ?? ''}`);
   const stats = (await side.db.pool.query<{ stats: SyncStats }>(`SELECT stats FROM sync_runs WHERE id = $1`, [syncId]))
     .rows[0]!.stats;
+  console.log(
+    `  ${label}: ${(wallMs / 1000).toFixed(1)} s; load ${load()}; steps ${JSON.stringify(stats.durations_ms)}` +
+      (stats.precise
+        ? `; precise ${JSON.stringify(Object.values(stats.precise).map((p) => ({ language: p.language, status: p.status, indexer_ms: p.indexer_ms, ms: p.ms })))}`
+        : ''),
+  );
   return { sourceId, syncId, wallMs, stats };
 }
 
@@ -283,15 +352,22 @@ async function runRepo(client: Client, spec: RepoSpec, a: Side | null, b: Side):
       execFileSync('git', ['-C', dir, 'ls-files'], { encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').length - 1,
     );
     const loadBefore = load();
-    const ra = a ? await sync(client, a, dir, `${spec.name}-a`) : null;
-    const rb = await sync(client, b, dir, `${spec.name}-b`);
+    console.log(`\n== ${spec.name}: ${files} files; load ${loadBefore}`);
+    const printPair = (p: { a: number; b: number; ratio: number; load: string }, i: number) =>
+      console.log(
+        `  pair ${i}: A ${(p.a / 1000).toFixed(1)} s, B ${(p.b / 1000).toFixed(1)} s, ratio ${p.ratio.toFixed(2)}; load ${p.load} → ${load()}`,
+      );
+    const ra = a ? await sync(client, a, dir, `${spec.name}-a`, `${spec.name} A1`) : null;
+    const rb = await sync(client, b, dir, `${spec.name}-b`, `${spec.name} B1`);
     // More A/B pairs (new sources each time: nothing is reused), for a ratio less at the mercy of the machine's load.
     const pairs = ra ? [{ a: ra.wallMs, b: rb.wallMs, ratio: rb.wallMs / ra.wallMs, load: loadBefore }] : [];
+    if (pairs[0]) printPair(pairs[0], 1);
     for (let i = 1; a && i < Number(opts.rounds); i++) {
       const l = load();
-      const x = await sync(client, a, dir, `${spec.name}-a${i}`);
-      const y = await sync(client, b, dir, `${spec.name}-b${i}`);
+      const x = await sync(client, a, dir, `${spec.name}-a${i}`, `${spec.name} A${i + 1}`);
+      const y = await sync(client, b, dir, `${spec.name}-b${i}`, `${spec.name} B${i + 1}`);
       pairs.push({ a: x.wallMs, b: y.wallMs, ratio: y.wallMs / x.wallMs, load: l });
+      printPair(pairs[i]!, i + 1);
     }
     const report: RepoReport = {
       repo: spec.name,
@@ -328,6 +404,7 @@ async function runRepo(client: Client, spec: RepoSpec, a: Side | null, b: Side):
         [rb.sourceId, language],
       );
       for (const f of stored.rows[0]?.result.covered ?? []) covered.add(f);
+      if (opts['no-direct']) continue;
       const direct = await directReading(
         b.db.pool,
         rb.syncId,
@@ -346,8 +423,9 @@ async function runRepo(client: Client, spec: RepoSpec, a: Side | null, b: Side):
     const storedScip = storedB.filter((e) => e.provenance === 'scip').map(({ toKind: _k, ...e }) => e);
     expected.sort((x, y) => (edgeKey(x) < edgeKey(y) ? -1 : 1));
     const diff = compare(storedScip, expected);
-    for (const l of Object.values(report.languages)) if (l.status === 'indexed') l.equal = diff.length === 0;
-    if (diff.length > 0)
+    for (const l of Object.values(report.languages))
+      if (l.status === 'indexed' && !opts['no-direct']) l.equal = diff.length === 0;
+    if (diff.length > 0 && !opts['no-direct'])
       failures.push(`${spec.name}: stored scip edges differ from the direct reading:\n  ${diff.join('\n  ')}`);
     if (ra && a) {
       report.delta = delta(await storedSymbolEdges(a.db.pool, ra.syncId), storedB, covered);
@@ -366,7 +444,7 @@ async function runRepo(client: Client, spec: RepoSpec, a: Side | null, b: Side):
 
 function print(r: RepoReport): void {
   const s = (ms?: number) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`);
-  console.log(`\n== ${r.repo}: ${r.files} files; load ${r.load}`);
+  console.log(`\n== ${r.repo}: ${r.files} files; load ${r.load} (summary)`);
   for (const [l, x] of Object.entries(r.languages))
     console.log(
       `  ${l}: ${x.status}${x.reason ? ` (${x.reason})` : ''}; scip edges ${x.edges}, direct reading ${x.direct_edges ?? '-'}, equal ${x.equal ?? '-'}; callables ${x.callables ?? '-'}, matched ${x.matched ?? '-'}; indexer ${s(x.indexer_ms)}, step ${s(x.ms)}`,
