@@ -62,6 +62,7 @@ temporal_up() {
     setsid nohup "$TEMPORAL_BIN" server start-dev \
       --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
       --db-filename "$TEMPORAL_STATE/temporal.db" --namespace "$TEMPORAL_NAMESPACE" \
+      --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
       --log-level warn "${sa[@]}" >"$TEMPORAL_STATE/server.log" 2>&1 </dev/null &
     echo $! >"$TEMPORAL_STATE/pid"
     wait_for temporal 60 temporal_ready || die "the Temporal server did not become healthy; see $TEMPORAL_STATE/server.log"
