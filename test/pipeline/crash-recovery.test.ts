@@ -23,12 +23,22 @@ import {
 import { waitFor } from '../support/wait.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 import { testEnv } from '../support/env.ts';
+import { RESOLVE_STEP } from '../../activities/store/ledger.ts';
 import type { temporal } from '@temporalio/proto';
 
 /** PendingActivityState.PENDING_ACTIVITY_STATE_STARTED: an attempt a worker took and has not finished. */
 const STARTED: temporal.api.enums.v1.PendingActivityState = 2;
 
 const PHASES = ['cloning', 'parsing', 'graphing', 'embedding_summaries', 'embedding_chunks'] as const;
+
+/** Steps of this database waiting to record their ledger row behind a row another transaction holds. */
+async function ledgerWaiters(h: Harness): Promise<number> {
+  const w = await h.db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO sync_steps%'`,
+  );
+  return w.rows[0]!.n;
+}
 
 describe('worker crash in each phase', () => {
   let h: Harness;
@@ -39,10 +49,10 @@ describe('worker crash in each phase', () => {
 
   before(async () => {
     h = await createHarness();
-    h.modelHost.setFaults({ latencyMs: 60 }, 'embeddings');
+    h.modelHost.setFaults({ latencyMs: 150 }, 'embeddings');
     cloneDir = mkdtempSync(join(tmpdir(), 'ckg-crash-clones-'));
     repo = createRepo({
-      ...generatedFiles(1200),
+      ...generatedFiles(240),
       escape: { symlink: '/etc/passwd' },
       'bad.py': Buffer.concat([Buffer.from('x = "'), Buffer.from([0xff, 0xfe]), Buffer.from('"\n')]),
     });
@@ -59,6 +69,8 @@ describe('worker crash in each phase', () => {
       SYNC_HOST_QUEUE_TIMEOUT_SECONDS: '3',
       SYNC_ACTIVITY_ATTEMPTS: '10',
       SYNC_PARSE_THREADS: '2',
+      // Batches of 100 files: the 241 files are three batches of a full sync, as 1,201 are at the default 500.
+      SYNC_BATCH_FILES: '100',
       LOG_LEVEL: 'info',
     };
     worker = await startWorkerProcess(env);
@@ -76,11 +88,11 @@ describe('worker crash in each phase', () => {
     const base = await (await startSync(h, baseSource, baseSync)).result();
     assert.equal(base.status, 'completed');
     const expected = await syncCounts(h.db.pool, baseSync);
-    assert.equal(expected.files, 1201);
+    assert.equal(expected.files, 241);
     assert.equal(expected.files_with_vector, expected.files);
     assert.equal(expected.chunks_with_vector, expected.chunks);
     assert.ok(expected.issues >= 2, `issues of the undisturbed run: ${expected.issues}`);
-    assert.equal(expected.depends_on, 1199);
+    assert.equal(expected.depends_on, 239);
 
     // One sync, its worker killed once in each phase in turn (a run that lived through the earlier crashes): after
     // each, a new worker takes over and the run reaches the next phase; at the end its counts are those of the
@@ -88,21 +100,46 @@ describe('worker crash in each phase', () => {
     // live on the worker holding the clone, resume from a new clone.
     const sourceId = await insertSource(h.db.pool, { url: repo.dir });
     const syncId = await insertPendingSync(h.db.pool, sourceId);
-    const handle = await startSync(h, sourceId, syncId);
+    // The graphing phase is short (well under a second here), so the kill in it is placed without timing luck: this
+    // transaction holds an uncommitted ledger row of the resolve step, and resolveDependencies, its edges written,
+    // waits to record its own; the worker dies while it waits.
+    const holder = await h.db.pool.connect();
+    let holding = true;
+    const letGo = async () => {
+      if (!holding) return;
+      holding = false;
+      await holder.query('ROLLBACK');
+      holder.release();
+    };
+    await holder.query('BEGIN');
+    await holder.query(`INSERT INTO sync_steps (sync_id, step, result) VALUES ($1, $2, '{}')`, [syncId, RESOLVE_STEP]);
+    const handle = await startSync(h, sourceId, syncId).catch(async (err: unknown) => {
+      await letGo();
+      throw err;
+    });
     const clonesSoFar = async () =>
       ((await handle.fetchHistory()).events ?? []).filter(
         (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'cloneRepository',
       ).length;
     /** Per crash: the activities the dead worker had started (Temporal's ids), checked once the run has ended. */
     const inFlightAt = new Map<string, string[]>();
-    for (const [i, phase] of PHASES.entries()) {
+    try {
+      for (const [i, phase] of PHASES.entries()) await crashIn(i, phase);
+    } finally {
+      await letGo();
+    }
+    async function crashIn(i: number, phase: (typeof PHASES)[number]) {
       await waitFor(
         'the phase to kill in',
         async () => ((await getRun(h.db.pool, syncId)).progress_meta.phase === phase ? true : undefined),
         60_000,
         5,
       );
+      if (phase === 'graphing') {
+        await waitFor('the resolve step waiting on the held ledger row', async () => (await ledgerWaiters(h)) === 1);
+      }
       await worker!.kill('SIGKILL');
+      if (phase === 'graphing') await letGo();
       const atKill = await getRun(h.db.pool, syncId);
       assert.equal(atKill.progress_meta.phase, phase, `killed during ${phase}`);
       assert.equal(atKill.status, 'running');
@@ -177,16 +214,10 @@ describe('worker crash in each phase', () => {
         [syncId],
       );
       handle = await startSync(h, sourceId, syncId);
-      // Both writes waiting at once: they ran side by side (a light tree of 1,201 files is two batches).
+      // Both writes waiting at once: they ran side by side (a light tree of 241 files is four batches of 100).
       await waitFor(
         "two writes waiting on the step ledger's lock",
-        async () => {
-          const w = await h.db.pool.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO sync_steps%'`,
-          );
-          return w.rows[0]!.n === 2 ? true : undefined;
-        },
+        async () => ((await ledgerWaiters(h)) === 2 ? true : undefined),
         60_000,
         20,
       );
