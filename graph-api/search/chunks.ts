@@ -172,14 +172,10 @@ export function lexicalQueries(terms: QueryTerms, stats: TermStats): LexicalQuer
 
 /**
  * The filters as conditions on `k` (file_content_chunks) and on the sync's file record `s` (sync_files) with its
- * content `fc` (file_contents), with parameters from $first on.
+ * content `fc` (file_contents), as parameters added to `params`.
  */
-function chunkFilterSql(p: ChunkSearchParams, first: number): { chunk: string; file: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const next = (v: unknown) => {
-    params.push(v);
-    return `$${first + params.length - 1}`;
-  };
+function chunkFilterSql(p: ChunkSearchParams, params: unknown[]): { chunk: string; file: string } {
+  const next = (v: unknown) => `$${params.push(v)}`;
   const chunk: string[] = [];
   const file: string[] = [];
   if (p.language !== undefined) chunk.push(`k.language = ${next(p.language)}`);
@@ -189,34 +185,34 @@ function chunkFilterSql(p: ChunkSearchParams, first: number): { chunk: string; f
   }
   if (p.pathPrefix !== undefined && p.pathPrefix !== '') file.push(`starts_with(s.file_path, ${next(p.pathPrefix)})`);
   const and = (xs: string[]) => xs.map((c) => ` AND ${c}`).join('');
-  return { chunk: and(chunk), file: and(file), params };
+  return { chunk: and(chunk), file: and(file) };
 }
 
 /**
  * The lexical ranking in one pass over the candidates: each candidate's row is read once, where the full-text index
  * finds it, and scored there (BM25). A candidate is a chunk of the shared table (one row per chunk, whichever syncs
  * hold it) that one of the searched syncs holds: the sync's file record of the chunk's content, probed in the index
- * led by content_id then sync_id (V46), before the row is scored.
+ * led by content_id then sync_id (V46), before the row is scored. A query selecting (id, value), value the BM25
+ * score; `params` starts with the searched syncs ($1) and gets the ranking's own.
  */
-async function lexicalRanking(
-  tx: ReadTx,
-  syncIds: string[],
-  q: LexicalQueries,
-  p: ChunkSearchParams,
-): Promise<Ranked<unknown>[]> {
-  const first = 5 + 2 * q.terms.length;
-  const f = chunkFilterSql(p, first);
-  // BM25: per term, tf = ts_rank of the term alone / TF_UNIT (from $5 on: the term, its idf), saturated with the
-  // chunk's length (token_count) against the mean ($4).
-  const tf = q.terms.map((_, i) => `ts_rank('${RANK_WEIGHTS}', c.t, $${5 + 2 * i}::tsquery, 0) / ${TF_UNIT} AS tf${i}`);
-  const score = q.terms
-    .map((_, i) => `$${6 + 2 * i}::float8 * x.tf${i} * ${BM25_K1 + 1} / (x.tf${i} + ${BM25_K1} * x.norm)`)
+function lexicalSql(q: LexicalQueries, p: ChunkSearchParams, params: unknown[]): string {
+  const next = (v: unknown) => `$${params.push(v)}`;
+  const match = next(q.match);
+  const strict = next(q.strict);
+  const avg = next(q.avgTokens || 1);
+  // BM25: per term, tf = ts_rank of the term alone / TF_UNIT, saturated with the chunk's length (token_count) against
+  // the mean.
+  const termParams = q.terms.map((t, i) => ({ term: next(t), idf: next(q.idf[i]) }));
+  const f = chunkFilterSql(p, params);
+  const tf = termParams.map((t, i) => `ts_rank('${RANK_WEIGHTS}', c.t, ${t.term}::tsquery, 0) / ${TF_UNIT} AS tf${i}`);
+  const score = termParams
+    .map((t, i) => `${t.idf}::float8 * x.tf${i} * ${BM25_K1 + 1} / (x.tf${i} + ${BM25_K1} * x.norm)`)
     .join(' + ');
   // The terms are read out of the row once (`|| ''` makes a plain in-memory copy; the subquery's LIMIT keeps it a
   // subquery): ts_rank detoasts its argument on every call, and nearly half of the Go chunks' terms are stored
   // compressed, so a ten-term message decompressed each candidate's terms ten times.
   const candidates = (query: string, cond: string) => `
-       SELECT c.id, ${tf.join(', ')}, 1 - ${BM25_B} + ${BM25_B} * c.token_count / greatest($4::float8, 1) AS norm
+       SELECT c.id, ${tf.join(', ')}, 1 - ${BM25_B} + ${BM25_B} * c.token_count / greatest(${avg}::float8, 1) AS norm
          FROM (SELECT k.id, k.search_terms || ''::tsvector AS t, k.token_count
                  FROM file_content_chunks k
                 WHERE k.search_terms @@ ${query}::tsquery${f.chunk}
@@ -224,43 +220,59 @@ async function lexicalRanking(
                                WHERE s.content_id = k.content_id AND s.sync_id = ANY($1::uuid[])${f.file})
                   AND ${cond}
                 LIMIT ${MAX_CANDIDATES}) c`;
-  const res = await tx.query<{ id: string; score: number }>(
-    `WITH strict AS MATERIALIZED (${candidates('$3', '$3::tsquery IS NOT NULL')}
-     ), loose AS (${candidates('$2', `(SELECT count(*) FROM strict) < ${DEPTH}`)}
+  return `WITH strict AS MATERIALIZED (${candidates(strict, `${strict}::tsquery IS NOT NULL`)}
+     ), loose AS (${candidates(match, `(SELECT count(*) FROM strict) < ${DEPTH}`)}
      ), cand AS (
        SELECT * FROM strict UNION ALL SELECT * FROM loose l WHERE NOT EXISTS (SELECT 1 FROM strict t WHERE t.id = l.id)
      )
-     SELECT x.id, ${score} AS score FROM cand x ORDER BY score DESC, x.id LIMIT ${DEPTH}`,
-    [syncIds, q.match, q.strict, q.avgTokens || 1, ...q.terms.flatMap((t, i) => [t, q.idf[i]]), ...f.params],
-  );
-  return res.rows.map((r) => ({ id: r.id, value: r.score }));
+     SELECT x.id, ${score} AS value FROM cand x ORDER BY value DESC, x.id LIMIT ${DEPTH}`;
 }
 
 /**
  * The semantic ranking: the chunks nearest the query by either of their vectors, the content's (spec rule 7) or the
  * key text's (schema V54: names and messages in words), each chunk at the nearer of the two. Two index scans of
- * DEPTH rows each, merged.
+ * DEPTH rows each, merged. A query selecting (id, value), value the cosine distance; `params` as lexicalSql's.
  */
-async function semanticRanking(
-  tx: ReadTx,
-  syncIds: string[],
-  vector: readonly number[],
-  p: ChunkSearchParams,
-): Promise<Ranked<unknown>[]> {
-  const f = filterSql(p, 3);
+function semanticSql(vector: readonly number[], p: ChunkSearchParams, params: unknown[]): string {
+  const v = `$${params.push(toVectorLiteral(vector))}`;
+  const f = filterSql(p, params.length + 1);
+  params.push(...f.params);
   const nearest = (column: string) => `(
-       SELECT c.id, c.${column} <=> $2::vector AS distance
+       SELECT c.id, c.${column} <=> ${v}::vector AS distance
          FROM content_chunks c
         WHERE c.sync_id = ANY($1::uuid[]) AND c.${column} IS NOT NULL${f.sql}
-        ORDER BY c.${column} <=> $2::vector
+        ORDER BY c.${column} <=> ${v}::vector
         LIMIT ${DEPTH})`;
-  const res = await tx.query<{ id: string; distance: number }>(
-    `SELECT r.id, min(r.distance) AS distance
+  return `SELECT r.id, min(r.distance) AS value
        FROM (${nearest('embedding')} UNION ALL ${nearest('key_embedding')}) r
-      GROUP BY r.id ORDER BY distance, r.id LIMIT ${DEPTH}`,
-    [syncIds, toVectorLiteral(vector), ...f.params],
-  );
-  return res.rows.map((r) => ({ id: r.id, value: r.distance }));
+      GROUP BY r.id ORDER BY value, r.id LIMIT ${DEPTH}`;
+}
+
+/**
+ * Both rankings (either may be absent) in one statement: one round trip, and one of the read transaction's timeout
+ * settings, less per hybrid search. Lexical best first (score descending), semantic nearest first (distance
+ * ascending), each then by id, as each ranking's own ORDER BY has it (a union does not keep its parts' order).
+ */
+async function rankings(
+  tx: ReadTx,
+  syncIds: string[],
+  q: LexicalQueries | null,
+  vector: readonly number[] | null,
+  p: ChunkSearchParams,
+): Promise<{ lexical: Ranked<unknown>[]; semantic: Ranked<unknown>[] }> {
+  const params: unknown[] = [syncIds];
+  const parts: string[] = [];
+  if (q !== null) parts.push(`SELECT 'l' AS r, l.id, l.value FROM (${lexicalSql(q, p, params)}) l`);
+  if (vector !== null) parts.push(`SELECT 's' AS r, s.id, s.value FROM (${semanticSql(vector, p, params)}) s`);
+  if (parts.length === 0) return { lexical: [], semantic: [] };
+  const res = await tx.query<{ r: 'l' | 's'; id: string; value: number }>(parts.join(' UNION ALL '), params);
+  const byId = (a: Ranked<unknown>, b: Ranked<unknown>) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const pick = (r: 'l' | 's') =>
+    res.rows.filter((x) => x.r === r).map((x): Ranked<unknown> => ({ id: x.id, value: x.value }));
+  return {
+    lexical: pick('l').sort((a, b) => b.value - a.value || byId(a, b)),
+    semantic: pick('s').sort((a, b) => a.value - b.value || byId(a, b)),
+  };
 }
 
 interface DetailRow {
@@ -286,11 +298,15 @@ interface DetailRow {
  */
 async function details(tx: ReadTx, ids: string[], syncIds: string[]): Promise<Map<string, DetailRow>> {
   if (ids.length === 0) return new Map();
+  // A statement of fixed text, prepared once per connection: planning its joins cost more than running it.
   const res = await tx.query<DetailRow>(
-    `SELECT c.id, c.chunk_index, c.content, c.start_line, c.end_line, c.chunk_type, c.symbols, c.language, c.sync_id,
+    {
+      name: 'ckg_chunk_search_details',
+      text: `SELECT c.id, c.chunk_index, c.content, c.start_line, c.end_line, c.chunk_type, c.symbols, c.language, c.sync_id,
             f.id AS file_id, f.file_path, f.type AS file_type, f.source_id, s.owner || '/' || s.name AS repository
        FROM content_chunks c JOIN file_records f ON f.id = c.file_id JOIN sources s ON s.id = f.source_id
       WHERE c.id = ANY($1::uuid[]) AND c.sync_id = ANY($2::uuid[])`,
+    },
     [ids, syncIds],
   );
   return new Map(res.rows.map((r) => [r.id, r]));
@@ -337,12 +353,14 @@ export async function searchChunks(
     // standard library, against milliseconds through the GIN index). Semantic: pgvector's iterative scan, so filters
     // still fill the list.
     await tx.query(
-      `SELECT set_config('enable_seqscan', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
-              set_config('hnsw.ef_search', $1, true)`,
+      {
+        name: 'ckg_chunk_search_settings',
+        text: `SELECT set_config('enable_seqscan', 'off', true), set_config('hnsw.iterative_scan', 'relaxed_order', true),
+                      set_config('hnsw.ef_search', $1, true)`,
+      },
       [String(2 * DEPTH)],
     );
-    if (queries !== null) lexical = await lexicalRanking(tx, syncIds, queries, p);
-    if (p.mode !== 'lexical' && vector !== null) semantic = await semanticRanking(tx, syncIds, vector, p);
+    ({ lexical, semantic } = await rankings(tx, syncIds, queries, p.mode !== 'lexical' ? vector : null, p));
   }
   // Names first (lexical and hybrid): the file the query names, or the definition of the identifier it is.
   const named =
