@@ -6,12 +6,16 @@
  * - Path-like queries (one token holding `/` or ending in `.ext`): the scoped syncs' files whose path is the query,
  *   ends with `/<query>`, or (case-insensitively) has it as its base name or the end of its path; then base names
  *   starting with it. One sync's files are read through its (sync_id, file_path) key.
- * - Identifier queries (one token, optionally qualified: `bufio.NewReader`, `Foo::bar`, `Foo#bar`): the symbols of
- *   that name (file_content_symbols, lower(name) btree), same case first, the most qualifier parts naming the file's
- *   folders, its base name or the symbol's container first, source files before tests, a file named after the
- *   definition, top-level definitions before members, shorter paths first; when no name matches exactly, names that start
- *   with the query (4+ characters). Each is read as the smallest chunk holding the definition's line.
+ * - Identifier queries (one token, optionally qualified: `bufio.NewReader`, `Foo::bar`, `Foo#bar`), or two to four
+ *   plain words that together spell one (`mkdir all`, `go max procs`): the symbols of that name in any of its
+ *   spellings (`decode_rune` finds `DecodeRune`, `continue as new` finds `continueAsNew`, `addApiRoute` finds
+ *   `add_api_route`: the lower-case name, its words joined, its words joined by `_`; file_content_symbols' lower(name)
+ *   btree), same case first, the most qualifier parts naming the file's folders, its base name or the symbol's
+ *   container first, source files before tests, a file named after the definition, top-level definitions before
+ *   members, shorter paths first; when no name matches exactly, names that start with the query (4+ characters). Each
+ *   is read as the smallest chunk holding the definition's line.
  */
+import { splitIdentifier } from '../../lib/search-terms.ts';
 import type { ReadTx } from '../db/read.ts';
 
 export type NameMatch = 'path' | 'path_suffix' | 'file_name' | 'file_prefix' | 'definition' | 'definition_prefix';
@@ -29,15 +33,39 @@ export interface NameQuery {
   qualifiers?: string[];
   /** Path-like but also an identifier (`json.loads`, `routing.py`): definitions are looked up when no file is. */
   identifier?: NameQuery;
+  /** Identifier: the lower-case names a definition of it may have (nameForms). */
+  forms?: string[];
 }
 
 const PATH_LIKE = /^[^\s]*(\/[^\s]*|\.[A-Za-z0-9]{1,10})$/;
 const IDENTIFIER = /^(?:([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\.|::|#))?([A-Za-z_$][\w$]*)(?:\(\))?$/;
 /** Shortest name looked up by prefix when no symbol has exactly the query's name. */
 const MIN_PREFIX = 4;
+/** Words that may spell one name (`mkdir all`, `continue as new`): two to four, letters and digits only. */
+const NAME_WORDS = /^[A-Za-z][A-Za-z0-9]*(?:\s+[A-Za-z][A-Za-z0-9]*){1,3}$/;
+
+/**
+ * The lower-case names a definition of the name `text` (or of these words) may have, as code spells one name in its
+ * language's case: the name itself, and when it has two sub-words or more, its sub-words joined (`DecodeRune`,
+ * `GOMAXPROCS`, `continueAsNew` are `decoderune`, `gomaxprocs`, `continueasnew` in lower case) and joined by `_`
+ * (`decode_rune`).
+ */
+export function nameForms(text: string): string[] {
+  const words = text.split(/\s+/).flatMap(splitIdentifier);
+  const forms = new Set(/\s/.test(text) ? [] : [text.toLowerCase()]);
+  if (words.length >= 2) {
+    forms.add(words.join(''));
+    forms.add(words.join('_'));
+  }
+  return [...forms];
+}
 
 export function nameQuery(q: string): NameQuery | null {
   const t = q.trim();
+  if (NAME_WORDS.test(t)) {
+    const joined = t.split(/\s+/).flatMap(splitIdentifier).join('');
+    return { kind: 'identifier', text: joined, qualifier: undefined, qualifiers: [], forms: nameForms(t) };
+  }
   if (t === '' || /\s/.test(t) || t.length > 500) return null;
   const id = IDENTIFIER.exec(t);
   const identifier: NameQuery | undefined = id
@@ -49,6 +77,7 @@ export function nameQuery(q: string): NameQuery | null {
           .at(-1)
           ?.toLowerCase(),
         qualifiers: id[1]?.toLowerCase().split(/\.|::|#/) ?? [],
+        forms: nameForms(id[2]!),
       }
     : undefined;
   // `bufio.Reader` is an identifier; `src/app.ts` and `net/http` are paths; `routing.py` and `json.loads` may be
@@ -161,9 +190,17 @@ export async function definitionsByName(
   limit: number,
 ): Promise<NamedFile[]> {
   if (syncIds.length === 0) return [];
+  const forms = q.forms ?? [q.text.toLowerCase()];
   const run = async (prefix: boolean) => {
-    const params: unknown[] = [syncIds, q.text, prefix ? escapeLike(q.text.toLowerCase()) + '%' : q.text.toLowerCase()];
-    params.push(q.qualifiers ?? (q.qualifier !== undefined ? [q.qualifier] : []));
+    const params: unknown[] = [syncIds, q.text, q.qualifiers ?? (q.qualifier !== undefined ? [q.qualifier] : [])];
+    // A prefix per form, each a parameter of its own, so each reads its own range of the index (LIKE ANY of an array
+    // would read the whole index).
+    const nameCond = prefix
+      ? `(${forms
+          .filter((f) => f.length >= MIN_PREFIX)
+          .map((f) => `lower(k.name) LIKE $${params.push(escapeLike(f) + '%')}`)
+          .join(' OR ')})`
+      : `lower(k.name) = ANY($${params.push(forms)}::text[])`;
     const extra = filterSql(filter, params, 'f', 'c');
     params.push(limit);
     // How many parts of the qualifier the definition answers to: a folder of its path, its file's base name (without
@@ -181,9 +218,9 @@ export async function definitionsByName(
          FROM file_content_symbols k
          JOIN sync_files f ON f.content_id = k.content_id
          JOIN file_contents c ON c.id = k.content_id
-        WHERE lower(k.name) ${prefix ? 'LIKE' : '='} $3 AND f.sync_id = ANY($1::uuid[])${extra}
+        WHERE ${nameCond} AND f.sync_id = ANY($1::uuid[])${extra}
         ORDER BY (k.name = $2) DESC, starts_with(k.name, $2) DESC,
-                 (SELECT count(*) FROM unnest($4::text[]) AS qp(q)
+                 (SELECT count(*) FROM unnest($3::text[]) AS qp(q)
                    WHERE strpos('/' || lower(f.file_path), '/' || qp.q || '/') > 0
                       OR lower(substring(f.file_path from '[^/]*$')) LIKE qp.q || '.%'
                       OR strpos('.' || lower(split_part(coalesce(k.key, ''), ':', 1)), '.' || qp.q || '.') > 0) DESC,
@@ -207,7 +244,7 @@ export async function definitionsByName(
     }));
   };
   const exact = await run(false);
-  if (exact.length > 0 || q.text.length < MIN_PREFIX) return exact;
+  if (exact.length > 0 || forms.every((f) => f.length < MIN_PREFIX)) return exact;
   return run(true);
 }
 
@@ -238,7 +275,9 @@ export async function chunksOfNamed(
 ): Promise<Array<{ file: NamedFile; chunkId: string }>> {
   if (files.length === 0) return [];
   const res = await tx.query<{ i: number; id: string }>(
-    `SELECT n.i, k.id
+    {
+      name: 'ckg_search_chunks_of_named',
+      text: `SELECT n.i, k.id
        FROM unnest($1::uuid[], $2::int[]) WITH ORDINALITY AS n(content_id, line, i)
        CROSS JOIN LATERAL (
          SELECT k.id FROM file_content_chunks k
@@ -248,6 +287,7 @@ export async function chunksOfNamed(
           ORDER BY CASE WHEN n.line IS NULL THEN k.chunk_index ELSE k.end_line - k.start_line END, k.chunk_index
           LIMIT 1
        ) k`,
+    },
     [files.map((f) => f.content_id), files.map((f) => f.line ?? null), chunkType ?? null],
   );
   const byIndex = new Map(res.rows.map((r) => [Number(r.i), r.id]));

@@ -146,6 +146,15 @@ describe('graph component: scoped search, names first', () => {
       // The doc that only mentions it is still found, below.
       assert.ok(def.body.items.some((h) => h.file_path.startsWith('docs/')));
     }
+    // The name in another spelling, or as the words it is made of: still its definition first.
+    for (const q of ['requestResponse', 'request response', 'REQUEST_RESPONSE', 'api router']) {
+      const top = (await chunks(`q=${encodeURIComponent(q)}&mode=lexical&source_id=${fastapi}`)).body.items[0]!;
+      assert.equal(top.start_line, q === 'api router' ? 7 : 1, q);
+      assert.deepEqual(top.scores.name, { rank: 1, match: 'definition' }, q);
+    }
+    // Words that spell no defined name are ranked by words alone.
+    const words = await chunks(`q=${encodeURIComponent('routes work')}&mode=lexical&source_id=${fastapi}`);
+    assert.ok(words.body.items.every((h) => h.scores.name === null));
     // A qualified name prefers the definition in the folder (or file) it names.
     const qualified = await chunks('q=fastapi.APIRouter&mode=lexical');
     assert.equal(qualified.body.items[0]!.file_path, 'fastapi/routing.py');
