@@ -75,6 +75,10 @@ interface FileCtx {
   defaultExport: string | undefined;
   /** Go: the imports without alias (bound by the target package's name). */
   goImports: ImportBindingFact[];
+  /** Go: what each name bound by goImports denotes (the first import binding it), made on first use. */
+  goNames?: Map<string, Entity>;
+  /** scopes(): the chain of scope keys from a key outward, made on first use per key. */
+  scopeChains: Map<string | null, string[]>;
 }
 
 interface Member {
@@ -178,14 +182,19 @@ class Resolver {
   /** Open classes (SymbolLanguage.openClasses): type definitions by package and key. */
   private readonly pkgSameKey = new Map<string, Map<string, Member[]>>();
   /** Definitions by family and name, for the unique-name fallback. */
-  private readonly byName = new Map<string, Member[]>();
+  private readonly byName = new Map<string, Map<string, Member[]>>();
   private readonly edges: PendingEdge[] = [];
   private readonly unresolved: UnresolvedUse[] = [];
   private readonly stats = new Map<string, LanguageStats>();
   private readonly typeCache = new Map<string, TypeEntity>();
   private readonly membersCache = new Map<string, Map<string, Member[]>>();
   private readonly superCache = new Map<string, { types: TypeEntity[]; open: boolean }>();
-  private readonly typeNameCache = new Map<string, Entity>();
+  /** typeName() by file path, scope and text. */
+  private readonly typeNameCache = new Map<string, Map<string, Map<string, Entity>>>();
+  /** typeOf() by definition (in front of typeCache, by id). */
+  private readonly typeByDef = new Map<DefinitionFact, TypeEntity>();
+  /** pkgType() by package and name (null: no such type). */
+  private readonly pkgTypeCache = new Map<string, Map<string, TypeEntity | null>>();
 
   constructor(input: ResolveInput) {
     const sorted = [...input.files].sort((a, b) =>
@@ -260,17 +269,19 @@ class Resolver {
       defaultExport: facts.default_export,
       impls: facts.impls,
       goImports: f.language === 'go' ? facts.imports.filter((b) => b.local === null && b.imported === null) : [],
+      scopeChains: new Map(),
     };
     if (pkg !== null) {
       const list = this.packages.get(pkg);
       if (list) list.push(ctx);
       else this.packages.set(pkg, [ctx]);
     }
+    let familyNames = this.byName.get(ctx.family);
+    if (!familyNames) this.byName.set(ctx.family, (familyNames = new Map<string, Member[]>()));
     for (const d of facts.defs) {
-      const key = `${ctx.family}\0${d.name}`;
-      const list = this.byName.get(key);
+      const list = familyNames.get(d.name);
       if (list) list.push({ file: ctx, def: d });
-      else this.byName.set(key, [{ file: ctx, def: d }]);
+      else familyNames.set(d.name, [{ file: ctx, def: d }]);
       if (pkg !== null && d.container === null && d.symbol_kind !== 'method') {
         let names = this.pkgTop.get(pkg);
         if (!names) this.pkgTop.set(pkg, (names = new Map<string, Member[]>()));
@@ -399,11 +410,18 @@ class Resolver {
   }
 
   private output(): ResolveOutput {
-    const edges: SymbolEdge[] = [];
+    const edges: SymbolEdge[] = new Array<SymbolEdge>(this.edges.length);
+    let i = 0;
     for (const e of this.edges) {
-      const { sites, ...rest } = e;
-      const lines = [...new Set(sites)].sort((a, b) => a - b);
-      edges.push({ ...rest, lines, count: e.label === 'calls' || e.label === 'references' ? e.count : 1 });
+      edges[i++] = {
+        label: e.label,
+        from: e.from,
+        to: e.to,
+        provenance: e.provenance,
+        confidence: e.confidence,
+        lines: distinctSorted(e.sites),
+        count: e.label === 'calls' || e.label === 'references' ? e.count : 1,
+      };
     }
     const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
     edges.sort((a, b) => cmp(a.label, b.label) || cmp(a.from, b.from) || cmp(a.to, b.to));
@@ -462,33 +480,35 @@ class Resolver {
   // -------------------------------------------------------------------------------------------------------------
 
   private typeOf(file: FileCtx, def: DefinitionFact): TypeEntity {
+    const known = this.typeByDef.get(def);
+    if (known && known.file === file) return known;
     const id = symbolRef(file.path, def.key);
     let t = this.typeCache.get(id);
     if (!t) {
       t = { id, name: def.name, file, def, pkg: file.pkg };
       this.typeCache.set(id, t);
     }
+    this.typeByDef.set(def, t);
     return t;
   }
 
   /** A Go named type known by its package (a def when one of its files declares it as struct or interface). */
   private pkgType(pkg: string, name: string): TypeEntity | null {
-    const id = `pkg:${pkg}:${name}`;
-    let t = this.typeCache.get(id);
-    if (t) return t;
+    let byName = this.pkgTypeCache.get(pkg);
+    if (!byName) this.pkgTypeCache.set(pkg, (byName = new Map<string, TypeEntity | null>()));
+    let t = byName.get(name);
+    if (t === undefined) byName.set(name, (t = this.pkgTypeUncached(pkg, name)));
+    return t;
+  }
+
+  private pkgTypeUncached(pkg: string, name: string): TypeEntity | null {
     const m = this.pkgTop
       .get(pkg)
       ?.get(name)
       ?.find((x) => TYPE_KINDS.has(x.def.symbol_kind));
-    if (m) {
-      t = this.typeOf(m.file, m.def);
-      this.typeCache.set(id, t);
-      return t;
-    }
+    if (m) return this.typeOf(m.file, m.def);
     if (!this.pkgMethods.get(pkg)?.has(name)) return null;
-    t = { id, name, file: null, def: null, pkg };
-    this.typeCache.set(id, t);
-    return t;
+    return { id: `pkg:${pkg}:${name}`, name, file: null, def: null, pkg };
   }
 
   private membersOf(type: TypeEntity): Map<string, Member[]> {
@@ -760,14 +780,17 @@ class Resolver {
   // Names
   // -------------------------------------------------------------------------------------------------------------
 
-  /** The chain of scope keys from `key` outward ('' = top level last). */
-  private scopes(file: FileCtx, key: string | null): string[] {
-    const out: string[] = [];
+  /** The chain of scope keys from `key` outward ('' = top level last); made once per key (callers only read it). */
+  private scopes(file: FileCtx, key: string | null): readonly string[] {
+    let out = file.scopeChains.get(key);
+    if (out) return out;
+    out = [];
     for (let k = key; k !== null;) {
       out.push(k);
       k = file.byKey.get(k)?.container ?? null;
     }
     out.push('');
+    file.scopeChains.set(key, out);
     return out;
   }
 
@@ -826,11 +849,8 @@ class Resolver {
         }
         continue;
       }
-      const defs = file.children
-        .get(s)
-        ?.get(name)
-        ?.filter((x) => x.symbol_kind !== 'method' || s !== '');
-      if (defs && defs.length > 0) return this.entityOfDef({ file, def: defs[0]! }, 'scope');
+      const def = firstDef(file.children.get(s)?.get(name), s !== '');
+      if (def) return this.entityOfDef({ file, def }, 'scope');
       if (s !== '') {
         const b = file.bindings.get(s)?.get(name);
         if (b) return this.bindingEntity(file, s, b);
@@ -918,10 +938,13 @@ class Resolver {
 
   /** A type as written (`Foo`, `pkg.Foo`, `a.b.Foo`) in a scope of a file: the type it names. */
   private typeName(file: FileCtx, scope: string | null, text: string): Entity {
-    const ck = `${file.path}\0${scope ?? ''}\0${text}`;
-    const hit = this.typeNameCache.get(ck);
+    let byScope = this.typeNameCache.get(file.path);
+    if (!byScope) this.typeNameCache.set(file.path, (byScope = new Map<string, Map<string, Entity>>()));
+    let byText = byScope.get(scope ?? '');
+    if (!byText) byScope.set(scope ?? '', (byText = new Map<string, Entity>()));
+    const hit = byText.get(text);
     if (hit) return hit;
-    this.typeNameCache.set(ck, UNKNOWN);
+    byText.set(text, UNKNOWN);
     const e = this.expression(file, scope, text, 0);
     const out: Entity =
       e.t === 'static' || e.t === 'external' || e.t === 'ambiguous'
@@ -929,7 +952,7 @@ class Resolver {
         : e.t === 'instance'
           ? { t: 'static', type: e.type, prov: e.prov }
           : UNKNOWN;
-    this.typeNameCache.set(ck, out);
+    byText.set(text, out);
     return out;
   }
 
@@ -1091,7 +1114,7 @@ class Resolver {
       const whole = file.imports.get(text);
       if (whole) return this.importEntity(file, whole, 0);
     }
-    const parts = splitMembers(text);
+    const parts = this.split(text);
     if (parts === null) return DYNAMIC;
     const [head, ...rest] = parts;
     let e: Entity;
@@ -1140,6 +1163,15 @@ class Resolver {
     return e;
   }
 
+  private readonly splitCache = new Map<string, Array<{ name: string; call: boolean }> | null>();
+
+  /** splitMembers, once per text (the parts are only read). */
+  private split(text: string): Array<{ name: string; call: boolean }> | null {
+    let parts = this.splitCache.get(text);
+    if (parts === undefined) this.splitCache.set(text, (parts = splitMembers(text)));
+    return parts;
+  }
+
   /** A receiver's head name: a Go receiver is `self`; otherwise a bare name. */
   private receiverName(file: FileCtx, scope: string | null, name: string): Entity {
     if (scope !== null && file.language === 'go') {
@@ -1156,17 +1188,25 @@ class Resolver {
     return e;
   }
 
-  /** Go: a package name bound by an import without alias (the target's package clause, or the path's last part). */
+  /**
+   * Go: a package name bound by an import without alias (the target's package clause, or the path's last part); the
+   * first import binding the name wins. The names of a file are read once.
+   */
   private goPackageName(file: FileCtx, name: string): Entity | null {
-    for (const b of file.goImports) {
-      const targets = file.targets.get(specKey(b.spec, b.spec_kind)) ?? [];
-      const target = targets.length > 0 ? this.files.get(targets[0]!) : undefined;
-      if (target) {
-        const pkgName = target.pkg?.slice(target.pkg.indexOf('\0') + 1) ?? '';
-        if (pkgName === name) return { t: 'module', files: [target], pkg: target.pkg, prov: 'qualified' };
-      } else if (goExternalName(b.spec) === name) return EXTERNAL;
+    if (!file.goNames) {
+      file.goNames = new Map<string, Entity>();
+      for (const b of file.goImports) {
+        const targets = file.targets.get(specKey(b.spec, b.spec_kind)) ?? [];
+        const target = targets.length > 0 ? this.files.get(targets[0]!) : undefined;
+        const bound = target ? (target.pkg?.slice(target.pkg.indexOf('\0') + 1) ?? '') : goExternalName(b.spec);
+        if (file.goNames.has(bound)) continue;
+        file.goNames.set(
+          bound,
+          target ? { t: 'module', files: [target], pkg: target.pkg, prov: 'qualified' } : EXTERNAL,
+        );
+      }
     }
-    return null;
+    return file.goNames.get(name) ?? null;
   }
 
   /** The result of calling what `callee` denotes: a class gives an instance, a function its declared result. */
@@ -1412,7 +1452,7 @@ class Resolver {
     st: LanguageStats,
   ): void {
     const wantMethod = receiver !== null;
-    const all = this.byName.get(`${file.family}\0${name}`) ?? [];
+    const all = this.byName.get(file.family)?.get(name) ?? [];
     if (all.length === 0) {
       // Nothing of that name in the repository: the callee lies outside it.
       st.external++;
@@ -1492,6 +1532,22 @@ function paramTypesOfKey(key: string): string[] | null {
   const m = /~\((.*)\)(~\d+)?$/.exec(key);
   if (!m) return null;
   return m[1] === '' ? [] : splitTopLevel(m[1]!);
+}
+
+/** The distinct numbers of a list, ascending (the list is sorted in place). */
+function distinctSorted(xs: number[]): number[] {
+  if (xs.length < 2) return xs.slice();
+  xs.sort((a, b) => a - b);
+  const out = [xs[0]!];
+  for (let i = 1; i < xs.length; i++) if (xs[i] !== xs[i - 1]) out.push(xs[i]!);
+  return out;
+}
+
+/** The first of same-named definitions a bare name can reach in a scope (a method only inside a definition). */
+function firstDef(defs: readonly DefinitionFact[] | undefined, inside: boolean): DefinitionFact | undefined {
+  if (!defs) return undefined;
+  for (const d of defs) if (inside || d.symbol_kind !== 'method') return d;
+  return undefined;
 }
 
 /** `a.b(c).d` -> [{a}, {b, call}, {d}]; null when a part is not a plain name (an index, a literal, a lambda). */
