@@ -17,7 +17,7 @@
  * Idempotent like the other writing steps: a repeated step returns the recorded result.
  */
 import { rolledBackIfNull, withTransaction, type Pool } from '../../lib/db.ts';
-import type { ResolveOutput, SymbolEdge } from '../../engine/symbols/index.ts';
+import { edgePartCuts, edgesByPart, type ResolveOutput, type SymbolEdge } from '../../engine/symbols/index.ts';
 import { resolveOnThread } from '../../engine/symbols/resolve-thread.ts';
 import type { SymbolsResult, SyncIds } from '../../workflows/sync-types.ts';
 import {
@@ -49,20 +49,61 @@ import {
 } from '../store/ledger.ts';
 
 /**
- * The edges are written on this many connections at once, each part its own transaction with its own ledger row
- * (`symbols edges i/n`): after the last write nothing else keeps the database busy, and one connection is one core.
- * Parts are contiguous in the resolver's order (label, from, to) and cut only where the label or the from-symbol
- * changes. A part recorded by an earlier attempt is not written again (the resolver is deterministic: the same parts).
+ * The edges are written in parts, each its own transaction with its own ledger row (`symbols edges k/n`), on this many
+ * connections at once (after the last write nothing else keeps the database busy, and one connection is one core).
+ * A part is the edges whose calling symbol's file lies in a range of paths (the resolver's EdgeParts: the files cut
+ * into parts of about EDGE_PART_FILES files, at most MAX_EDGE_PARTS), so that the resolver on the worker holding the
+ * clone hands each part over as soon as it has passed its files, and the part is written while it resolves the rest
+ * (early-symbols.ts). Each part's ledger row records the cuts; a part recorded by an earlier attempt is not written
+ * again, and a later attempt cuts its edges at the recorded cuts (the resolver is deterministic: the same parts).
  */
 const EDGE_WRITERS = 2;
+const EDGE_PART_FILES = 1000;
+const MAX_EDGE_PARTS = 8;
 
 interface EdgePart {
   edges: SymbolEdgeWriteResult['edges'];
   dangling: number;
   issues: SymbolEdgeWriteResult['issues'];
+  /** The cuts of the parts (EdgeParts); absent in a part recorded by a worker that cut the edges by count (edgeParts). */
+  cuts?: string[];
 }
 
-/** The edges cut into `n` contiguous parts of about equal size (fewer when they are few). */
+/** The cuts of a sync's edge parts for the files resolved (their paths, any order). */
+export function symbolEdgeCuts(paths: readonly string[]): string[] {
+  return edgePartCuts(paths, Math.min(MAX_EDGE_PARTS, Math.max(1, Math.ceil(paths.length / EDGE_PART_FILES))));
+}
+
+/**
+ * The resolver's edges in parts (EdgeParts), as writeResolvedGraph takes them: part k of `cuts.length + 1` when it is
+ * there, and the output once every part is.
+ */
+export interface ResolvedParts {
+  cuts: readonly string[];
+  part(k: number): Promise<readonly SymbolEdge[]>;
+  output: Promise<ResolveOutput>;
+}
+
+/** A resolver's whole output as parts cut at `cuts`. */
+export function resolvedInParts(resolved: ResolveOutput, cuts: readonly string[]): ResolvedParts {
+  const parts = edgesByPart(resolved.edges, cuts);
+  return { cuts, part: (k) => Promise.resolve(parts[k]!), output: Promise.resolve(resolved) };
+}
+
+/**
+ * How an earlier attempt cut the sync's edges, when it recorded a part: its cuts, or 'by count' (a worker before the
+ * cuts: edgeParts, two parts); null when no part is recorded.
+ */
+async function recordedCuts(db: Pool, syncId: string): Promise<string[] | 'by count' | null> {
+  const r = await db.query<{ result: EdgePart }>(
+    `SELECT result FROM sync_steps WHERE sync_id = $1 AND step LIKE $2 LIMIT 1`,
+    [syncId, `${SYMBOLS_STEP} edges %`],
+  );
+  const part = r.rows[0]?.result;
+  return part === undefined ? null : (part.cuts ?? 'by count');
+}
+
+/** The edges cut into `n` contiguous parts of about equal size (fewer when they are few): how a worker before the cuts wrote them. */
 export function edgeParts(edges: readonly SymbolEdge[], n: number): SymbolEdge[][] {
   const parts: SymbolEdge[][] = [];
   let start = 0;
@@ -91,27 +132,35 @@ async function writeEdgePart(
   edges: readonly SymbolEdge[],
   vertexOf: ReadonlyMap<string, string>,
   labels: GraphLabels,
+  cuts: readonly string[] | null,
 ): Promise<EdgePart> {
   const done = await recordedResult<EdgePart>(pool, input.syncId, step);
   if (done) return done;
   return withTransaction(pool, async (client) => {
     const w = await writeSymbolEdges(withSavepoints(client), input, edges, vertexOf, labels);
-    const part: EdgePart = { edges: w.edges, dangling: w.dangling, issues: w.issues };
+    const part: EdgePart = {
+      edges: w.edges,
+      dangling: w.dangling,
+      issues: w.issues,
+      ...(cuts ? { cuts: [...cuts] } : {}),
+    };
     await recordStep(client, input.syncId, step, part, null);
     return part;
   });
 }
 
 /**
- * Writes a resolved symbol graph once every batch is written: the edges between the sync's Symbol vertices (in parts
- * side by side, above), then in one transaction the unresolved uses per file, the edges' issues and the ledger row
- * `symbols`; the imports are then dropped from the hand-off. `files`: the files resolved.
+ * Writes a resolved symbol graph once every batch is written: the edges between the sync's Symbol vertices (in parts,
+ * each as soon as it is there, EDGE_WRITERS at once: above), then in one transaction the unresolved uses per file, the
+ * edges' issues and the ledger row `symbols`; the imports are then dropped from the hand-off. `files`: the files
+ * resolved. Parts cut otherwise than an earlier attempt recorded are refused (nothing written): the caller resolves
+ * from the database, which cuts at the recorded cuts.
  */
 export async function writeResolvedGraph(
   db: Pool,
   input: SyncIds,
   files: number,
-  resolved: ResolveOutput,
+  resolved: ResolvedParts,
   hb: Heartbeat,
   opts: {
     fileVertices?: ReadonlyMap<string, string>;
@@ -125,18 +174,26 @@ export async function writeResolvedGraph(
   const vertexOf =
     opts.vertexOf ?? (await symbolVertices(db, opts.fileVertices ?? (await writtenFileVertices(db, syncId))));
   hb.check();
-  const parts = edgeParts(resolved.edges, EDGE_WRITERS);
-  const written = await Promise.allSettled(
-    parts.map((edges, i) =>
-      writeEdgePart(db, input, `${SYMBOLS_STEP} edges ${i + 1}/${parts.length}`, edges, vertexOf, labels),
-    ),
-  );
-  const failed = written.find((w) => w.status === 'rejected');
-  if (failed) throw failed.reason;
-  const done = written.map((w) => (w as PromiseFulfilledResult<EdgePart>).value);
+  const recorded = await recordedCuts(db, syncId);
+  const { cuts } = resolved;
+  let done: EdgePart[];
+  if (recorded === 'by count') {
+    // Parts recorded by a worker that cut the edges by count: the rest cut the same way, from all the edges in the
+    // resolver's order.
+    const all = (await Promise.all(Array.from({ length: cuts.length + 1 }, (_, k) => resolved.part(k)))).flat();
+    const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+    all.sort((a, b) => cmp(a.label, b.label) || cmp(a.from, b.from) || cmp(a.to, b.to));
+    const parts = edgeParts(all, EDGE_WRITERS);
+    done = await writeParts(parts.length, (k) => Promise.resolve(parts[k]!), null);
+  } else {
+    if (recorded !== null && (recorded.length !== cuts.length || recorded.some((c, i) => c !== cuts[i])))
+      throw new Error(`symbol edges: parts recorded with other cuts (${recorded.length + 1} parts)`);
+    done = await writeParts(cuts.length + 1, (k) => resolved.part(k), cuts);
+  }
   hb.check();
+  const output = await resolved.output;
   return withTransaction(db, async (client) => {
-    const unresolvedFiles = await writeUnresolved(client, syncId, resolved.unresolved);
+    const unresolvedFiles = await writeUnresolved(client, syncId, output.unresolved);
     await recordIssues(
       client,
       syncId,
@@ -147,16 +204,52 @@ export async function writeResolvedGraph(
       edges: Object.fromEntries(
         SYMBOL_EDGE_LABELS.map((l) => [l, done.reduce((n, p) => n + p.edges[l], 0)]),
       ) as SymbolsResult['edges'],
-      unresolved: resolved.stats.unresolved,
+      unresolved: output.stats.unresolved,
       unresolvedFiles,
-      external: resolved.stats.external,
+      external: output.stats.external,
       dangling: done.reduce((n, p) => n + p.dangling, 0),
       ...(opts.whileWriting ? { resolvedWhileWriting: true as const } : {}),
     };
-    await recordStep(client, syncId, SYMBOLS_STEP, result, { stats: resolved.stats });
+    await recordStep(client, syncId, SYMBOLS_STEP, result, { stats: output.stats });
     await dropSymbolImports(client, syncId);
     return result;
   });
+
+  /** Parts 0..n-1 written as each is there, EDGE_WRITERS at once; after a failure no new part starts. */
+  async function writeParts(
+    n: number,
+    part: (k: number) => Promise<readonly SymbolEdge[]>,
+    partCuts: readonly string[] | null,
+  ): Promise<EdgePart[]> {
+    const out = new Array<EdgePart>(n);
+    let next = 0;
+    let failed = false;
+    const writer = async (): Promise<void> => {
+      while (!failed && next < n) {
+        const k = next++;
+        try {
+          const edges = await part(k);
+          hb.check();
+          out[k] = await writeEdgePart(
+            db,
+            input,
+            `${SYMBOLS_STEP} edges ${k + 1}/${n}`,
+            edges,
+            vertexOf,
+            labels,
+            partCuts,
+          );
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }
+    };
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(EDGE_WRITERS, n) }, writer));
+    const rejected = settled.find((w) => w.status === 'rejected');
+    if (rejected) throw rejected.reason;
+    return out;
+  }
 }
 
 export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
@@ -208,7 +301,12 @@ export function createResolveSymbols({ pool, settings, log }: ActivityDeps) {
     const resolved = await resolveOnThread(facts.map((f) => ({ ...f, imports: imports.get(f.file_path) ?? [] })));
     const resolveMs = Date.now() - started;
     hb.check();
-    const result = await writeResolvedGraph(pool, input, facts.length, resolved, hb, { fileVertices });
+    // Cut where an earlier attempt's recorded parts were cut (the worker that resolved while writing), if any.
+    const recorded = await recordedCuts(pool, syncId);
+    const cuts = Array.isArray(recorded) ? recorded : symbolEdgeCuts(facts.map((f) => f.file_path));
+    const result = await writeResolvedGraph(pool, input, facts.length, resolvedInParts(resolved, cuts), hb, {
+      fileVertices,
+    });
     log.info('sync_symbols', {
       sync_id: syncId,
       source_id: sourceId,

@@ -248,13 +248,17 @@ async function writeEarlySymbols(deps: ActivityDeps, input: BatchInput, ws: Work
   if (!early || !resolution || input.batch !== early.batches - 1) return;
   const started = Date.now();
   try {
-    const resolved = await resolution;
-    const waited = Date.now() - started;
-    hb.check();
-    const result = await writeResolvedGraph(deps.pool, input, early.files(), resolved, hb, {
+    // When the resolver ended, for the log (each part of the edges is written as soon as the thread hands it over).
+    let resolvedAt = -1;
+    resolution.output.then(
+      () => (resolvedAt = Date.now()),
+      () => undefined,
+    );
+    const result = await writeResolvedGraph(deps.pool, input, early.files(), resolution, hb, {
       whileWriting: true,
       vertexOf: early.vertices(),
     });
+    const waited = resolvedAt === -1 ? -1 : resolvedAt - started;
     deps.log.info('sync_symbols', {
       sync_id: input.syncId,
       source_id: input.sourceId,

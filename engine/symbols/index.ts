@@ -7,7 +7,7 @@ import type { ResolvedImport } from './types.ts';
 
 export type * from './types.ts';
 export { SYMBOL_FACTS_VERSION, parseSymbolRef, symbolRef } from './types.ts';
-export { resolveSymbolGraph } from './resolve.ts';
+export { edgePartCuts, edgePartOf, edgesByPart, resolveSymbolGraph, type EdgeParts } from './resolve.ts';
 
 /**
  * The file-level resolution of each import of a file, as the resolver's input wants it (one entry per import as

@@ -5,10 +5,11 @@
  * ResolverThread is a job on it. A job's facts come as the JSON they are stored as and are parsed on that thread, part
  * by part as they are given (a part given again replaces the earlier one); its result is the same as
  * resolveSymbolGraph's over the same files, whatever the order of the parts. Jobs resolve one at a time, in the order
- * asked.
+ * asked. A run given cuts (EdgeParts) hands its edges over in parts as it goes, each part as soon as it is final.
  */
 import { Worker } from 'node:worker_threads';
 import type { ResolvedImport, ResolveOutput, SymbolEdge } from './types.ts';
+import type { EdgeParts } from './resolve.ts';
 
 /** A file as the thread takes it: its facts as JSON (SymbolFacts). */
 export interface SymbolFileJson {
@@ -20,9 +21,11 @@ export interface SymbolFileJson {
 
 export type ResolverRequest =
   | { t: 'files'; job: number; part: number; files: SymbolFileJson[] }
-  | { t: 'run'; job: number }
+  | { t: 'run'; job: number; cuts?: string[] }
   | { t: 'drop'; job: number };
 export type ResolverResponse =
+  /** A part of the edges of a run given cuts, before its answer. */
+  | { job: number; part: number; edges: PackedEdges }
   | { job: number; ok: true; output: Omit<ResolveOutput, 'edges'>; edges: PackedEdges }
   | { job: number; ok: false; error: string };
 
@@ -115,12 +118,16 @@ export function unpackEdges(p: PackedEdges): SymbolEdge[] {
   return out;
 }
 
-type Settle = (res: ResolverResponse | Error) => void;
+type Answer = Exclude<ResolverResponse, { part: number }>;
+type Settle = (res: Answer | Error) => void;
 
 /** The process's resolver thread and the jobs waiting for an answer from it. */
 class SharedThread {
   readonly worker = new Worker(new URL('./resolve-worker.mjs', import.meta.url));
   readonly waiting = new Map<number, Settle>();
+  /** Where the parts of a job's edges go (a run given cuts). */
+  readonly partSinks = new Map<number, EdgeParts['onPart']>();
+  readonly sinkErrors = new Map<number, string>();
   dead = false;
 
   constructor() {
@@ -129,21 +136,39 @@ class SharedThread {
       if (shared === this) shared = null;
       for (const settle of this.waiting.values()) settle(err);
       this.waiting.clear();
+      this.partSinks.clear();
     };
     this.worker.on('error', (err) => fail(new Error(`symbol resolver thread failed: ${err.message}`)));
     this.worker.on('exit', (code) => fail(new Error(`symbol resolver thread exited with code ${code}`)));
     this.worker.on('message', (res: ResolverResponse) => {
+      if ('part' in res) {
+        const sink = this.partSinks.get(res.job);
+        try {
+          sink?.(res.part, unpackEdges(res.edges));
+        } catch (err) {
+          // The job then fails (its answer says why), rather than the process.
+          this.partSinks.delete(res.job);
+          this.sinkErrors.set(res.job, err instanceof Error ? err.message : String(err));
+        }
+        return;
+      }
       const settle = this.waiting.get(res.job);
+      const sinkError = this.sinkErrors.get(res.job);
       this.waiting.delete(res.job);
+      this.partSinks.delete(res.job);
+      this.sinkErrors.delete(res.job);
       this.idle();
-      settle?.(res);
+      settle?.(
+        sinkError === undefined ? res : { job: res.job, ok: false, error: `a part's sink failed: ${sinkError}` },
+      );
     });
     this.idle();
   }
 
   /** A job waits for its answer: the thread keeps the process alive until it comes. */
-  wait(job: number, settle: Settle): void {
+  wait(job: number, settle: Settle, onPart?: EdgeParts['onPart']): void {
     this.waiting.set(job, settle);
+    if (onPart) this.partSinks.set(job, onPart);
     this.worker.ref();
   }
 
@@ -169,8 +194,12 @@ export class ResolverThread {
       this.thread.worker.postMessage({ t: 'files', job: this.job, part, files } satisfies ResolverRequest);
   }
 
-  /** Resolves the files given so far (once; later calls return the same result). */
-  resolve(): Promise<ResolveOutput> {
+  /**
+   * Resolves the files given so far (once; later calls return the same result). With `parts`, the edges are handed
+   * to parts.onPart as the thread finishes each part (resolveSymbolGraph's EdgeParts; a sink that throws fails the
+   * job) and the result's `edges` is empty.
+   */
+  resolve(parts?: EdgeParts): Promise<ResolveOutput> {
     this.result ??= new Promise<ResolveOutput>((resolve, reject) => {
       const settle: Settle = (res) => {
         if (res instanceof Error) reject(res);
@@ -180,8 +209,12 @@ export class ResolverThread {
       if (this.ended) return settle(new Error('resolver thread: the job was closed'));
       if (this.thread.dead) return settle(new Error('symbol resolver thread ended before the run'));
       this.ended = true;
-      this.thread.wait(this.job, settle);
-      this.thread.worker.postMessage({ t: 'run', job: this.job } satisfies ResolverRequest);
+      this.thread.wait(this.job, settle, parts?.onPart);
+      this.thread.worker.postMessage({
+        t: 'run',
+        job: this.job,
+        ...(parts ? { cuts: [...parts.cuts] } : {}),
+      } satisfies ResolverRequest);
     });
     return this.result;
   }

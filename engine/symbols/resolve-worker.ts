@@ -52,7 +52,19 @@ port.on('message', (req: ResolverRequest) => {
     try {
       const files: SymbolFileInput[] = [];
       for (const list of job.parts.values()) files.push(...list);
-      const { edges, ...output } = resolveSymbolGraph({ files });
+      const cuts = req.cuts;
+      const { edges, ...output } = resolveSymbolGraph(
+        { files },
+        cuts
+          ? {
+              cuts,
+              onPart: (part, list) => {
+                const p = packEdges(list);
+                port.postMessage({ job: req.job, part, edges: p } satisfies ResolverResponse, packedBuffers(p));
+              },
+            }
+          : undefined,
+      );
       const packed = packEdges(edges);
       transfer = packedBuffers(packed);
       res = { job: req.job, ok: true, output, edges: packed };

@@ -166,8 +166,52 @@ function goExternalName(spec: string): string {
     .replace(/[.-]/g, '_');
 }
 
-export function resolveSymbolGraph(input: ResolveInput): ResolveOutput {
-  return new Resolver(input).run();
+/**
+ * The resolver's edges in parts, as it goes (resolveSymbolGraph's second argument): part k holds the edges whose
+ * from-symbol's file path p lies in [cuts[k - 1], cuts[k]) (the first part below cuts[0], the last from the last cut
+ * on; edgePartOf). Every edge of a file is known once the resolver has read that file's uses (files are read in path
+ * order), so each part is handed over as soon as the resolver has passed it, before the rest is resolved: its edges
+ * sorted by (label, from, to), exactly the output's edges of that part. The output's `edges` is then empty.
+ */
+export interface EdgeParts {
+  cuts: readonly string[];
+  onPart: (part: number, edges: SymbolEdge[]) => void;
+}
+
+export function resolveSymbolGraph(input: ResolveInput, parts?: EdgeParts): ResolveOutput {
+  return new Resolver(input).run(parts);
+}
+
+const comparePaths = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The part of a file path under `cuts` (EdgeParts): the number of cuts at or below it. */
+export function edgePartOf(cuts: readonly string[], path: string): number {
+  let lo = 0;
+  let hi = cuts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cuts[mid]! <= path) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Cuts (EdgeParts) for `n` parts of about as many files each, from the files' paths (any order). */
+export function edgePartCuts(paths: readonly string[], n: number): string[] {
+  const sorted = [...new Set(paths)].sort(comparePaths);
+  const cuts: string[] = [];
+  for (let k = 1; k < n; k++) {
+    const at = Math.floor((sorted.length * k) / n);
+    if (at > 0 && at < sorted.length && sorted[at]! > (cuts[cuts.length - 1] ?? '')) cuts.push(sorted[at]!);
+  }
+  return cuts;
+}
+
+/** Edges sorted by (label, from, to) cut into the parts of `cuts` (what EdgeParts hands over, all at once). */
+export function edgesByPart(edges: readonly SymbolEdge[], cuts: readonly string[]): SymbolEdge[][] {
+  const parts: SymbolEdge[][] = Array.from({ length: cuts.length + 1 }, () => []);
+  for (const e of edges) parts[edgePartOf(cuts, e.from.slice(0, e.from.lastIndexOf('#')))]!.push(e);
+  return parts;
 }
 
 class Resolver {
@@ -315,7 +359,15 @@ class Resolver {
     return ctx;
   }
 
-  run(): ResolveOutput {
+  /** Pending edges by part (EdgeParts), and each file's part. */
+  private partEdges: PendingEdge[][] | null = null;
+  private readonly partOf = new Map<FileCtx, number>();
+
+  run(parts?: EdgeParts): ResolveOutput {
+    if (parts) {
+      this.partEdges = Array.from({ length: parts.cuts.length + 1 }, () => []);
+      for (const file of this.ordered) this.partOf.set(file, edgePartOf(parts.cuts, file.path));
+    }
     for (const file of this.ordered) if (file.impls) this.implBlocks(file, file.impls, this.statsFor(file.language));
     for (const file of this.ordered) {
       const st = this.statsFor(file.language);
@@ -326,7 +378,10 @@ class Resolver {
         if (d.symbol_kind === 'method' && d.container !== null) this.overrides(file, d, st);
       }
     }
+    // Parts handed over: those below `done` (every file before the current one read).
+    let done = 0;
     for (const file of this.ordered) {
+      if (parts) for (const part = this.partOf.get(file)!; done < part; done++) this.handOver(parts, done);
       const st = this.statsFor(file.language);
       st.top_level_uses += file.topLevelUses;
       for (const use of file.uses) {
@@ -334,7 +389,15 @@ class Resolver {
         this.use(file, use, st);
       }
     }
-    return this.output();
+    if (parts) for (; done <= parts.cuts.length; done++) this.handOver(parts, done);
+    return this.output(parts !== undefined);
+  }
+
+  /** A part's edges, final (its files' uses are all read), sorted as the output's. */
+  private handOver(parts: EdgeParts, part: number): void {
+    const pending = this.partEdges![part]!;
+    this.partEdges![part] = [];
+    parts.onPart(part, sortEdges(pending.map(finalEdge)));
   }
 
   private statsFor(language: string): LanguageStats {
@@ -384,6 +447,7 @@ class Resolver {
       };
       byTo.set(to.def, e);
       this.edges.push(e);
+      if (this.partEdges) this.partEdges[this.partOf.get(from)!]!.push(e);
       st.edges[label] = (st.edges[label] ?? 0) + 1;
       st.provenance[prov] = (st.provenance[prov] ?? 0) + 1;
     } else if (conf > e.confidence) {
@@ -409,22 +473,10 @@ class Resolver {
     st.unresolved[reason] = (st.unresolved[reason] ?? 0) + 1;
   }
 
-  private output(): ResolveOutput {
-    const edges: SymbolEdge[] = new Array<SymbolEdge>(this.edges.length);
-    let i = 0;
-    for (const e of this.edges) {
-      edges[i++] = {
-        label: e.label,
-        from: e.from,
-        to: e.to,
-        provenance: e.provenance,
-        confidence: e.confidence,
-        lines: distinctSorted(e.sites),
-        count: e.label === 'calls' || e.label === 'references' ? e.count : 1,
-      };
-    }
-    const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-    edges.sort((a, b) => cmp(a.label, b.label) || cmp(a.from, b.from) || cmp(a.to, b.to));
+  /** The output; without its edges when they were handed over in parts. */
+  private output(handedOver: boolean): ResolveOutput {
+    const edges = handedOver ? [] : sortEdges(this.edges.map(finalEdge));
+    const cmp = comparePaths;
     this.unresolved.sort(
       (a, b) =>
         cmp(a.from, b.from) || a.line - b.line || cmp(a.text, b.text) || cmp(a.kind, b.kind) || cmp(a.reason, b.reason),
@@ -438,7 +490,7 @@ class Resolver {
     return {
       edges,
       unresolved: this.unresolved,
-      stats: { by_language, edges: edges.length, unresolved: this.unresolved.length, external },
+      stats: { by_language, edges: this.edges.length, unresolved: this.unresolved.length, external },
     };
   }
 
@@ -1532,6 +1584,26 @@ function paramTypesOfKey(key: string): string[] | null {
   const m = /~\((.*)\)(~\d+)?$/.exec(key);
   if (!m) return null;
   return m[1] === '' ? [] : splitTopLevel(m[1]!);
+}
+
+/** A pending edge as the output gives it: its sites' distinct lines, a count for the labels that have one. */
+function finalEdge(e: PendingEdge): SymbolEdge {
+  return {
+    label: e.label,
+    from: e.from,
+    to: e.to,
+    provenance: e.provenance,
+    confidence: e.confidence,
+    lines: distinctSorted(e.sites),
+    count: e.label === 'calls' || e.label === 'references' ? e.count : 1,
+  };
+}
+
+/** Edges in the output's order: by label, from, to. */
+function sortEdges(edges: SymbolEdge[]): SymbolEdge[] {
+  return edges.sort(
+    (a, b) => comparePaths(a.label, b.label) || comparePaths(a.from, b.from) || comparePaths(a.to, b.to),
+  );
 }
 
 /** The distinct numbers of a list, ascending (the list is sorted in place). */

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeFile, parseSymbolRef, resolveSymbolGraph, symbolRef } from '../../engine/index.ts';
+import { edgePartCuts, edgePartOf, edgesByPart } from '../../engine/symbols/index.ts';
 import type { ResolveOutput, SymbolEdge } from '../../engine/index.ts';
 import { ResolverThread, resolveOnThread } from '../../engine/symbols/resolve-thread.ts';
 import {
@@ -378,6 +379,33 @@ test('symbol graph: output is sorted and the same whatever the input order', asy
     );
 });
 
+test('symbol graph in parts: each part handed over once, in path order, exactly the edges of its files', async () => {
+  const { input } = await symbolInput(SYMBOL_REPOS_DIR + 'typescript');
+  const whole = resolveSymbolGraph({ files: input });
+  const cuts = edgePartCuts(
+    input.map((f) => f.file_path),
+    3,
+  );
+  assert.equal(cuts.length, 2);
+  assert.deepEqual(cuts, [...cuts].sort());
+  assert.equal(edgePartOf(cuts, ''), 0);
+  assert.equal(edgePartOf(cuts, cuts[0]!), 1, 'a cut begins its part');
+  assert.equal(edgePartOf(cuts, cuts[1]! + '~'), 2);
+  const handed: Array<[number, SymbolEdge[]]> = [];
+  const out = resolveSymbolGraph({ files: [...input].reverse() }, { cuts, onPart: (k, e) => handed.push([k, e]) });
+  assert.deepEqual(
+    handed.map(([k]) => k),
+    [0, 1, 2],
+  );
+  const expected = edgesByPart(whole.edges, cuts);
+  assert.ok(expected.filter((p) => p.length > 0).length >= 2, 'the fixture has edges in two parts at least');
+  assert.deepEqual(
+    handed.map(([, e]) => e),
+    expected,
+  );
+  assert.deepEqual(out, { ...whole, edges: [] }, 'the rest of the output is the same, its edges handed over');
+});
+
 test('symbol graph on the resolver thread: the same output, the facts given as JSON in parts in any order', async () => {
   const { input } = await symbolInput(SYMBOL_REPOS_DIR + 'python');
   const json = input.map((f) => ({ ...f, facts: JSON.stringify(f.facts) }));
@@ -387,6 +415,17 @@ test('symbol graph on the resolver thread: the same output, the facts given as J
   thread.add(0, json.slice(0, 1));
   thread.add(0, json.slice(0, half));
   assert.deepEqual(await thread.resolve(), resolveSymbolGraph({ files: input }));
+  // In parts: each part crosses as it is final, the output follows without the edges.
+  const cuts = edgePartCuts(
+    input.map((f) => f.file_path),
+    2,
+  );
+  const inParts = new ResolverThread();
+  inParts.add(0, json);
+  const parts: SymbolEdge[][] = [];
+  const whole = resolveSymbolGraph({ files: input });
+  assert.deepEqual(await inParts.resolve({ cuts, onPart: (k, e) => (parts[k] = e) }), { ...whole, edges: [] });
+  assert.deepEqual(parts, edgesByPart(whole.edges, cuts));
   await assert.rejects(
     resolveOnThread([{ ...json[0]!, facts: '{not json' }]),
     /symbol resolver failed: .*part 0/,

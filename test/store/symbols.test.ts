@@ -1,12 +1,17 @@
 import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeSymbolFacts, type FactsRow } from '../../activities/store/index.ts';
-import type { SymbolEdge, SymbolFacts, UnresolvedUse } from '../../engine/symbols/index.ts';
+import { symbolVertices, writeSymbolFacts, type FactsRow } from '../../activities/store/index.ts';
+import { edgesByPart, type SymbolEdge, type SymbolFacts, type UnresolvedUse } from '../../engine/symbols/index.ts';
 import type { SymbolInfo } from '../../engine/types.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { writeSymbolGraph, writeSyncFiles } from '../support/graph-data.ts';
-import { edgeParts } from '../../activities/sync/resolve-symbols.ts';
+import {
+  edgeParts,
+  resolvedInParts,
+  writeResolvedGraph,
+  type ResolvedParts,
+} from '../../activities/sync/resolve-symbols.ts';
 
 const symbols: SymbolInfo[] = [
   { name: 'main', kind: 'function', line: 1, key: 'main:function', symbol_kind: 'function', end_line: 3 },
@@ -89,6 +94,56 @@ describe('symbol graph storage', () => {
     assert.equal(await count(`SELECT count(*) AS n FROM service.calls`), 0);
     assert.equal(await count(`SELECT count(*) AS n FROM service."references"`), 0);
     assert.equal(await count(`SELECT count(*) AS n FROM symbol_unresolved_sets`), 0);
+  });
+
+  it('edge parts: an attempt after a failed one writes only the parts not recorded, cut where they were', async () => {
+    const src = await insertSource(db.pool);
+    // Contents of their own (the facts test below purges a content shared with nothing else).
+    const { syncId } = await writeSyncFiles(db.pool, src, [
+      { path: 'a.ts', symbols, text: '// parts: a.ts\n' },
+      { path: 'b.ts', symbols, text: '// parts: b.ts\n' },
+    ]);
+    const files = await db.pool.query<{ id: string; path: string }>(
+      `SELECT id::text, properties ->> '"file_path"'::ag_catalog.agtype AS path FROM service."File"
+        WHERE ag_catalog.agtype_access_operator(properties, '"sync_id"'::ag_catalog.agtype) = $1::text::ag_catalog.agtype`,
+      [JSON.stringify(syncId)],
+    );
+    const vertexOf = await symbolVertices(db.pool, new Map(files.rows.map((r) => [r.id, r.path])));
+    const ids = { syncId, sourceId: src };
+    const hb = {
+      signal: new AbortController().signal,
+      note: () => undefined,
+      check: () => undefined,
+      stop: () => undefined,
+    };
+    const all: SymbolEdge[] = [edges[0]!, { ...edges[0]!, from: 'b.ts#main:function', to: 'b.ts#helper:function' }];
+    all.push({ ...edges[1]!, from: 'b.ts#helper:function', to: 'b.ts#main:function' });
+    const output = {
+      edges: all,
+      unresolved: [],
+      stats: { by_language: {}, edges: all.length, unresolved: 0, external: 0 },
+    };
+    const cuts = ['b.ts'];
+    // The thread handed over a.ts's part, then died.
+    const died = Promise.reject(new Error('resolver thread died'));
+    died.catch(() => undefined);
+    const failing: ResolvedParts = {
+      cuts,
+      part: (k) => (k === 0 ? Promise.resolve(edgesByPart(all, cuts)[0]!) : died),
+      output: died,
+    };
+    await assert.rejects(writeResolvedGraph(db.pool, ids, 2, failing, hb, { vertexOf }), /resolver thread died/);
+    assert.equal(await edgesOf(syncId), 1, "a.ts's part is written and recorded");
+    await assert.rejects(
+      writeResolvedGraph(db.pool, ids, 2, resolvedInParts(output, []), hb, { vertexOf }),
+      /other cuts/,
+      'parts cut otherwise are refused, nothing written',
+    );
+    assert.equal(await edgesOf(syncId), 1);
+    const done = await writeResolvedGraph(db.pool, ids, 2, resolvedInParts(output, cuts), hb, { vertexOf });
+    assert.equal(await edgesOf(syncId), 3, 'every edge once');
+    assert.equal(done.edges.calls, 2, "the recorded part's edges count");
+    assert.equal(done.edges.references, 1);
   });
 
   it('facts are stored once per content hash, whatever the sources holding it, and go with the last content', async () => {

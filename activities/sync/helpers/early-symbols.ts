@@ -3,9 +3,11 @@
  * The resolver needs every file's facts and import targets, not the vertex ids: on a sync that analyses every file
  * itself (no file reused from an earlier sync), they are all in this process once the last batch is parsed. Each
  * parsed batch hands its files to a resolver thread (engine/symbols/resolve-thread.ts; the facts as the JSON the
- * write stores, parsed on that thread as they come), the thread resolves when the last batch is in, and the write of
- * the last batch writes the edges (resolve-symbols.ts writeResolvedGraph) as soon as its own rows are committed;
- * resolveSymbols then finds its ledger row. Only the edge write waits for the Symbol vertices.
+ * write stores, parsed on that thread as they come), the thread resolves when the last batch is in and hands the
+ * edges over in parts (cut by file path: resolve-symbols.ts symbolEdgeCuts) as it passes them, and the write of the
+ * last batch writes each part (resolve-symbols.ts writeResolvedGraph) as soon as its own rows are committed and the
+ * part is there, while the thread resolves the rest; resolveSymbols then finds its ledger row. Only the edge write
+ * waits for the Symbol vertices.
  *
  * The result is the one resolveSymbols computes from the database (the resolver is a pure function of the files):
  * it is used only when every batch was parsed and written by this process and every write stored exactly the files
@@ -13,8 +15,33 @@
  * dropped and resolveSymbols resolves from the database as before.
  */
 import type { FileAnalysis, Tree } from '../../../engine/types.ts';
-import { importTargets, type ResolvedImport, type ResolveOutput } from '../../../engine/symbols/index.ts';
+import {
+  importTargets,
+  type ResolvedImport,
+  type ResolveOutput,
+  type SymbolEdge,
+} from '../../../engine/symbols/index.ts';
 import { ResolverThread, type SymbolFileJson } from '../../../engine/symbols/resolve-thread.ts';
+import { symbolEdgeCuts, type ResolvedParts } from '../resolve-symbols.ts';
+
+/** A part of the edges, handed over by the thread or not yet. */
+interface PartSlot {
+  promise: Promise<SymbolEdge[]>;
+  resolve: (edges: SymbolEdge[]) => void;
+  reject: (err: Error) => void;
+}
+
+function partSlot(): PartSlot {
+  let resolve!: PartSlot['resolve'];
+  let reject!: PartSlot['reject'];
+  const promise = new Promise<SymbolEdge[]>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Awaited by the last write, or dropped.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
 
 /** A parsed file's symbol-graph inputs, made once for the thread and the write. */
 export interface SymbolInput {
@@ -35,6 +62,8 @@ export class EarlySymbols {
   private readonly symbolVertices = new Map<string, string>();
   private valid = true;
   private result: Promise<ResolveOutput> | null = null;
+  private cuts: string[] = [];
+  private parts: PartSlot[] = [];
 
   constructor(readonly batches: number) {}
 
@@ -68,9 +97,20 @@ export class EarlySymbols {
   }
 
   private start(): void {
-    this.result = this.thread.resolve();
+    const paths: string[] = [];
+    for (const s of this.given.values()) paths.push(...s);
+    this.cuts = symbolEdgeCuts(paths);
+    this.parts = Array.from({ length: this.cuts.length + 1 }, partSlot);
+    this.result = this.thread.resolve({ cuts: this.cuts, onPart: (k, edges) => this.parts[k]?.resolve(edges) });
     // Awaited by the last write, or dropped: a failure then means resolveSymbols resolves from the database.
-    this.result.catch(() => undefined);
+    this.result.then(
+      () => {
+        for (const p of this.parts) p.reject(new Error('symbol resolver: a part of the edges never came'));
+      },
+      (err: unknown) => {
+        for (const p of this.parts) p.reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
   }
 
   /**
@@ -92,9 +132,13 @@ export class EarlySymbols {
     return this.symbolVertices;
   }
 
-  /** The resolution, when every batch was parsed and written here as given; else null. */
-  resolution(): Promise<ResolveOutput> | null {
-    return this.valid && this.written.size === this.batches ? this.result : null;
+  /**
+   * The resolution, when every batch was parsed and written here as given; else null. Its edges come in parts (the
+   * output's `edges` is empty).
+   */
+  resolution(): ResolvedParts | null {
+    if (!this.valid || this.written.size !== this.batches || !this.result) return null;
+    return { cuts: this.cuts, part: (k) => this.parts[k]!.promise, output: this.result };
   }
 
   /** Files given to the resolver (resolveSymbols' `files`). */
