@@ -190,14 +190,22 @@ function watchPhases(handle: WorkflowHandle, label: string, started: number) {
       );
     }
   };
+  let wake = () => {};
   const loop = (async () => {
     while (!stopped) {
-      await new Promise((r) => setTimeout(r, 5000));
-      await poll().catch(() => undefined);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 5000);
+        wake = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
+      if (!stopped) await poll().catch(() => undefined);
     }
   })();
   return async () => {
     stopped = true;
+    wake();
     await loop;
     await poll().catch(() => undefined);
   };
@@ -221,6 +229,7 @@ async function sync(client: Client, side: Side, repo: string, name: string, labe
   const stopWatch = watchPhases(handle, label, started);
   const deadline = started + Number(opts['sync-timeout']) * 1000;
   let result;
+  let wallMs: number | undefined;
   try {
     for (;;) {
       if (Date.now() > deadline) {
@@ -229,6 +238,8 @@ async function sync(client: Client, side: Side, repo: string, name: string, labe
       }
       try {
         result = await handle.result();
+        // The wall ends when the result arrives (not after the phase watcher's last poll).
+        wallMs = Date.now() - started;
         break;
       } catch (err) {
         if ((err as { cause?: { code?: number } }).cause?.code !== 4) throw err; // DEADLINE_EXCEEDED: poll again
@@ -237,8 +248,8 @@ async function sync(client: Client, side: Side, repo: string, name: string, labe
   } finally {
     await stopWatch();
   }
-  const wallMs = Date.now() - started;
-  if (result.status !== 'completed') throw new Error(`${name}: sync ${result.status}: ${result.error ?? ''}`);
+  if (result.status !== 'completed' || wallMs === undefined)
+    throw new Error(`${name}: sync ${result.status}: ${result.error ?? ''}`);
   const stats = (await side.db.pool.query<{ stats: SyncStats }>(`SELECT stats FROM sync_runs WHERE id = $1`, [syncId]))
     .rows[0]!.stats;
   console.log(
