@@ -7,10 +7,13 @@
  * exists: must be 0).
  *
  *   node --import tsx bench/soak.ts [--syncs 100] [--purge-after 60] [--reps 5] [--minutes M] [--resume]
+ *   node --import tsx bench/soak.ts --report | --unchanged
  *
  * A soak of 100 Go re-syncs is longer than one CPU slot of this machine may be held: --minutes M stops after the sync
  * in progress once M minutes have passed, keeping every row so far in .stack/bench-soak.json; --resume goes on from
  * there (no purge, the same source and counts) until --syncs are done, and the summary covers every round.
+ * --unchanged (no round): one re-sync of the commit last synced, and what it added (issue 30's storage per unchanged
+ * re-sync, <= 15 MB): the database's growth and the new sync's own rows per table and label (support/sync-rows.ts).
  *
  * Uses bench/resync.ts's Go source (.stack/bench-resync.json); its `config.retention` is removed so the defaults apply,
  * and every sync of it but the newest is purged first, so the window fills during the soak.
@@ -29,6 +32,7 @@ import { CHANGED_FILE, git } from './support/corpus.ts';
 import { api, env, root, stackPool, syncThroughGateway } from './support/gateway.ts';
 import { leftBehind } from './support/left-behind.ts';
 import { purgeAllButOne } from './support/purge.ts';
+import { syncRows } from './support/sync-rows.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,6 +42,7 @@ const { values: args } = parseArgs({
     minutes: { type: 'string', default: '0' },
     resume: { type: 'boolean', default: false },
     report: { type: 'boolean', default: false },
+    unchanged: { type: 'boolean', default: false },
   },
 });
 const total = Number(args.syncs);
@@ -55,12 +60,13 @@ interface SoakState {
   filledAt?: number;
 }
 // --report: no sync, the summary over the rounds kept so far (a soak stopped before --syncs, or to read it again).
-if (args.report) args.resume = true;
+if (args.report || args.unchanged) args.resume = true;
 const soak: SoakState =
   args.resume && existsSync(statePath)
     ? (JSON.parse(readFileSync(statePath, 'utf8')) as SoakState)
     : { rows: [], times: [] };
-const deadline = args.report ? 0 : Number(args.minutes) > 0 ? Date.now() + Number(args.minutes) * 60_000 : Infinity;
+const deadline =
+  args.report || args.unchanged ? 0 : Number(args.minutes) > 0 ? Date.now() + Number(args.minutes) * 60_000 : Infinity;
 // Start from one kept sync (the window then fills during the soak): every other sync of the source is purged first.
 if (!args.resume) {
   // The default retention (no config.retention); the precise tier off as in bench/history.ts (its TypeScript run
@@ -172,7 +178,18 @@ for (let i = rows.length + 1; i <= total && Date.now() < deadline; i++) {
       `first diff ${reads.diff_first!.toFixed(0)} ms, load ${row.load}`,
   );
 }
-if (rows.length < total && !args.report) {
+if (args.unchanged) {
+  const before = await dbBytes();
+  const { ms, run } = await syncThroughGateway(sourceId);
+  const grown = (await dbBytes()) - before;
+  const own = await syncRows(pool, run.id);
+  const mib = (b: number) => (b / 1048576).toFixed(2);
+  console.log(
+    `unchanged re-sync ${(ms / 1000).toFixed(2)} s, ${run.status}: database ${mib(grown)} MB more, its own rows ` +
+      `${mib(own.reduce((a, r) => a + r.bytes, 0))} MB (target <= 15 MB, index entries aside): ` +
+      own.map((r) => `${r.table} ${r.rows} rows ${mib(r.bytes)} MB`).join(', '),
+  );
+} else if (rows.length < total && !args.report) {
   console.log(`stopped after ${rows.length} of ${total} re-syncs (--minutes): run again with --resume`);
 } else {
   if (rows.length < total) console.log(`\nsummary of ${rows.length} of ${total} re-syncs (--report)`);
