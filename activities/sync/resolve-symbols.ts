@@ -17,7 +17,7 @@
  * Idempotent like the other writing steps: a repeated step returns the recorded result.
  */
 import { rolledBackIfNull, withTransaction, type Pool } from '../../lib/db.ts';
-import { edgePartCuts, edgesByPart, type ResolveOutput, type SymbolEdge } from '../../engine/symbols/index.ts';
+import type { SymbolEdge } from '../../engine/symbols/index.ts';
 import { resolveOnThread } from '../../engine/symbols/resolve-thread.ts';
 import type { SymbolsResult, SyncIds } from '../../workflows/sync-types.ts';
 import {
@@ -37,6 +37,7 @@ import type { ActivityDeps } from './helpers/deps.ts';
 import { graphAlias } from '../store/shared-graph.ts';
 import { startHeartbeat, type Heartbeat } from './helpers/heartbeat.ts';
 import { claimRun } from './helpers/run-claim.ts';
+import { resolvedInParts, symbolEdgeCuts, type ResolvedParts } from './helpers/symbol-parts.ts';
 import {
   SYMBOLS_STEP,
   dropSymbolImports,
@@ -52,14 +53,12 @@ import {
  * The edges are written in parts, each its own transaction with its own ledger row (`symbols edges k/n`), on this many
  * connections at once (after the last write nothing else keeps the database busy, and one connection is one core).
  * A part is the edges whose calling symbol's file lies in a range of paths (the resolver's EdgeParts: the files cut
- * into parts of about EDGE_PART_FILES files, at most MAX_EDGE_PARTS), so that the resolver on the worker holding the
+ * into parts of about a thousand files, at most eight: helpers/symbol-parts.ts), so that the resolver on the worker holding the
  * clone hands each part over as soon as it has passed its files, and the part is written while it resolves the rest
  * (early-symbols.ts). Each part's ledger row records the cuts; a part recorded by an earlier attempt is not written
  * again, and a later attempt cuts its edges at the recorded cuts (the resolver is deterministic: the same parts).
  */
 const EDGE_WRITERS = 2;
-const EDGE_PART_FILES = 1000;
-const MAX_EDGE_PARTS = 8;
 
 interface EdgePart {
   edges: SymbolEdgeWriteResult['edges'];
@@ -67,27 +66,6 @@ interface EdgePart {
   issues: SymbolEdgeWriteResult['issues'];
   /** The cuts of the parts (EdgeParts); absent in a part recorded by a worker that cut the edges by count (edgeParts). */
   cuts?: string[];
-}
-
-/** The cuts of a sync's edge parts for the files resolved (their paths, any order). */
-export function symbolEdgeCuts(paths: readonly string[]): string[] {
-  return edgePartCuts(paths, Math.min(MAX_EDGE_PARTS, Math.max(1, Math.ceil(paths.length / EDGE_PART_FILES))));
-}
-
-/**
- * The resolver's edges in parts (EdgeParts), as writeResolvedGraph takes them: part k of `cuts.length + 1` when it is
- * there, and the output once every part is.
- */
-export interface ResolvedParts {
-  cuts: readonly string[];
-  part(k: number): Promise<readonly SymbolEdge[]>;
-  output: Promise<ResolveOutput>;
-}
-
-/** A resolver's whole output as parts cut at `cuts`. */
-export function resolvedInParts(resolved: ResolveOutput, cuts: readonly string[]): ResolvedParts {
-  const parts = edgesByPart(resolved.edges, cuts);
-  return { cuts, part: (k) => Promise.resolve(parts[k]!), output: Promise.resolve(resolved) };
 }
 
 /**

@@ -6,12 +6,8 @@ import type { SymbolInfo } from '../../engine/types.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { insertSource } from '../support/fixtures.ts';
 import { writeSymbolGraph, writeSyncFiles } from '../support/graph-data.ts';
-import {
-  edgeParts,
-  resolvedInParts,
-  writeResolvedGraph,
-  type ResolvedParts,
-} from '../../activities/sync/resolve-symbols.ts';
+import { edgeParts, writeResolvedGraph } from '../../activities/sync/resolve-symbols.ts';
+import { resolvedInParts, type ResolvedParts } from '../../activities/sync/helpers/symbol-parts.ts';
 
 const symbols: SymbolInfo[] = [
   { name: 'main', kind: 'function', line: 1, key: 'main:function', symbol_kind: 'function', end_line: 3 },

@@ -4,7 +4,7 @@
  * itself (no file reused from an earlier sync), they are all in this process once the last batch is parsed. Each
  * parsed batch hands its files to a resolver thread (engine/symbols/resolve-thread.ts; the facts as the JSON the
  * write stores, parsed on that thread as they come), the thread resolves when the last batch is in and hands the
- * edges over in parts (cut by file path: resolve-symbols.ts symbolEdgeCuts) as it passes them, and the write of the
+ * edges over in parts (cut by file path: symbol-parts.ts symbolEdgeCuts) as it passes them, and the write of the
  * last batch writes each part (resolve-symbols.ts writeResolvedGraph) as soon as its own rows are committed and the
  * part is there, while the thread resolves the rest; resolveSymbols then finds its ledger row. Only the edge write
  * waits for the Symbol vertices.
@@ -22,7 +22,7 @@ import {
   type SymbolEdge,
 } from '../../../engine/symbols/index.ts';
 import { ResolverThread, type SymbolFileJson } from '../../../engine/symbols/resolve-thread.ts';
-import { symbolEdgeCuts, type ResolvedParts } from '../resolve-symbols.ts';
+import { symbolEdgeCuts, type ResolvedParts } from './symbol-parts.ts';
 
 /** A part of the edges, handed over by the thread or not yet. */
 interface PartSlot {
