@@ -106,32 +106,54 @@ const PY_DEFS = new Map<string, EngineDefinition[]>([
   ['pkg/app.py', [{ key: 'main:function', name: 'main', kind: 'function', line: 5, end_line: 8 }]],
 ]);
 
-async function index(language: PreciseLanguage, files: Record<string, string>, defs: Map<string, EngineDefinition[]>) {
+/**
+ * The installed `language` indexer on `files` written to a temporary folder, with the tier's limits: `use` gets the
+ * folder and a runner that indexes it into the named output (`extra` options over the defaults) and returns the index
+ * bytes once the run succeeded; both temporary folders are removed afterwards.
+ */
+async function onFixture<T>(
+  language: PreciseLanguage,
+  files: Record<string, string>,
+  use: (root: string, indexInto: (output: string, extra?: Partial<IndexerOptions>) => Promise<Buffer>) => Promise<T>,
+): Promise<T> {
   const bin = installedIndexers()[language];
   assert.ok(bin, `the stack installs the ${language} indexer (CKG_SCIP_* in .stack/env)`);
   const root = mkdtempSync(join(tmpdir(), 'ckg-precise-src-'));
   const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-run-'));
   try {
     writeTree(root, files);
-    const output = join(scratch, 'index.scip');
-    const run = await runIndexer({
-      language,
-      bin,
-      root,
-      output,
-      scratch,
-      limits: { wallMs: 120_000, memoryMb: 2048 },
-      allowDependencies: false,
-      version: 'test',
-      project: 'fixture',
+    return await use(root, async (name, extra = {}) => {
+      const output = join(scratch, name);
+      const run = await runIndexer({
+        language,
+        bin,
+        root,
+        output,
+        scratch,
+        limits: { wallMs: 120_000, memoryMb: 2048 },
+        allowDependencies: false,
+        version: 'test',
+        project: 'fixture',
+        ...extra,
+      });
+      assert.ok(run.ok, `${language} indexer: ${run.failure} ${run.tail}`);
+      return readFileSync(output);
     });
-    assert.ok(run.ok, `${language} indexer: ${run.failure} ${run.tail}`);
-    const idx = readScipIndex(readFileSync(output));
-    return derivePrecise(idx, defs, (p) => readFileSync(join(root, p), 'utf8').split('\n'));
   } finally {
     rmSync(root, { recursive: true, force: true });
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+type IndexerOptions = Parameters<typeof runIndexer>[0];
+
+/** A fixture file's lines, as derivePrecise reads them. */
+const linesIn = (root: string) => (path: string) => readFileSync(join(root, path), 'utf8').split('\n');
+
+function index(language: PreciseLanguage, files: Record<string, string>, defs: Map<string, EngineDefinition[]>) {
+  return onFixture(language, files, async (root, run) =>
+    derivePrecise(readScipIndex(await run('index.scip')), defs, linesIn(root)),
+  );
 }
 
 const edgeList = (r: Awaited<ReturnType<typeof index>>) =>
@@ -159,23 +181,8 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
       'tsconfig.a.json': '{ "compilerOptions": { "strict": true, "composite": true }, "include": ["src/util.ts"] }\n',
       'tsconfig.b.json': '{ "compilerOptions": { "strict": true, "composite": true }, "include": ["src"] }\n',
     };
-    const root = mkdtempSync(join(tmpdir(), 'ckg-precise-src-'));
-    const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-run-'));
-    try {
-      writeTree(root, files);
-      const output = join(scratch, 'index.scip');
-      const run = await runIndexer({
-        language: 'typescript',
-        bin: installedIndexers().typescript!,
-        root,
-        output,
-        scratch,
-        limits: { wallMs: 120_000, memoryMb: 2048 },
-        allowDependencies: false,
-        version: 'test',
-        project: 'fixture',
-      });
-      assert.ok(run.ok, `${run.failure} ${run.tail}`);
+    await onFixture('typescript', files, async (root, run) => {
+      const bytes = await run('index.scip');
       // The documents and each definition's documentation (SymbolInformation field 3), read with a schema of our own.
       const Index = protobuf.Root.fromJSON({
         nested: {
@@ -188,7 +195,7 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
           },
         },
       }).lookupType('Index');
-      const raw = Index.toObject(Index.decode(readFileSync(output)), { arrays: true }) as {
+      const raw = Index.toObject(Index.decode(bytes), { arrays: true }) as {
         documents: Array<{ relative_path: string; symbols: Array<{ symbol: string; documentation: string[] }> }>;
       };
       assert.deepEqual(raw.documents.map((d) => d.relative_path).sort(), ['src/app.ts', 'src/util.ts']);
@@ -196,14 +203,9 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
       assert.ok(helper, 'helper is defined');
       assert.ok(!helper.documentation.join('\n').includes('(x: number): number'), helper.documentation.join('\n'));
       // Calls are read as before.
-      const derived = derivePrecise(readScipIndex(readFileSync(output)), TS_DEFS, (p) =>
-        readFileSync(join(root, p), 'utf8').split('\n'),
-      );
+      const derived = derivePrecise(readScipIndex(bytes), TS_DEFS, linesIn(root));
       assert.deepEqual(edgeList(derived), edgeList(r));
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   });
 
   it('writes calls with their lines and counts, and a function used as a value as a reference', () => {
@@ -255,32 +257,12 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
         ],
       ],
     ]);
-    const root = mkdtempSync(join(tmpdir(), 'ckg-precise-src-'));
-    const scratch = mkdtempSync(join(tmpdir(), 'ckg-precise-run-'));
-    try {
-      writeTree(root, files);
-      const run = async (name: string, extra: { processes?: number; usesInCallables?: boolean }) => {
-        const output = join(scratch, name);
-        const r = await runIndexer({
-          language: 'typescript',
-          bin: installedIndexers().typescript!,
-          root,
-          output,
-          scratch,
-          limits: { wallMs: 120_000, memoryMb: 2048 },
-          allowDependencies: false,
-          version: 'test',
-          project: 'fixture',
-          ...extra,
-        });
-        assert.ok(r.ok, `${r.failure} ${r.tail}`);
-        return readScipIndex(readFileSync(output));
-      };
+    await onFixture('typescript', files, async (root, indexInto) => {
+      const run = async (name: string, extra: Partial<IndexerOptions>) => readScipIndex(await indexInto(name, extra));
       const full = await run('full.scip', {});
       const tier = await run('tier.scip', { processes: 2, usesInCallables: true });
-      const linesOf = (p: string) => readFileSync(join(root, p), 'utf8').split('\n');
-      const a = derivePrecise(full, defs, linesOf);
-      const b = derivePrecise(tier, defs, linesOf);
+      const a = derivePrecise(full, defs, linesIn(root));
+      const b = derivePrecise(tier, defs, linesIn(root));
       // The documents in scip-typescript's own order, whichever process wrote them.
       assert.deepEqual(
         tier.documents.map((d) => d.relative_path),
@@ -319,10 +301,7 @@ describe('precise tier: scip-typescript output read into symbol edges', () => {
         [9, 10, 11].map((l) => definedOnLine(tier, l)),
         [['config.', 'scale0:', 'local'], [], ['opts.']],
       );
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   });
 });
 
