@@ -8,6 +8,7 @@
  * The wait does not retry the work itself: every attempt of a step is idempotent (its ledger row), and Temporal's
  * retry policy stays the one place that decides. Cancellation ends the wait at once.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ping, type Pool } from '../lib/db.ts';
 import { isDatabaseUnavailable } from '../lib/errors.ts';
@@ -29,16 +30,8 @@ export function databaseWasUnavailable(err: unknown): boolean {
   return false;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** Waits `ms`, or less when the activity is cancelled (an abort ends the wait early; it is not an error here). */
+const sleep = (ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined);
 
 /** Waits until the database answers (ping); false when `ms` passed or the activity was cancelled first. */
 async function databaseBack(pool: Pool, ms: number, ctx: Context): Promise<boolean> {
