@@ -225,6 +225,11 @@ export interface PreciseLanguageResult {
   matched?: number;
   dangling?: number;
   indexer_ms?: number;
+  /**
+   * scip-typescript: tsconfig projects this sync's run indexed and those whose documents it took unchanged from an
+   * earlier commit's index (none of their program files changed: activities/precise/incremental.ts).
+   */
+  projects?: { indexed: number; reused: number };
   ms: number;
 }
 

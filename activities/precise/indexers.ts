@@ -157,6 +157,13 @@ export interface RunOptions {
    */
   processes?: number;
   usesInCallables?: boolean;
+  /**
+   * scip-typescript only (activities/precise/incremental.ts): write the index's layout (per project its documents'
+   * byte range and its program's repository files) to this file, and skip the projects a JSON array in `skip` names
+   * (their documents are taken from an earlier commit's index).
+   */
+  layout?: string;
+  skip?: string;
   signal?: AbortSignal;
 }
 
@@ -247,6 +254,8 @@ export function indexerSteps(o: RunOptions): IndexerStep[] {
       TS_RUNNER,
       ...((o.processes ?? 1) > 1 ? ['--processes', String(o.processes)] : []),
       ...(o.usesInCallables ? ['--uses-in-callables'] : []),
+      ...(o.layout ? ['--layout', o.layout] : []),
+      ...(o.skip ? ['--skip', o.skip] : []),
       realpathSync(o.bin),
       'index',
       '--no-progress-bar',

@@ -22,7 +22,7 @@
  * A held index not taken within HELD_TTL_MS is removed (a sync that failed or was cancelled in between); a
  * preciseIndex that finds none (another worker, a restart) fetches and indexes itself, as before.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withTransaction, type Pool } from '../../lib/db.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -32,9 +32,16 @@ import { derivePrecise, type PreciseResult } from '../../engine/precise/derive.t
 import type { EngineDefinition } from '../../engine/precise/edges.ts';
 import type { PreciseIndexInput, PreciseLanguageResult, PrecisePrepared } from '../../workflows/sync-types.ts';
 import { loadGraphLabels } from '../store/graph.ts';
-import { deleteCovered, deleteRelated, storedPreciseResult, storePreciseResult } from '../store/precise.ts';
+import {
+  deleteCovered,
+  deleteRelated,
+  latestStoredIndex,
+  storedIndexBytes,
+  storedPreciseResult,
+  storePreciseResult,
+} from '../store/precise.ts';
 import { loadSymbolFacts, recordIssues, symbolVertices, writeSymbolEdges } from '../store/index.ts';
-import { CloneError, checkoutRef, displayUrl } from '../sync/helpers/git-checkout.ts';
+import { CloneError, checkoutRef, displayUrl, treeBlobs } from '../sync/helpers/git-checkout.ts';
 import { loadAccessToken } from '../store/secrets.ts';
 import { startHeartbeat, type Heartbeat } from '../sync/helpers/heartbeat.ts';
 import { claimRun } from '../sync/helpers/run-claim.ts';
@@ -42,6 +49,7 @@ import { recordStep, recordedResult, withSavepoints, writtenFileVertices } from 
 import { INDEXER_LANGUAGES, runIndexer, type PreciseLanguage } from './indexers.ts';
 import type { PreciseSettings } from './settings.ts';
 import { preciseMetrics } from './metrics.ts';
+import { completeIndex, planRerun, type IndexLayout } from './incremental.ts';
 
 export const preciseStep = (language: string) => `precise ${language}`;
 
@@ -69,6 +77,10 @@ interface Held {
   output: string;
   indexerMs: number;
   at: number;
+  /** scip-typescript: the commit's tree and the index's layout, stored with the result (incremental.ts). */
+  index?: { tree: Record<string, string>; layout: IndexLayout };
+  /** scip-typescript: projects indexed by this run and taken from an earlier commit's index. */
+  projects?: { indexed: number; reused: number };
 }
 
 const heldKey = (syncId: string, language: string) => `${syncId}\u0000${language}`;
@@ -230,23 +242,58 @@ async function makeIndex(
   }
   hb.check();
   const output = join(scratch, 'index.scip');
-  const r = await runIndexer({
-    language,
-    bin: indexer.bin,
-    root: dir,
-    output,
-    scratch,
-    limits,
-    allowDependencies: settings.allowDependencies,
-    version: input.commitSha,
-    project: run.source_name ?? 'source',
-    goCacheDir: join(settings.workDir, 'go-cache'),
-    processes: settings.typescriptProcesses ?? 1,
-    usesInCallables: true,
-    signal: hb.signal,
-  });
-  metrics.seconds.observe({ language }, r.ms / 1000);
-  hb.check();
+  // scip-typescript: a changed commit reruns only the projects its changes reach (incremental.ts).
+  const key = toolKey(language, indexer.version, settings.allowDependencies);
+  const tree = language === 'typescript' ? await treeBlobs(dir, hb.signal, settings.cloneTimeoutMs) : null;
+  const prev = tree ? await latestStoredIndex<IndexLayout>(pool, input.sourceId, language, key, input.commitSha) : null;
+  const plan = prev && tree ? planRerun(prev, tree) : null;
+  let reuse = plan && 'reuse' in plan ? plan.reuse : [];
+  if (plan) deps.log.info('precise_rerun', { sync_id: input.syncId, language, since: prev!.commit, ...plan });
+  if (prev && reuse.length > 0 && reuse.length === prev.layout.projects.length) {
+    // No file the indexer reads changed (or none that any program holds): the earlier index is this commit's.
+    const earlier = await storedIndexBytes(pool, input.sourceId, prev.commit, language, key);
+    if (earlier) {
+      await writeFile(output, earlier);
+      const index = { tree: Object.fromEntries(tree!), layout: prev.layout };
+      const projects = { indexed: 0, reused: reuse.length };
+      return { held: { scratch, dir, output, indexerMs: 0, at: Date.now(), index, projects } };
+    }
+  }
+  const layoutFile = join(scratch, 'layout.json');
+  const skipFile = join(scratch, 'skip.json');
+  let r;
+  for (;;) {
+    if (reuse.length > 0) await writeFile(skipFile, JSON.stringify(reuse));
+    r = await runIndexer({
+      language,
+      bin: indexer.bin,
+      root: dir,
+      output,
+      scratch,
+      limits,
+      allowDependencies: settings.allowDependencies,
+      version: input.commitSha,
+      project: run.source_name ?? 'source',
+      goCacheDir: join(settings.workDir, 'go-cache'),
+      processes: settings.typescriptProcesses ?? 1,
+      usesInCallables: true,
+      ...(tree ? { layout: layoutFile } : {}),
+      ...(reuse.length > 0 ? { skip: skipFile } : {}),
+      signal: hb.signal,
+    });
+    metrics.seconds.observe({ language }, r.ms / 1000);
+    hb.check();
+    if (!r.ok || !tree) break;
+    const earlier = reuse.length > 0 ? await storedIndexBytes(pool, input.sourceId, prev!.commit, language, key) : null;
+    const whole = await completeIndex(output, layoutFile, earlier && { bytes: earlier, layout: prev!.layout });
+    if (whole !== null) {
+      const index = { tree: Object.fromEntries(tree), layout: whole.layout };
+      const projects = { indexed: whole.layout.projects.length - whole.reused, reused: whole.reused };
+      return { held: { scratch, dir, output, indexerMs: r.ms, at: Date.now(), index, projects } };
+    }
+    // The earlier index is gone (retention) or lacks a skipped project: everything reruns.
+    reuse = [];
+  }
   if (r.ok) return { held: { scratch, dir, output, indexerMs: r.ms, at: Date.now() } };
   const [code, what] =
     r.failure === 'timeout'
@@ -264,7 +311,13 @@ async function applyResult(
   ctx: PreciseContext,
   input: PreciseIndexInput,
   stored: PreciseResult,
-  o: { reused: boolean; indexer: string; indexerMs: number; started: number },
+  o: {
+    reused: boolean;
+    indexer: string;
+    indexerMs: number;
+    started: number;
+    projects?: { indexed: number; reused: number };
+  },
 ): Promise<PreciseLanguageResult> {
   const { pool } = ctx.deps;
   const files = await writtenFileVertices(pool, input.syncId);
@@ -299,6 +352,7 @@ async function applyResult(
       matched: stored.matched,
       dangling: w.dangling,
       indexer_ms: Math.round(o.indexerMs),
+      ...(o.projects ? { projects: o.projects } : {}),
       ms: Date.now() - o.started,
     };
     await recordIssues(tx, input.syncId, w.issues);
@@ -371,6 +425,7 @@ async function preciseIndex(ctx: PreciseContext, input: PreciseIndexInput): Prom
     let result = await storedPreciseResult<PreciseResult>(pool, sourceId, commitSha, language, key);
     const reused = result !== null;
     let indexerMs = 0;
+    let projects: Held['projects'];
     if (!result) {
       let index = mine;
       if (!index) {
@@ -389,10 +444,18 @@ async function preciseIndex(ctx: PreciseContext, input: PreciseIndexInput): Prom
         });
       }
       result = derived;
-      await storePreciseResult(pool, sourceId, commitSha, language, key, result);
+      const stored = index.index && { ...index.index, bytes: await readFile(index.output) };
+      await storePreciseResult(pool, sourceId, commitSha, language, key, result, stored);
+      projects = index.projects;
     }
     hb.check();
-    const out = await applyResult(ctx, input, result, { reused, indexer: indexer.version, indexerMs, started });
+    const out = await applyResult(ctx, input, result, {
+      reused,
+      indexer: indexer.version,
+      indexerMs,
+      started,
+      ...(projects ? { projects } : {}),
+    });
     metrics.runs.inc({ language, outcome: out.status });
     metrics.edges.inc({ language }, out.edges);
     log.info('precise_done', { sync_id: syncId, source_id: sourceId, ...out });

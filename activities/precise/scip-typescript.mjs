@@ -26,16 +26,24 @@
  *      not callables). Each process builds the programs of every project (parse and bind, a small part of the time:
  *      on hono 12.9 + 15.0 CPU-s for the two against 28.1 for one) and type-checks only what its files need.
  *
- * 1 to 3 hook scip-typescript's classes (FileIndexer.prototype.signatureForDocumentation, FileIndexer.prototype.visit,
- * ProjectIndexer.prototype.index) of the pinned version (scripts/stack/indexers.sh); if one is missing (another
- * version), this exits 3 before indexing anything, and the run is an indexer failure (a sync issue), never a different
- * index.
+ *   5. `--layout F` writes the index's layout to F: per project (scip-typescript's order) the byte range of its
+ *      documents and the repository files of its program; `--skip F` (a JSON array of project names, as the layout
+ *      names them) builds no program for those projects and writes none of their documents, their files still counting
+ *      as indexed (rule 2): the caller takes their documents from an earlier commit's index
+ *      (activities/precise/incremental.ts).
  *
- *   node scip-typescript.mjs [--processes N] [--uses-in-callables] <scip-typescript's dist/src/main.js> index [options]
+ * 1 to 3 and 5 hook scip-typescript's classes (FileIndexer.prototype.signatureForDocumentation,
+ * FileIndexer.prototype.visit, ProjectIndexer.prototype.index, the ProjectIndexer export main.js constructs) of the
+ * pinned version (scripts/stack/indexers.sh); if one is missing (another version), this exits 3 before indexing
+ * anything, and the run is an indexer failure (a sync issue), never a different index.
+ *
+ *   node scip-typescript.mjs [--processes N] [--uses-in-callables] [--layout F] [--skip F] <scip-typescript's main.js>
+ *     index [options]
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -43,6 +51,8 @@ const [node, , ...rest] = process.argv;
 let processes = 1;
 let shard = null;
 let usesInCallables = false;
+let layoutOut = null;
+let skipIn = null;
 while (rest[0]?.startsWith('--')) {
   const flag = rest.shift();
   if (flag === '--processes') processes = Math.max(1, Number(rest.shift()) || 1);
@@ -50,6 +60,8 @@ while (rest[0]?.startsWith('--')) {
     const [k, n] = String(rest.shift()).split('/').map(Number);
     shard = { k, n };
   } else if (flag === '--uses-in-callables') usesInCallables = true;
+  else if (flag === '--layout') layoutOut = rest.shift();
+  else if (flag === '--skip') skipIn = rest.shift();
   else {
     process.stderr.write(`unknown option ${flag}\n`);
     process.exit(2);
@@ -57,7 +69,9 @@ while (rest[0]?.startsWith('--')) {
 }
 const [main, ...args] = rest;
 if (!main) {
-  process.stderr.write('usage: scip-typescript.mjs [--processes N] [--uses-in-callables] <main.js> index ...\n');
+  process.stderr.write(
+    'usage: scip-typescript.mjs [--processes N] [--uses-in-callables] [--layout F] [--skip F] <main.js> index ...\n',
+  );
   process.exit(2);
 }
 const outputAt = args.indexOf('--output');
@@ -85,6 +99,7 @@ async function coordinate() {
       '--shard',
       `${k}/${processes}`,
       ...(usesInCallables ? ['--uses-in-callables'] : []),
+      ...(skipIn ? ['--skip', skipIn] : []),
       main,
       ...a,
     ];
@@ -106,26 +121,36 @@ async function coordinate() {
       return;
     }
     // A part without files wrote nothing (scip-typescript removed its output).
-    const written = parts
-      .map((p) => ({ layout: JSON.parse(readFileSync(`${p}.layout`, 'utf8')), bytes: readFileSync(p) }))
-      .filter((w) => w.layout.documents > 0);
-    if (written.length === 0) {
+    const done = parts.map((p) => ({
+      layout: JSON.parse(readFileSync(`${p}.layout`, 'utf8')),
+      bytes: readFileSync(p),
+    }));
+    const written = done.filter((w) => w.layout.documents > 0);
+    const first = written[0] ?? done[0];
+    if (written.length === 0 && !first.layout.projects.some((p) => p.skipped)) {
       console.log('error: no files got indexed');
       process.exitCode = 1;
       return;
     }
+    // The metadata (the same in every part), then project by project each part's documents, in part order.
+    const projects = [];
     const out = openSync(output, 'w');
     try {
-      // The metadata (the same in every part), then project by project each part's documents, in part order.
-      writeSync(out, written[0].bytes.subarray(0, written[0].layout.metadata));
-      for (let p = 0; p < written[0].layout.projects.length; p++)
+      let at = writeSync(out, first.bytes.subarray(0, first.layout.metadata));
+      first.layout.projects.forEach(({ name, skipped }, p) => {
+        const start = at;
         for (const { layout, bytes } of written) {
-          const [start, end] = layout.projects[p];
-          if (end > start) writeSync(out, bytes.subarray(start, end));
+          const { start: s, end: e } = layout.projects[p];
+          if (e > s) at += writeSync(out, bytes.subarray(s, e));
         }
+        const program = [...new Set(done.flatMap((w) => w.layout.projects[p].program))].sort();
+        projects.push({ name, start, end: at, program, skipped });
+      });
     } finally {
       closeSync(out);
     }
+    const documents = done.reduce((n, w) => n + w.layout.documents, 0);
+    if (layoutOut) writeFileSync(layoutOut, JSON.stringify({ metadata: first.layout.metadata, projects, documents }));
     console.log(`done ${output}`);
   } finally {
     for (const p of parts) {
@@ -139,7 +164,8 @@ function runIndexer() {
   const require = createRequire(main);
   const ts = require('typescript');
   const { FileIndexer } = require('./FileIndexer.js');
-  const { ProjectIndexer } = require('./ProjectIndexer.js');
+  const ProjectIndexerModule = require('./ProjectIndexer.js');
+  const { ProjectIndexer } = ProjectIndexerModule;
   if (
     typeof FileIndexer?.prototype?.signatureForDocumentation !== 'function' ||
     typeof FileIndexer?.prototype?.visit !== 'function' ||
@@ -157,17 +183,52 @@ function runIndexer() {
 
   if (usesInCallables) hookVisit(ts, FileIndexer);
 
-  // The part's layout: where the metadata ends and each project's documents start and end in its output.
+  // The layout of this process's output: where the metadata ends and, project by project in scip-typescript's order,
+  // where its documents start and end, the repository files of its program (what its documents depend on) and whether
+  // it was skipped (--skip: its documents are taken from an earlier commit's index by the caller).
   const layout = { metadata: 0, projects: [], documents: 0 };
   const sizeOfOutput = () => (existsSync(output) ? statSync(output).size : 0);
+  const cwd = process.cwd();
+  const repoPath = (f) => {
+    const r = relative(cwd, f);
+    return r.startsWith('..') || isAbsolute(r) ? null : r.split(sep).join('/');
+  };
+  const skip = new Set(skipIn ? JSON.parse(readFileSync(skipIn, 'utf8')) : []);
   const indexed = new Set();
-  const indexProject = ProjectIndexer.prototype.index;
-  ProjectIndexer.prototype.index = function indexNewFiles() {
-    let files = this.config.fileNames.filter((f) => !indexed.has(f));
-    for (const f of files) indexed.add(f);
-    if (shard) files = partOf(files, shard);
+  /** The project's files no earlier project indexed (the first one wins), now counted as indexed. */
+  const claim = (config) => {
+    const own = config.fileNames.filter((f) => !indexed.has(f));
+    for (const f of own) indexed.add(f);
+    return own;
+  };
+  const projectName = (config, options) =>
+    repoPath(config.options.configFilePath ?? resolve(cwd, options.projectRoot)) ?? String(options.projectRoot);
+  const Indexer = ProjectIndexerModule.ProjectIndexer;
+  // Replaces the class main.js constructs: a skipped project builds no program; it only claims its files.
+  ProjectIndexerModule.ProjectIndexer = function ProjectOrSkipped(config, options, cache) {
+    const name = projectName(config, options);
+    if (!skip.has(name)) return Object.assign(new Indexer(config, options, cache), { projectName: name });
+    return {
+      index() {
+        claim(config);
+        if (layout.projects.length === 0) layout.metadata = sizeOfOutput();
+        const at = sizeOfOutput();
+        layout.projects.push({ name, start: at, end: at, program: [], skipped: true });
+      },
+    };
+  };
+  const indexProject = Indexer.prototype.index;
+  Indexer.prototype.index = function indexNewFiles() {
+    const own = claim(this.config);
+    const files = shard ? partOf(own, shard) : own;
     if (layout.projects.length === 0) layout.metadata = sizeOfOutput();
     const start = sizeOfOutput();
+    // The repository files of the program (sources, type files, JSON modules), when the project has files of its own:
+    // a later commit that changes none of them (and adds or removes no file) gets the same documents for it.
+    const program =
+      own.length === 0
+        ? []
+        : [...new Set(this.program.getSourceFiles().flatMap((sf) => repoPath(sf.fileName) ?? []))].sort();
     try {
       // Every file of this project was indexed by an earlier one (or by another part): nothing to write
       // (scip-typescript would throw).
@@ -176,20 +237,28 @@ function runIndexer() {
       this.config = { ...this.config, fileNames: files };
       return indexProject.call(this);
     } finally {
-      layout.projects.push([start, sizeOfOutput()]);
+      layout.projects.push({ name: this.projectName, start, end: sizeOfOutput(), program, skipped: false });
     }
   };
 
   let threw = false;
-  if (shard) {
+  if (shard || layoutOut) {
     process.on('exit', () => {
       // A part with no files is no failure (scip-typescript calls it one and removes the output): the whole run is
-      // one only when every part has none (coordinate()).
+      // one only when every part has none (coordinate()). Nor is a run that skipped projects and had nothing else to
+      // write.
       if (threw) return;
+      const skipped = layout.projects.some((p) => p.skipped);
+      if (!shard && !existsSync(output) && !skipped) return;
       if (layout.projects.length === 0) layout.metadata = sizeOfOutput();
-      if (!existsSync(output)) writeFileSync(output, '');
-      writeFileSync(`${output}.layout`, JSON.stringify(layout));
-      process.exitCode = 0;
+      if (!existsSync(output)) {
+        writeFileSync(output, '');
+        layout.metadata = 0;
+        for (const p of layout.projects) p.start = p.end = 0;
+        process.exitCode = 0;
+      }
+      writeFileSync(shard ? `${output}.layout` : layoutOut, JSON.stringify(layout));
+      if (shard) process.exitCode = 0;
     });
   }
   process.argv = [node, main, ...args];

@@ -78,7 +78,7 @@ export async function storedPreciseResult<T>(
   return r.rows[0]?.result ?? null;
 }
 
-/** Stores a commit's result for later syncs of the same commit (the first writer wins). */
+/** Stores a commit's result for later syncs of the same commit (the first writer wins), with its index if given. */
 export async function storePreciseResult(
   db: Queryable,
   sourceId: string,
@@ -86,12 +86,55 @@ export async function storePreciseResult(
   language: string,
   key: string,
   result: unknown,
+  index?: { tree: Record<string, string>; layout: unknown; bytes: Buffer },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO precise_results (source_id, commit_sha, language, tool_key, result)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-    [sourceId, commit, language, key, JSON.stringify(result)],
+    `INSERT INTO precise_results (source_id, commit_sha, language, tool_key, result, index_tree, index_layout, index_bytes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+    [
+      sourceId,
+      commit,
+      language,
+      key,
+      JSON.stringify(result),
+      index ? JSON.stringify(index.tree) : null,
+      index ? JSON.stringify(index.layout) : null,
+      index?.bytes ?? null,
+    ],
   );
+}
+
+/** The newest index stored for this source, language and indexer key at another commit: its tree and layout. */
+export async function latestStoredIndex<L>(
+  db: Queryable,
+  sourceId: string,
+  language: string,
+  key: string,
+  notCommit: string,
+): Promise<{ commit: string; tree: Record<string, string>; layout: L } | null> {
+  const r = await db.query<{ commit: string; tree: Record<string, string>; layout: L }>(
+    `SELECT commit_sha AS commit, index_tree AS tree, index_layout AS layout FROM precise_results
+      WHERE source_id = $1 AND language = $2 AND tool_key = $3 AND commit_sha <> $4 AND index_layout IS NOT NULL
+      ORDER BY created_at DESC LIMIT 1`,
+    [sourceId, language, key, notCommit],
+  );
+  return r.rows[0] ?? null;
+}
+
+/** The index bytes stored with a commit's result. */
+export async function storedIndexBytes(
+  db: Queryable,
+  sourceId: string,
+  commit: string,
+  language: string,
+  key: string,
+): Promise<Buffer | null> {
+  const r = await db.query<{ bytes: Buffer | null }>(
+    `SELECT index_bytes AS bytes FROM precise_results
+      WHERE source_id = $1 AND commit_sha = $2 AND language = $3 AND tool_key = $4`,
+    [sourceId, commit, language, key],
+  );
+  return r.rows[0]?.bytes ?? null;
 }
 
 const HIERARCHY = ['inherits', 'implements', 'overrides'] as const;

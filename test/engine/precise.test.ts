@@ -22,6 +22,7 @@ import { readScipIndex, ROLE_DEFINITION } from '../../engine/precise/scip.ts';
 import { derivePrecise } from '../../engine/precise/derive.ts';
 import { parseDescriptors, parseScipSymbol, type EngineDefinition } from '../../engine/precise/edges.ts';
 import { directImplementations, hierarchyLabel } from '../../engine/precise/relations.ts';
+import { assembleIndex, planRerun, type IndexLayout } from '../../activities/precise/incremental.ts';
 
 const TS_FILES: Record<string, string> = {
   'tsconfig.json':
@@ -561,5 +562,86 @@ describe('precise tier: limits and symbols', () => {
       { name: 'C', suffix: 'type' },
       { name: 'm', suffix: 'method' },
     ]);
+  });
+});
+
+describe('which tsconfig projects a changed commit reruns (activities/precise/incremental.ts)', () => {
+  const project = (name: string, program: string[], start = 0, end = 0) => ({
+    name,
+    start,
+    end,
+    program,
+    skipped: false,
+  });
+  const prev = {
+    commit: 'a',
+    tree: {
+      'package.json': 'p1',
+      'tsconfig.json': 't1',
+      'lib/src/util.ts': 'u1',
+      'app/src/main.ts': 'm1',
+      'tools/src/cli.ts': 'c1',
+      'data.json': 'd1',
+      'README.md': 'r1',
+    },
+    layout: {
+      metadata: 2,
+      projects: [
+        project('lib', ['lib/src/util.ts'], 2, 4),
+        project('app', ['app/src/main.ts', 'lib/src/util.ts', 'data.json'], 4, 7),
+        project('tools', ['tools/src/cli.ts'], 7, 9),
+      ],
+      documents: 3,
+    } satisfies IndexLayout,
+  };
+  const tree = (changes: Record<string, string | null>) => {
+    const t = new Map(Object.entries(prev.tree));
+    for (const [k, v] of Object.entries(changes))
+      if (v === null) t.delete(k);
+      else t.set(k, v);
+    return t;
+  };
+
+  it('reruns the projects whose program holds a changed file and reuses the others', () => {
+    assert.deepEqual(planRerun(prev, tree({ 'lib/src/util.ts': 'u2' })), { reuse: ['tools'], changed: 1 });
+    assert.deepEqual(planRerun(prev, tree({ 'data.json': 'd2' })), { reuse: ['lib', 'tools'], changed: 1 });
+    assert.deepEqual(planRerun(prev, tree({ 'README.md': 'r2' })), { reuse: ['lib', 'app', 'tools'], changed: 0 });
+  });
+
+  it('reruns everything when a project cannot be judged by its program', () => {
+    assert.ok('all' in planRerun(prev, tree({ 'lib/src/more.ts': 'x' })), 'a source added');
+    assert.ok('all' in planRerun(prev, tree({ 'tools/src/cli.ts': null })), 'a source removed');
+    assert.ok('all' in planRerun(prev, tree({ 'tsconfig.json': 't2' })), 'a config no program holds');
+    const { 'package.json': _root, ...withoutRoot } = prev.tree;
+    const noPackage = { ...prev, tree: withoutRoot };
+    assert.ok('all' in planRerun(noPackage, tree({ 'package.json': null })), 'no package.json at the root');
+  });
+
+  it('puts a partial run together with the earlier index in project order', () => {
+    const earlier = { bytes: Buffer.from('MMllaaaTT'), layout: prev.layout };
+    const run = {
+      bytes: Buffer.from('NNAAAA'),
+      layout: {
+        metadata: 2,
+        projects: [
+          { ...project('lib', [], 2, 2), skipped: true },
+          project('app', ['app/src/main.ts'], 2, 6),
+          { ...project('tools', [], 6, 6), skipped: true },
+        ],
+        documents: 1,
+      },
+    };
+    const whole = assembleIndex(run, earlier)!;
+    assert.equal(whole.bytes.toString(), 'NNllAAAATT');
+    assert.deepEqual(
+      whole.layout.projects.map((p) => [p.name, p.start, p.end, p.program.join(',')]),
+      [
+        ['lib', 2, 4, 'lib/src/util.ts'],
+        ['app', 4, 8, 'app/src/main.ts'],
+        ['tools', 8, 10, 'tools/src/cli.ts'],
+      ],
+    );
+    const unknown = { ...run, layout: { ...run.layout, projects: [{ ...project('gone', []), skipped: true }] } };
+    assert.equal(assembleIndex(unknown, earlier), null);
   });
 });

@@ -6,6 +6,8 @@
  *     indexer's index gives (provenance scip, confidence 1), and the sync's stats say what changed; the indexers
  *     start right after the clone (before the parse) and their edges are written on the worker holding the index;
  *   - the same commit again: the stored result is reused (no indexer run), same edges;
+ *   - a changed commit of a solution of three tsconfig projects reruns only the projects whose program a change
+ *     reaches and takes the others' documents from the earlier index: the stored edges equal a full run's;
  *   - an indexer past its wall limit: an issue, the sync completes, the heuristic edges stay.
  */
 import { after, before, describe, it } from 'node:test';
@@ -45,6 +47,34 @@ const FILES: Record<string, string> = {
     'def helper(x):\n    return x * 2\n\n\nclass Greeter:\n    def greet(self, name):\n        return self.format(name)\n\n    def format(self, name):\n        return "hi " + name\n',
   'pkg/app.py':
     'import os\nfrom pkg.util import helper, Greeter\n\n\ndef main():\n    g = Greeter()\n    print(os.path.join("a", "b"))\n    return helper(len(g.greet("x")))\n',
+};
+
+/**
+ * A solution of three tsconfig projects, each a package (scip-typescript names symbols after the nearest package.json:
+ * app's uses of lib's functions are lib's own symbols); app imports lib, tools stands alone.
+ */
+const project =
+  '{ "compilerOptions": { "strict": true, "composite": true, "target": "ES2022", "module": "ESNext", "moduleResolution": "bundler" }, "include": ["src"] }\n';
+const PROJECTS: Record<string, string> = {
+  'tsconfig.json': '{ "files": [], "references": [{ "path": "./lib" }, { "path": "./app" }, { "path": "./tools" }] }\n',
+  'package.json': '{ "name": "projects", "version": "1.0.0", "private": true }\n',
+  'lib/package.json': '{ "name": "lib", "version": "1.0.0" }\n',
+  'app/package.json': '{ "name": "app", "version": "1.0.0" }\n',
+  'tools/package.json': '{ "name": "tools", "version": "1.0.0" }\n',
+  'lib/tsconfig.json': project,
+  'app/tsconfig.json': project,
+  'tools/tsconfig.json': project,
+  'lib/src/util.ts':
+    'export function helper(x: number): number {\n  return x * 2;\n}\nexport function twice(x: number): number {\n  return helper(helper(x));\n}\n',
+  'app/src/main.ts':
+    "import { helper, twice } from '../../lib/src/util';\nexport function main(): number {\n  return twice(helper(1));\n}\n",
+  'tools/src/cli.ts':
+    "function parse(a: string): string[] {\n  return a.split(' ');\n}\nexport function cli(a: string): number {\n  return parse(a).length;\n}\n",
+};
+/** lib's helper becomes a const (another SCIP symbol): app's documents of the first commit would point at nothing. */
+const LIB_CHANGED = {
+  'lib/src/util.ts':
+    '// moved down\nexport const helper = (x: number): number => x * 3;\nexport function twice(x: number): number {\n  return helper(helper(x));\n}\n',
 };
 
 function settings(workDir: string, wallMs = 120_000): PreciseSettings {
@@ -111,16 +141,17 @@ describe('precise step in the sync workflow', () => {
     };
   }
 
-  async function sync(): Promise<string> {
-    const syncId = await insertPendingSync(h.db.pool, sourceId);
-    const handle = await startSync(h, sourceId, syncId);
+  /** Syncs the source (the main one by default; only its syncs are kept in `syncs`). */
+  async function sync(source = sourceId): Promise<string> {
+    const syncId = await insertPendingSync(h.db.pool, source);
+    const handle = await startSync(h, source, syncId);
     const result = await handle.result();
     assert.equal(result.status, 'completed', JSON.stringify(result));
     scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
       const a = e.activityTaskScheduledEventAttributes;
       return a ? [{ type: a.activityType?.name ?? '', queue: a.taskQueue?.name ?? '' }] : [];
     });
-    syncs.push(syncId);
+    if (source === sourceId) syncs.push(syncId);
     return syncId;
   }
 
@@ -211,6 +242,39 @@ describe('precise step in the sync workflow', () => {
     assert.equal(stats.precise.python!.status, 'reused');
     const now = (await storedEdges(h, syncId)).filter((e) => e.provenance === 'scip');
     assert.deepEqual(now, before);
+  });
+
+  it('reruns only the tsconfig projects a change reaches and stores what a full run gives', async () => {
+    const multi = createRepo(PROJECTS);
+    try {
+      const source = await insertSource(h.db.pool, { url: multi.dir, owner: 'acme', name: 'projects' });
+      const typescript = async (syncId: string) =>
+        ((await getRun(h.db.pool, syncId)).stats as { precise: Record<string, PreciseLanguageResult> }).precise
+          .typescript!;
+      const scipEdges = async (syncId: string) => (await storedEdges(h, syncId)).filter((e) => e.provenance === 'scip');
+      const first = await typescript(await sync(source));
+      assert.equal(first.status, 'indexed');
+      assert.deepEqual(first.projects, { indexed: 3, reused: 0 });
+      // lib changes: lib and app (whose program holds lib's file) rerun, tools' documents are the first commit's.
+      addCommit(multi, LIB_CHANGED);
+      const second = await sync(source);
+      assert.deepEqual((await typescript(second)).projects, { indexed: 2, reused: 1 });
+      const stored = await scipEdges(second);
+      assert.deepEqual(stored, expectedEdges(await direct(h, second, 'typescript', { ...PROJECTS, ...LIB_CHANGED })));
+      const pairs = stored.map((e) => `${e.label} ${e.from} -> ${e.to}`);
+      for (const want of [
+        'calls app/src/main.ts#main:function -> lib/src/util.ts#helper:function',
+        'calls tools/src/cli.ts#cli:function -> tools/src/cli.ts#parse:function',
+      ])
+        assert.ok(pairs.includes(want), `${want} in ${pairs.join('\n')}`);
+      // A commit that changes no file the indexer reads reruns nothing: the earlier index is the new commit's.
+      addCommit(multi, { 'README.md': '# projects\n' });
+      const third = await sync(source);
+      assert.deepEqual((await typescript(third)).projects, { indexed: 0, reused: 3 });
+      assert.deepEqual(await scipEdges(third), stored);
+    } finally {
+      multi.remove();
+    }
   });
 
   it('turns an indexer past its wall limit into an issue and keeps the heuristic edges', async () => {

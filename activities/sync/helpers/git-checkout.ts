@@ -297,3 +297,22 @@ export async function countTrackedFiles(dir: string, signal: AbortSignal): Promi
   const out = await git(['-C', dir, 'ls-files', '-z'], gitEnv(null, resolve(dir)), signal, 60_000);
   return out.split('\0').filter((x) => x !== '').length;
 }
+
+/** path -> blob id of every file of the commit checkoutRef checked out in `dir` (the precise tier's reruns). */
+export async function treeBlobs(dir: string, signal: AbortSignal, timeoutMs: number): Promise<Map<string, string>> {
+  const listing = await gitBytes(
+    ['-C', dir, 'ls-tree', '-r', '-z', '--full-tree', 'FETCH_HEAD'],
+    gitEnv(null, resolve(dir)),
+    signal,
+    timeoutMs,
+  );
+  const out = new Map<string, string>();
+  for (const entry of listing.toString('utf8').split('\0')) {
+    // "<mode> <type> <object id>\t<path>"
+    const tab = entry.indexOf('\t');
+    if (tab < 0) continue;
+    const [, type, oid] = entry.slice(0, tab).split(' ');
+    if (type === 'blob' && oid) out.set(entry.slice(tab + 1), oid);
+  }
+  return out;
+}
