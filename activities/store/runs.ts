@@ -49,22 +49,33 @@ export async function markSourceSynced(db: Queryable, sourceId: string, syncId: 
 }
 
 /**
- * ANALYZE of the File label and VACUUM (ANALYZE) of sync_files on a client of its own, each not waiting more than a
- * second for a lock (a lock held by autovacuum or an operator's VACUUM is not waited for); each is tried whatever the
- * other did, the first error is thrown after both, and the lock timeout is reset before the client goes back to the
- * pool. The VACUUM makes the new sync's file records all-visible: chunk search steps from a chunk to the searched
+ * VACUUM (ANALYZE) of sync_files, then ANALYZE of the File label, on a client of its own, each not waiting more than
+ * a second for a lock (a lock held by autovacuum or an operator's VACUUM is not waited for); each is tried whatever
+ * the other did, the first error is thrown after both, and the lock timeout is reset before the client goes back to
+ * the pool. The VACUUM makes the new sync's file records all-visible: chunk search steps from a chunk to the searched
  * syncs by an index-only probe of sync_files (content_id, sync_id), which visits the table for every record on a page
  * not yet all-visible (with 36 kept Go syncs: a heap fetch per candidate, lexical search 1.5x its one-sync time, until
  * autovacuum came by). It visits only the pages not all-visible, so it costs about the sync's own records.
+ *
+ * A page is marked all-visible only once its rows' inserts are hinted committed, and PostgreSQL does not hint an
+ * asynchronous commit (synchronous_commit = off, as the local stack runs) until the WAL is flushed up to the commit
+ * LSN it records for the transaction's group of 32 ids, the newest asynchronous commit in that group (any database
+ * of the cluster). So the WAL is flushed first (a logical message with flush, PostgreSQL 17: the one statement that
+ * flushes without writing a row) and the VACUUM comes right after it, before the ANALYZE whose own commit would
+ * raise the group's LSN again. Without that, a VACUUM right after the sync's last write left its pages not
+ * all-visible whenever that group was still open (the all-visible test failed in 4 of 7 runs). With synchronous
+ * commit none of this matters.
  */
 export async function analyzeSyncTables(client: PoolClient): Promise<void> {
   let failure: Error | undefined;
+  const fail = (err: unknown) => {
+    failure ??= err instanceof Error ? err : new Error(String(err));
+  };
   try {
     await client.query(`SET lock_timeout = '1s'`);
-    for (const statement of [`ANALYZE service."File"`, `VACUUM (ANALYZE) sync_files`]) {
-      await client.query(statement).catch((err: unknown) => {
-        failure ??= err instanceof Error ? err : new Error(String(err));
-      });
+    await client.query(`SELECT pg_logical_emit_message(false, 'ckg', 'flush', true)`).catch(fail);
+    for (const statement of [`VACUUM (ANALYZE) sync_files`, `ANALYZE service."File"`]) {
+      await client.query(statement).catch(fail);
     }
   } finally {
     await client.query(`RESET lock_timeout`).catch(() => undefined);
@@ -80,9 +91,15 @@ export async function analyzeSyncTables(client: PoolClient): Promise<void> {
  * chunks are first searched (an unchanged re-sync writes none: nothing to merge).
  */
 export async function flushSearchIndexes(client: PoolClient): Promise<void> {
-  await client.query(
-    `SELECT gin_clean_pending_list(i) FROM unnest(ARRAY[to_regclass('file_content_chunks_search_terms'),
-                                                      to_regclass('file_content_symbols_name_trgm')]) AS i
-      WHERE i IS NOT NULL`,
-  );
+  // The merge waits for the index's metapage lock, which autovacuum's merge holds: not beyond a second.
+  try {
+    await client.query(`SET lock_timeout = '1s'`);
+    await client.query(
+      `SELECT gin_clean_pending_list(i) FROM unnest(ARRAY[to_regclass('file_content_chunks_search_terms'),
+                                                        to_regclass('file_content_symbols_name_trgm')]) AS i
+        WHERE i IS NOT NULL`,
+    );
+  } finally {
+    await client.query(`RESET lock_timeout`).catch(() => undefined);
+  }
 }

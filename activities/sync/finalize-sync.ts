@@ -1,7 +1,8 @@
 /**
- * finalizeSync: running → completed with the run's stats (the issue counts kept and dropped by the cap of 1000, the
- * phase durations, the total), source.last_sync_id / last_synced_at and the source_changed event, in one
- * transaction. Idempotent: a run that is no longer running is left alone.
+ * finalizeSync: the planner statistics refreshed for the new sync (refreshStatistics), then running → completed with
+ * the run's stats (the issue counts kept and dropped by the cap of 1000, the phase durations, the total),
+ * source.last_sync_id / last_synced_at and the source_changed event, in one transaction. Idempotent: a run that is no
+ * longer running is left alone.
  */
 import { withTransaction } from '../../lib/db.ts';
 import { writeEvent } from '../../lib/events.ts';
@@ -20,6 +21,7 @@ import {
   flushSearchIndexes,
   issueCounts,
   markSourceSynced,
+  runIsActive,
 } from '../store/runs.ts';
 
 export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
@@ -32,6 +34,8 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
     const t0 = Date.now();
     const runId = executionRunId();
     let durations: Record<string, number | undefined> = {};
+    // Before the completion, never after it (refreshStatistics says why).
+    if (await runIsActive(pool, syncId)) await refreshStatistics(syncId);
     const result = await withTransaction(pool, async (tx): Promise<EndSyncResult> => {
       const run = await loadRun(tx, syncId, true);
       if (!run) return { changed: false };
@@ -86,7 +90,6 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
       recordSyncDurations(durations);
     }
     log.info('sync_completed', { sync_id: syncId, source_id: sourceId, changed });
-    if (changed) await refreshStatistics(syncId);
     return result;
   }
 
@@ -97,9 +100,16 @@ export function createFinalizeSync({ pool, settings, log }: ActivityDeps) {
    * Go standard library. ANALYZE of the two tables (a sample of 30,000 rows each: tens of milliseconds) puts the new
    * sync in their most-common values before the first read; sync_files is vacuumed as it is analyzed, so the first
    * chunk search's probe of the new records needs no heap visit (store/runs.ts analyzeSyncTables). Then the search
-   * indexes' pending entries are merged
-   * (store/runs.ts flushSearchIndexes). Best effort: a lock held by autovacuum is not waited for beyond a second, and
-   * a failure only costs the estimate (or a slower search until autovacuum merges).
+   * indexes' pending entries are merged (store/runs.ts flushSearchIndexes).
+   *
+   * Run before the completing transaction, never after it: the workflow (id = source id) stays open until
+   * finalizeSync returns, so work after the completion made a sync created right after it wait for the close and
+   * answer 409 past START_CONFLICT_WAIT_MS (5 s; the refresh took longer with 40 kept Go syncs), and let the first
+   * reads be planned before the refresh. Every step of the sync has committed by then, so the VACUUM can mark its new
+   * pages all-visible (analyzeSyncTables flushes the WAL first, for asynchronous commit); another session's
+   * transaction older than the sync's last write (another source's write, a long read) still holds them back, after
+   * the completion as much as before it. Best effort: a lock held by autovacuum is not waited for beyond a second per
+   * statement, and a failure only costs the estimate (or a slower search until autovacuum merges).
    */
   async function refreshStatistics(syncId: string): Promise<void> {
     const t0 = Date.now();

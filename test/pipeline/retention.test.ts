@@ -216,6 +216,34 @@ describe('retention of syncs', () => {
     assert.equal(relallvisible, relpages, `${relallvisible} of ${relpages} pages of sync_files all-visible`);
   });
 
+  it('a sync is marked completed only once its statistics are refreshed: nothing of it runs after the completion', async () => {
+    // The completed status is what the next sync of the source waits for (its workflow, id = source id, must have
+    // closed: 409 after START_CONFLICT_WAIT_MS) and what the first reads follow. finalize's refresh once ran after
+    // it, holding the workflow open for seconds on a large history. PostgreSQL dates each manual VACUUM and ANALYZE;
+    // the newest sync's (the last before this test) lie between its start and its completed_at, the time of the
+    // completing transaction.
+    const newest = await syncRow(h.db.pool, completed[3]!);
+    const started = await h.db.pool.query<{ started_at: Date }>(`SELECT started_at FROM sync_runs WHERE id = $1`, [
+      newest.id,
+    ]);
+    const r = await h.db.pool.query<{ rel: string; last_vacuum: Date | null; last_analyze: Date | null }>(
+      `SELECT relid::regclass::text AS rel, last_vacuum, last_analyze FROM pg_stat_user_tables
+        WHERE relid IN ('sync_files'::regclass, 'service."File"'::regclass) ORDER BY 1`,
+    );
+    const when = Object.fromEntries(r.rows.map((x) => [x.rel, x]));
+    const refreshed = [
+      ['sync_files vacuumed', when.sync_files?.last_vacuum],
+      ['sync_files analyzed', when.sync_files?.last_analyze],
+      ['File analyzed', when['service."File"']?.last_analyze],
+    ] as const;
+    for (const [what, at] of refreshed) {
+      assert.ok(at, `${what}: never`);
+      const span = `${what} at ${at.toISOString()}; sync ${started.rows[0]!.started_at.toISOString()} to ${newest.completed_at!.toISOString()}`;
+      assert.ok(at >= started.rows[0]!.started_at, `${span}: not by the newest sync's finalize`);
+      assert.ok(at <= newest.completed_at!, `${span}: after the completion`);
+    }
+  });
+
   it('the first read of a just-completed sync is planned as the tenth: its snapshot, symbol graph and node detail', async () => {
     // Reading a sync does not change the statistics, so the tenth read runs the plans the first one did (on a cache
     // miss): what makes a first read slow is a plan made on estimates that have not seen the new sync. Every
