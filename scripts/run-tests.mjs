@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Runs the project's tests: every test file in a node:test process of its own (under tsx), TEST_CONCURRENCY files at
-// once, the slowest files first (so the run does not end on one long file while a core idles), each file's output
-// printed whole when it ends, then the totals, the failures and the slowest files.
+// Runs the project's tests: every test file in a node:test process of its own (bundled first, without tsx:
+// scripts/test-bundles.mjs), TEST_CONCURRENCY files at once, the slowest files first (so the run does not end on one
+// long file while a core idles), each file's output printed whole when it ends, then the totals, the failures and the
+// slowest files.
 //
 // Files are independent: each makes its own database (test/support/db.ts), task queues, schedule prefixes and ports.
 // Many of them spend most of their time waiting (on Temporal's timers, schedules, child processes, heartbeats), so
@@ -20,6 +21,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
+import { bundleTests, mapStacks } from './test-bundles.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const COMMITTED_DURATIONS = join(root, 'test', 'durations.json');
@@ -105,6 +107,18 @@ if (!process.env.TEMPORAL_WORKFLOW_BUNDLE) {
   }
   process.env.TEMPORAL_WORKFLOW_BUNDLE = bundle;
 }
+// The test files as plain ES modules (scripts/test-bundles.mjs): no TypeScript loader in the test processes. If the
+// build fails, the files run through tsx as they are.
+const testBundles = join(root, '.stack', `test-bundles-${process.pid}`);
+try {
+  const bundles = await bundleTests(root, files, testBundles);
+  for (const job of jobs) {
+    if (job.test) job.args = ['--test', '--test-reporter=spec', bundles.get(job.name)];
+  }
+} catch (err) {
+  console.log(`[test] bundling the test files failed, running them through tsx: ${err?.message ?? err}`);
+  rmSync(testBundles, { recursive: true, force: true });
+}
 const known = { ...readDurations(COMMITTED_DURATIONS), ...readDurations(LOCAL_DURATIONS) };
 const median = (() => {
   const v = Object.values(known)
@@ -155,9 +169,10 @@ function runJob(job) {
       running.delete(child);
       const ms = Date.now() - t0;
       // The file's own totals are summed below: its output keeps the test names and failures.
-      const output = Buffer.concat(chunks)
-        .toString('utf8')
-        .replace(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+\n?/gm, '');
+      const output = mapStacks(Buffer.concat(chunks).toString('utf8'), root, testBundles).replace(
+        /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+\n?/gm,
+        '',
+      );
       let ok = code === 0;
       let why = timedOut ? `timed out after ${fileTimeoutMs / 1000} s` : signal ? `ended by ${signal}` : undefined;
       if (job.test) {
@@ -223,6 +238,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     for (const child of running) killGroup(child);
     if (bundle) rmSync(bundle, { force: true });
+    rmSync(testBundles, { recursive: true, force: true });
     process.exit(130);
   });
 }
@@ -257,6 +273,7 @@ await new Promise((resolveAll) => {
 
 const wall = (Date.now() - started) / 1000;
 if (bundle) rmSync(bundle, { force: true });
+rmSync(testBundles, { recursive: true, force: true });
 const durations = Object.fromEntries(
   done.filter((d) => d.ok).map((d) => [d.name, d.cpu === undefined ? { ms: d.ms } : { ms: d.ms, cpu: d.cpu }]),
 );
