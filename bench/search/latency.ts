@@ -10,6 +10,10 @@
  *     [--baseline DIR]   A/B in one run: DIR is another checkout (e.g. `git worktree add --detach /tmp/base main`);
  *                        its searchChunks and this checkout's run query by query, alternating which goes first
  *     [--modes lexical,hybrid] [--no-symbols]
+ *     [--slowest N]      without --baseline: after each mode, its N slowest searches (default 3) and where their time
+ *                        went: the backend's CPU and its wait for a CPU (/proc/PID/schedstat: time runnable but not
+ *                        running), the pages it read from outside shared buffers (/proc/PID/io rchar / 8 kB, socket
+ *                        reads included: ~1 page per search) and from the disk (read_bytes)
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -57,6 +61,35 @@ client.release();
 const sourceId = source.rows[0]?.id;
 if (!sourceId) throw new Error(`no source search-eval/${corpus}: run bench/search/eval.ts first`);
 
+/**
+ * The backend's time on a CPU and waiting for one (ms, /proc/PID/schedstat) and the pages it read from the OS (not in
+ * shared buffers) and from the disk (/proc/PID/io): where a slow search's time went when it was not the backend's CPU.
+ */
+function backendClock(): { run: number; wait: number; osPages: number; diskPages: number } {
+  const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+  const io = new Map(
+    readFileSync(`/proc/${pid}/io`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(': ') as [string, string]),
+  );
+  return {
+    run: run! / 1e6,
+    wait: wait! / 1e6,
+    osPages: Number(io.get('rchar')) / 8192,
+    diskPages: Number(io.get('read_bytes')) / 8192,
+  };
+}
+const slowestN = Number(opt('--slowest', '3'));
+interface Slow {
+  query: string;
+  wall: number;
+  run: number;
+  wait: number;
+  osPages: number;
+  diskPages: number;
+}
+
 /** CPU seconds (user + system) of the database backend serving our one connection. */
 function backendCpuMs(): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -71,23 +104,46 @@ const embedder = new EmbeddingClient({
 });
 const vectors = await embedder.embedMany(lines.map(([, q]) => chunkSearchInput(q)));
 
-async function measure(run: (i: number) => Promise<unknown>): Promise<{ wall: number[]; cpu: number[] }> {
+async function measure(run: (i: number) => Promise<unknown>): Promise<{ wall: number[]; cpu: number[]; slow: Slow[] }> {
   const wall: number[] = [];
   const cpu: number[] = [];
+  const slow: Slow[] = [];
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < lines.length; i++) {
       const c0 = backendCpuMs();
+      const k0 = backendClock();
       const t0 = performance.now();
       await run(i);
       // The read transaction's COMMIT is not awaited by withReadTx: let it finish before reading the CPU.
       await pool.query('SELECT 1');
       if (r === 0) continue; // the first round warms the caches
-      wall.push(performance.now() - t0);
+      const w = performance.now() - t0;
+      wall.push(w);
       cpu.push(backendCpuMs() - c0);
+      const k1 = backendClock();
+      slow.push({
+        query: lines[i]![1],
+        wall: w,
+        run: k1.run - k0.run,
+        wait: k1.wait - k0.wait,
+        osPages: k1.osPages - k0.osPages,
+        diskPages: k1.diskPages - k0.diskPages,
+      });
+      slow.sort((a, b) => b.wall - a.wall).splice(slowestN);
     }
   }
-  return { wall, cpu };
+  return { wall, cpu, slow };
 }
+
+const showSlowest = (name: string, slow: Slow[]) => {
+  for (const s of slow) {
+    console.log(
+      `  slow ${name}: ${s.wall.toFixed(1)} ms: backend on a CPU ${s.run.toFixed(1)} ms, waiting for one ` +
+        `${s.wait.toFixed(1)} ms; ${Math.round(s.osPages)} pages read from the OS, ${Math.round(s.diskPages)} from ` +
+        `the disk (${JSON.stringify(s.query)})`,
+    );
+  }
+};
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -111,7 +167,9 @@ const chunkRun = (search: SearchChunks, parse: ParseParams, mode: ChunkMode) => 
 };
 for (const mode of modes) {
   if (!baseline) {
-    show(`chunks ${mode}`, await measure(chunkRun(searchChunks, parseChunkSearchParams, mode)));
+    const m = await measure(chunkRun(searchChunks, parseChunkSearchParams, mode));
+    show(`chunks ${mode}`, m);
+    showSlowest(mode, m.slow);
     continue;
   }
   // A/B: both versions per query, the order alternating, so load and caches treat them alike.
