@@ -14,7 +14,7 @@ export default tseslint.config(
     languageOptions: {
       globals: { ...globals.node },
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs'] },
+        project: ['./tsconfig.json', './web/tsconfig.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },
