@@ -9,13 +9,14 @@
  * --ab N: before anything else, N rounds of two full syncs (`incremental: false`) of the same tree, one by a second
  * source whose config says `symbol_graph: false` (docs/pipeline.md) and one by the source with the symbol graph, in
  * the order --ab-first says (default: without first): wall time, the sync worker's CPU seconds over the sync (its
- * process, parse threads included, from /proc; .stack/run/worker.pid) and the steps, with the ratios of the round.
+ * process, parse threads included, from /proc; .stack/run/worker.pid; per thread as well), PostgreSQL's CPU seconds
+ * and the steps, with the ratios of the round.
  *
  * Needs the local stack (scripts/stack.sh up). Embeddings and the precise tier are off for every sync
  * (config_overrides), so the figures are the graph's. The source stays registered (.stack/bench-symbols.json); --no-full re-syncs it without the full
  * sync first.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -75,12 +76,68 @@ async function sourceWithout(withGraph: string): Promise<string> {
   return s.id;
 }
 
-/** CPU seconds (user + system, all threads) the stack's sync worker process has used so far. */
-function workerCpu(): number {
-  const pid = readFileSync(join(root, '.stack/run/worker.pid'), 'utf8').trim();
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU seconds (user + system) of a /proc stat file. */
+function statCpu(path: string): number {
+  const text = readFileSync(path, 'utf8');
+  const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
   // Fields 14 and 15 of stat (utime, stime), counted from the state field (3): indexes 11 and 12.
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+const workerPid = () => readFileSync(join(root, '.stack/run/worker.pid'), 'utf8').trim();
+
+/** The worker's CPU seconds so far per live thread (by thread id), and in all (threads that exited included). */
+function workerThreads(): { total: number; threads: Map<string, number> } {
+  const pid = workerPid();
+  const threads = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      threads.set(tid, statCpu(`/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // The thread exited meanwhile: its time is in the total.
+    }
+  }
+  return { total: statCpu(`/proc/${pid}/stat`), threads };
+}
+
+/**
+ * CPU seconds the stack's PostgreSQL has used so far: the postmaster, its live children (backends, writers) and the
+ * children it has reaped (stat fields cutime, cstime).
+ */
+function postgresCpu(): number {
+  const pid = readFileSync(join(root, '.stack/pg/data/postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = text.slice(text.lastIndexOf(') ') + 2).split(' ');
+  let cpu = (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+  for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ')) {
+    if (child === '') continue;
+    try {
+      cpu += statCpu(`/proc/${child}/stat`);
+    } catch {
+      // Exited meanwhile: reaped, its time moves into cutime (at most a few ms lost).
+    }
+  }
+  return cpu;
+}
+
+/**
+ * The worker's CPU seconds between two samples per thread: the main thread, the busiest other threads (the parse
+ * threads, the collector's helpers, the resolver thread while it lives) and what threads that exited used.
+ */
+function threadSplit(a: ReturnType<typeof workerThreads>, b: ReturnType<typeof workerThreads>): string {
+  const pid = workerPid();
+  const rows: Array<[string, number]> = [];
+  let live = 0;
+  for (const [tid, cpu] of b.threads) {
+    const d = cpu - (a.threads.get(tid) ?? 0);
+    live += d;
+    if (d >= 0.05) rows.push([tid === pid ? 'main' : tid, d]);
+  }
+  rows.sort((x, y) => y[1] - x[1]);
+  const exited = b.total - a.total - live;
+  return [...rows.slice(0, 10), ['exited', exited] as [string, number]]
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ');
 }
 
 /** Full syncs with and without the symbol graph, alternating; ratios per round. */
@@ -99,13 +156,17 @@ async function abRounds(withGraph: string, rounds: number): Promise<void> {
   for (let round = 1; round <= rounds; round++) {
     const got: Record<string, { ms: number; cpu: number }> = {};
     for (const [label, id] of order) {
-      const c0 = workerCpu();
+      const t0 = workerThreads();
+      const pg0 = postgresCpu();
       const r = await syncThroughGateway(id, { embeddings: false, precise: false, incremental: false });
-      const cpu = workerCpu() - c0;
+      const t1 = workerThreads();
+      const pg = postgresCpu() - pg0;
+      const cpu = t1.total - t0.total;
       got[label] = { ms: r.ms, cpu };
       console.log(
         `A/B round ${round}, full sync ${label} the symbol graph: ${(r.ms / 1000).toFixed(1)} s wall, ` +
-          `worker ${cpu.toFixed(1)} CPU-s; steps ${JSON.stringify(await stepTimes(id))}; load ${load()}`,
+          `worker ${cpu.toFixed(1)} CPU-s (per thread: ${threadSplit(t0, t1)}), PostgreSQL ${pg.toFixed(1)} CPU-s; ` +
+          `steps ${JSON.stringify(await stepTimes(id))}; load ${load()}`,
       );
     }
     console.log(

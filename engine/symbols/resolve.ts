@@ -43,8 +43,22 @@ const FUNCTION_KINDS = new Set(['function', 'method', 'constructor']);
 const TYPE_KINDS = new Set(['class', 'interface', 'struct', 'trait', 'enum', 'type', 'record', 'object', 'protocol']);
 const MAX_DEPTH = 8;
 
-/** An edge being collected: its sites' lines, sorted and made distinct at the end. */
-type PendingEdge = SymbolEdge & { sites: number[] };
+/**
+ * An edge being collected: its ends as the files and keys they name (the SymbolRef strings are made once, for the
+ * output: hundreds of thousands of strings that would otherwise live through the whole run and be copied by every
+ * young-generation collection), its sites' lines, sorted and made distinct at the end.
+ */
+interface PendingEdge {
+  label: SymbolEdgeLabel;
+  fromPath: string;
+  fromKey: string;
+  toPath: string;
+  toKey: string;
+  provenance: Provenance;
+  confidence: number;
+  count: number;
+  sites: number[];
+}
 
 interface FileCtx {
   /** Implementation blocks of the file (SymbolFacts.impls). */
@@ -413,7 +427,7 @@ class Resolver {
   /** Edges by label, source definition and target definition (object identity: no key strings per site). */
   private readonly edgeIndex = new Map<
     SymbolEdgeLabel,
-    Map<DefinitionFact, Map<DefinitionFact, SymbolEdge & { sites: number[] }>>
+    Map<DefinitionFact, Map<DefinitionFact, PendingEdge>>
   >();
 
   private edge(
@@ -437,11 +451,12 @@ class Resolver {
     if (!e) {
       e = {
         label,
-        from: symbolRef(from.path, fromKey),
-        to: symbolRef(to.file.path, to.def.key),
+        fromPath: from.path,
+        fromKey,
+        toPath: to.file.path,
+        toKey: to.def.key,
         provenance: prov,
         confidence: conf,
-        lines: [],
         count: 0,
         sites: [],
       };
@@ -1590,8 +1605,8 @@ function paramTypesOfKey(key: string): string[] | null {
 function finalEdge(e: PendingEdge): SymbolEdge {
   return {
     label: e.label,
-    from: e.from,
-    to: e.to,
+    from: symbolRef(e.fromPath, e.fromKey),
+    to: symbolRef(e.toPath, e.toKey),
     provenance: e.provenance,
     confidence: e.confidence,
     lines: distinctSorted(e.sites),
