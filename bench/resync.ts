@@ -6,12 +6,14 @@
  * compared in alternating blocks on the same source.
  *
  *   node --import tsx bench/resync.ts [--corpus python|go] [--syncs N] [--timeline] [--no-quiet] [--change]
+ *                                     [--no-precise]
  *
  * The first run copies the corpus into a git repository under the temp folder and syncs it once in full (not timed).
  * Every timed sync waits for a quiet machine (support/quiet.ts) unless --no-quiet. --timeline prints each activity's
  * scheduled, started and completed times from the workflow's history (the workflow id is the source id).
  * --change commits a change to one file (the one bench/incremental.ts changes) before each timed sync: issue 12's
- * "one changed file" figure.
+ * "one changed file" figure. --no-precise registers the source with the precise tier off (bench/soak.ts and
+ * bench/history.ts turn it off anyway: registering so spares the first full sync the tier's minutes).
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +30,7 @@ const { values: args } = parseArgs({
     timeline: { type: 'boolean', default: false },
     'no-quiet': { type: 'boolean', default: false },
     change: { type: 'boolean', default: false },
+    'no-precise': { type: 'boolean', default: false },
   },
 });
 if (args.corpus !== 'python' && args.corpus !== 'go') throw new Error('--corpus: python or go');
@@ -46,6 +49,7 @@ async function sourceOf(name: 'python' | 'go'): Promise<string> {
     name: `resync-${name}`,
     url: dir,
     default_branch: 'main',
+    ...(args['no-precise'] ? { config: { precise: false } } : {}),
   });
   state[name] = source.id;
   writeFileSync(statePath, JSON.stringify(state));
