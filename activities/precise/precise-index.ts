@@ -249,15 +249,16 @@ async function makeIndex(
   const plan = prev && tree ? planRerun(prev, tree) : null;
   let reuse = plan && 'reuse' in plan ? plan.reuse : [];
   if (plan) deps.log.info('precise_rerun', { sync_id: input.syncId, language, since: prev!.commit, ...plan });
-  if (prev && reuse.length > 0 && reuse.length === prev.layout.projects.length) {
+  // The earlier index's bytes, read once; gone (retention removed the row in between): everything reruns.
+  const earlier =
+    prev && reuse.length > 0 ? await storedIndexBytes(pool, input.sourceId, prev.commit, language, key) : null;
+  if (earlier === null) reuse = [];
+  if (earlier && reuse.length === prev!.layout.projects.length) {
     // No file the indexer reads changed (or none that any program holds): the earlier index is this commit's.
-    const earlier = await storedIndexBytes(pool, input.sourceId, prev.commit, language, key);
-    if (earlier) {
-      await writeFile(output, earlier);
-      const index = { tree: Object.fromEntries(tree!), layout: prev.layout };
-      const projects = { indexed: 0, reused: reuse.length };
-      return { held: { scratch, dir, output, indexerMs: 0, at: Date.now(), index, projects } };
-    }
+    await writeFile(output, earlier);
+    const index = { tree: Object.fromEntries(tree!), layout: prev!.layout };
+    const projects = { indexed: 0, reused: reuse.length };
+    return { held: { scratch, dir, output, indexerMs: 0, at: Date.now(), index, projects } };
   }
   const layoutFile = join(scratch, 'layout.json');
   const skipFile = join(scratch, 'skip.json');
@@ -284,14 +285,13 @@ async function makeIndex(
     metrics.seconds.observe({ language }, r.ms / 1000);
     hb.check();
     if (!r.ok || !tree) break;
-    const earlier = reuse.length > 0 ? await storedIndexBytes(pool, input.sourceId, prev!.commit, language, key) : null;
     const whole = await completeIndex(output, layoutFile, earlier && { bytes: earlier, layout: prev!.layout });
     if (whole !== null) {
       const index = { tree: Object.fromEntries(tree), layout: whole.layout };
       const projects = { indexed: whole.layout.projects.length - whole.reused, reused: whole.reused };
       return { held: { scratch, dir, output, indexerMs: r.ms, at: Date.now(), index, projects } };
     }
-    // The earlier index is gone (retention) or lacks a skipped project: everything reruns.
+    // The earlier index lacks a skipped project: everything reruns.
     reuse = [];
   }
   if (r.ok) return { held: { scratch, dir, output, indexerMs: r.ms, at: Date.now() } };
